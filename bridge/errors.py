@@ -1,0 +1,60 @@
+"""The exception hierarchy of mobilegym-bridge.
+
+Every package raises subclasses of :class:`BridgeError`, so a caller can catch everything
+of ours in one place. Third-party exceptions (adbutils, uiautomator2, Playwright, lxml)
+are converted at one boundary per package with ``raise X from exc``.
+
+::
+
+    BridgeError
+     ├── CoordinateError       a coordinate outside the frame it claims to be in (ValueError)
+     ├── UITreeError           a UI hierarchy dump that is malformed or empty (ValueError)
+     ├── TrajectoryError       a run directory that is missing, corrupt or from another schema
+     ├── EnvError              the environment's infrastructure failed: the episode ends as
+     │    │                    ``infra_error``, never as a policy failure
+     │    └── EnvTimeout       an env call did not finish within its time budget
+     └── PolicyError           the policy's infrastructure failed (endpoint down, crash)
+
+Agent mistakes (a tap on an element that does not exist, unparseable model output) are not
+exceptions: they come back as ``last_action_error`` / invalid steps and the episode goes on.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "BridgeError",
+    "CoordinateError",
+    "EnvError",
+    "EnvTimeout",
+    "PolicyError",
+    "TrajectoryError",
+    "UITreeError",
+]
+
+
+class BridgeError(Exception):
+    """Root of every exception raised by mobilegym-bridge."""
+
+
+class CoordinateError(BridgeError, ValueError):
+    """A coordinate lies outside the frame it is expressed in (see bridge.coords)."""
+
+
+class UITreeError(BridgeError, ValueError):
+    """A UI hierarchy dump cannot be used: malformed XML, no nodes, bad bounds."""
+
+
+class TrajectoryError(BridgeError):
+    """A run directory is missing, corrupt, or written by an incompatible schema."""
+
+
+class EnvError(BridgeError):
+    """The environment's infrastructure failed; the episode ends as ``infra_error``."""
+
+
+class EnvTimeout(EnvError):
+    """An environment call exceeded its time budget."""
+
+
+class PolicyError(BridgeError):
+    """The policy's infrastructure failed (model endpoint unreachable, adapter crash)."""

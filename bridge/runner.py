@@ -1,0 +1,395 @@
+"""Running episodes: the loop between a policy and an env, one at a time or many at once.
+
+:func:`run_episode` plays one task: reset env and policy, act and step until the policy
+finishes or answers, the env reports ``done`` or ``task.max_steps`` steps were taken, then
+ask the env for its verdict. :func:`run_episodes` runs many concurrently, each with its own
+env and policy, records them in a :class:`~bridge.trajectory.RunStore` and skips what an
+interrupted run already finished.
+
+Decisions:
+    * An output without an action (``PolicyOutput.action is None``) is an *invalid step*:
+      recorded with ``invalid=True`` and no result, counted against ``max_steps``, and the
+      policy next sees the same observation with ``step + 1`` and ``last_action_error`` set
+      to ``"invalid policy output: <error>"`` (the env is not called).
+    * Any exception from the env (including a call exceeding ``step_timeout_s``, reported as
+      :class:`~bridge.errors.EnvTimeout`) or from the policy ends the episode as
+      ``infra_error`` with ``error_source`` ``env`` or ``policy``; it never propagates and
+      is never scored as a policy failure. A step whose ``env.step`` failed is still
+      recorded (without a result): it shows the action that broke the env.
+    * ``asyncio.CancelledError`` and ``KeyboardInterrupt`` do propagate: Ctrl-C stops the
+      run and leaves the episode without a result, so resuming plays it again.
+    * Failures to write the trajectory (disk full) propagate too: a run that cannot record
+      must stop, not go on unrecorded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import logging
+import time
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass
+from functools import partial
+from typing import Literal, TypeVar
+
+from bridge.env import Env
+from bridge.errors import EnvTimeout, PolicyError
+from bridge.policy import Policy
+from bridge.schema import (
+    Action,
+    AnswerAction,
+    BackendInfo,
+    EpisodeRecord,
+    FinishAction,
+    Observation,
+    PolicyContext,
+    PolicyOutput,
+    StepRecord,
+    StepResult,
+    TaskInstance,
+    Verdict,
+)
+from bridge.trajectory import EpisodeWriter, RunStore
+
+__all__ = ["EpisodeJob", "TreeXml", "run_episode", "run_episodes"]
+
+TreeXml = Callable[[Observation], str | None]
+"""Turns an observation into the UI tree XML saved for its step (e.g. ``bridge.uitree``)."""
+
+_Termination = Literal["finish", "answer", "max_steps"]
+_T = TypeVar("_T")
+_log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class EpisodeJob:
+    """One episode to run: its id, its task, and factories for a fresh env and policy.
+
+    ``backend`` is recorded if the env fails before its first observation says it.
+    """
+
+    episode_id: str
+    task: TaskInstance
+    make_env: Callable[[], Awaitable[Env]]
+    make_policy: Callable[[], Policy]
+    backend: BackendInfo | None = None
+
+
+@dataclass(frozen=True)
+class _Settings:
+    step_timeout_s: float = 120.0
+    policy_timeout_s: float | None = None
+    tree_xml: TreeXml | None = None
+    on_episode_done: Callable[[EpisodeRecord], None] | None = None
+
+
+class _Failure(Exception):
+    """An env or policy failure that ends the episode as ``infra_error``."""
+
+    def __init__(self, source: Literal["env", "policy"], error: BaseException) -> None:
+        super().__init__(f"{type(error).__name__}: {error}" if str(error) else repr(error))
+        self.source: Literal["env", "policy"] = source
+
+
+async def _env_call(
+    call: Callable[[], Awaitable[object]], timeout_s: float, what: str, returns: type[_T]
+) -> _T:
+    try:
+        value = await asyncio.wait_for(call(), timeout_s)
+    except asyncio.TimeoutError as exc:
+        timeout = EnvTimeout(f"{what} did not finish within {timeout_s:g} s")
+        raise _Failure("env", timeout) from exc
+    except Exception as exc:
+        raise _Failure("env", exc) from exc
+    return _expect(value, returns, "env", what)
+
+
+async def _policy_call(
+    call: Callable[[], Awaitable[object]], timeout_s: float | None, what: str, returns: type[_T]
+) -> _T:
+    try:
+        value = await (call() if timeout_s is None else asyncio.wait_for(call(), timeout_s))
+    except asyncio.TimeoutError as exc:
+        raise _Failure("policy", PolicyError(f"{what} timed out ({exc!r})")) from exc
+    except Exception as exc:
+        raise _Failure("policy", exc) from exc
+    return _expect(value, returns, "policy", what)
+
+
+def _expect(value: object, returns: type[_T], source: Literal["env", "policy"], what: str) -> _T:
+    if not isinstance(value, returns):
+        wrong = f"{what} returned {type(value).__name__}, not {returns.__name__}"
+        raise _Failure(source, TypeError(wrong))
+    return value
+
+
+@dataclass
+class _Episode:
+    """The state of one episode while it is played."""
+
+    policy: Policy
+    env: Env
+    task: TaskInstance
+    writer: EpisodeWriter | None
+    settings: _Settings
+    steps: int = 0
+    invalid: int = 0
+    final_action: Action | None = None
+    backend: BackendInfo | None = None
+
+    async def play(self) -> _Termination:
+        timeout = self.settings.step_timeout_s
+        task = self.task
+        obs = await _env_call(partial(self.env.reset, task), timeout, "env.reset", Observation)
+        self.backend = obs.backend
+        context = PolicyContext.for_task(task, obs.backend)
+        reset = partial(self.policy.reset, task.instruction, context)
+        await _policy_call(reset, self.settings.policy_timeout_s, "policy.reset", object)
+        for _ in range(task.max_steps):
+            obs, termination = await self._step(obs)
+            if termination is not None:
+                return termination
+        return "max_steps"
+
+    async def _step(self, obs: Observation) -> tuple[Observation, _Termination | None]:
+        started = time.perf_counter()
+        act = partial(self.policy.act, obs)
+        out = await _policy_call(act, self.settings.policy_timeout_s, "policy.act", PolicyOutput)
+        policy_ms = (time.perf_counter() - started) * 1000.0
+        invalid = out.action is None
+        record = StepRecord(
+            step=self.steps, observation=obs, output=out, invalid=invalid, policy_ms=policy_ms
+        )
+        action = out.action
+        if action is None:
+            self.invalid += 1
+            await self._save(record)
+            return _after_invalid(obs, out), None
+        self.final_action = action
+        try:
+            step = partial(self.env.step, action)
+            result = await _env_call(step, self.settings.step_timeout_s, "env.step", StepResult)
+        except _Failure:
+            await self._save(record)
+            raise
+        await self._save(record.model_copy(update={"result": result}))
+        return result.observation, _termination(action, result)
+
+    async def _save(self, record: StepRecord) -> None:
+        self.steps += 1
+        if self.writer is not None:
+            await asyncio.to_thread(_persist, self.writer, record, self.settings.tree_xml)
+
+    def record(
+        self,
+        episode_id: str,
+        started: float,
+        fallback: BackendInfo | None,
+        *,
+        verdict: Verdict | None = None,
+        termination: _Termination | None = None,
+        failure: _Failure | None = None,
+    ) -> EpisodeRecord:
+        success = verdict is not None and verdict.success
+        return EpisodeRecord(
+            episode_id=episode_id,
+            task=self.task,
+            policy=self.policy.name,
+            backend=self.backend or fallback,
+            outcome="infra_error" if failure else ("success" if success else "failure"),
+            termination=termination or "infra_error",
+            verdict=verdict,
+            steps=self.steps,
+            invalid_steps=self.invalid,
+            final_action=self.final_action,
+            error=str(failure) if failure else None,
+            error_source=failure.source if failure else None,
+            duration_s=time.perf_counter() - started,
+        )
+
+
+def _persist(writer: EpisodeWriter, record: StepRecord, tree_xml: TreeXml | None) -> None:
+    xml = tree_xml(record.observation) if tree_xml is not None else None
+    writer.write_step(record, record.observation.screenshot, xml)
+
+
+def _after_invalid(obs: Observation, out: PolicyOutput) -> Observation:
+    error = f"invalid policy output: {out.error}"
+    return obs.model_copy(update={"step": obs.step + 1, "last_action_error": error})
+
+
+def _termination(action: Action, result: StepResult) -> _Termination | None:
+    if isinstance(action, AnswerAction):
+        return "answer"
+    if isinstance(action, FinishAction) or result.done:
+        return "finish"
+    return None
+
+
+async def run_episode(
+    policy: Policy,
+    env: Env,
+    task: TaskInstance,
+    *,
+    episode_id: str,
+    writer: EpisodeWriter | None = None,
+    step_timeout_s: float = 120.0,
+    policy_timeout_s: float | None = None,
+    tree_xml: TreeXml | None = None,
+    backend: BackendInfo | None = None,
+) -> EpisodeRecord:
+    """Play ``task`` with ``policy`` in ``env`` and return the episode's record.
+
+    Args:
+        policy: Decides the actions; reset here for the task.
+        env: The world; reset here, but not closed (the caller owns it).
+        task: What to do, including ``max_steps``.
+        episode_id: The id recorded in the result.
+        writer: Where to record each step (``writer.finish`` is left to the caller).
+        step_timeout_s: Budget of each env call (reset, step, verdict).
+        policy_timeout_s: Budget of each policy call; None waits as long as it takes.
+        tree_xml: Makes the UI tree XML saved for each step; None saves none.
+        backend: Recorded if the env fails before its first observation.
+
+    Returns:
+        The record: ``success``/``failure`` by the env's verdict, or ``infra_error``.
+    """
+    started = time.perf_counter()
+    settings = _Settings(step_timeout_s, policy_timeout_s, tree_xml)
+    episode = _Episode(policy, env, task, writer, settings)
+    try:
+        termination = await episode.play()
+        verdict = await _env_call(env.verdict, step_timeout_s, "env.verdict", Verdict)
+    except _Failure as failure:
+        return episode.record(episode_id, started, backend, failure=failure)
+    return episode.record(episode_id, started, backend, verdict=verdict, termination=termination)
+
+
+async def run_episodes(
+    jobs: Iterable[EpisodeJob],
+    *,
+    store: RunStore | None = None,
+    concurrency: int = 1,
+    step_timeout_s: float = 120.0,
+    policy_timeout_s: float | None = None,
+    tree_xml: TreeXml | None = None,
+    on_episode_done: Callable[[EpisodeRecord], None] | None = None,
+    retry_infra_errors: bool = True,
+) -> list[EpisodeRecord]:
+    """Run ``jobs`` with at most ``concurrency`` episodes at a time.
+
+    Each episode gets a fresh env (closed afterwards) and policy. With a ``store``, steps
+    and results are recorded and episodes that already have a result are not run again
+    (except ``infra_error`` ones when ``retry_infra_errors``). ``on_episode_done`` is called
+    with each newly finished record (for a progress bar); other arguments as in
+    :func:`run_episode`. On a cancel or error, unfinished episodes are cancelled and their
+    envs closed, then the error propagates.
+
+    Returns:
+        One record per job, in job order (earlier results from the store included).
+    """
+    job_list = _checked(jobs, concurrency)
+    ids = [job.episode_id for job in job_list]
+    todo = set(store.pending(ids, retry_infra_errors=retry_infra_errors)) if store else set(ids)
+    earlier = store.completed() if store else {}
+    semaphore = asyncio.Semaphore(concurrency)
+    settings = _Settings(step_timeout_s, policy_timeout_s, tree_xml, on_episode_done)
+    tasks = {
+        job.episode_id: asyncio.ensure_future(_run_job(job, semaphore, store, settings))
+        for job in job_list
+        if job.episode_id in todo
+    }
+    await _gather_all(list(tasks.values()))
+    return [tasks[i].result() if i in tasks else earlier[i] for i in ids]
+
+
+def _checked(jobs: Iterable[EpisodeJob], concurrency: int) -> list[EpisodeJob]:
+    if concurrency < 1:
+        raise ValueError(f"concurrency must be at least 1, got {concurrency}")
+    job_list = list(jobs)
+    counts = collections.Counter(job.episode_id for job in job_list)
+    duplicates = sorted(episode_id for episode_id, count in counts.items() if count > 1)
+    if duplicates:
+        raise ValueError(f"episode ids must be unique; repeated: {duplicates[:5]}")
+    return job_list
+
+
+async def _gather_all(tasks: list[asyncio.Future[EpisodeRecord]]) -> None:
+    """Wait for every task; on an error or a cancel, cancel the rest, let them clean up."""
+    try:
+        await asyncio.gather(*tasks)
+    except BaseException:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
+
+
+async def _run_job(
+    job: EpisodeJob, semaphore: asyncio.Semaphore, store: RunStore | None, settings: _Settings
+) -> EpisodeRecord:
+    async with semaphore:
+        writer = store.begin_episode(job.episode_id) if store is not None else None
+        try:
+            record = await _play_job(job, writer, settings)
+            if writer is not None:
+                await asyncio.to_thread(writer.finish, record)
+        finally:
+            if writer is not None:
+                writer.close()
+    if settings.on_episode_done is not None:
+        settings.on_episode_done(record)
+    return record
+
+
+async def _play_job(
+    job: EpisodeJob, writer: EpisodeWriter | None, settings: _Settings
+) -> EpisodeRecord:
+    started = time.perf_counter()
+    try:
+        policy = job.make_policy()
+    except Exception as exc:
+        return _setup_failure(job, "unknown", _Failure("policy", exc), started)
+    try:
+        env = await _env_call(job.make_env, settings.step_timeout_s, "make_env", Env)
+    except _Failure as failure:
+        return _setup_failure(job, policy.name, failure, started)
+    try:
+        return await run_episode(
+            policy,
+            env,
+            job.task,
+            episode_id=job.episode_id,
+            writer=writer,
+            step_timeout_s=settings.step_timeout_s,
+            policy_timeout_s=settings.policy_timeout_s,
+            tree_xml=settings.tree_xml,
+            backend=job.backend,
+        )
+    finally:
+        await _close_env(env, settings.step_timeout_s)
+
+
+def _setup_failure(
+    job: EpisodeJob, policy_name: str, failure: _Failure, started: float
+) -> EpisodeRecord:
+    return EpisodeRecord(
+        episode_id=job.episode_id,
+        task=job.task,
+        policy=policy_name,
+        backend=job.backend,
+        outcome="infra_error",
+        termination="infra_error",
+        steps=0,
+        error=str(failure),
+        error_source=failure.source,
+        duration_s=time.perf_counter() - started,
+    )
+
+
+async def _close_env(env: Env, timeout_s: float) -> None:
+    try:
+        await asyncio.wait_for(env.close(), timeout_s)
+    except Exception as exc:  # the record is decided; a failed close must not replace it
+        _log.warning("closing the env failed: %s: %s", type(exc).__name__, exc)

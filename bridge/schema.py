@@ -1,0 +1,476 @@
+"""The contract: what a policy sees, what it may do, and what an episode leaves behind.
+
+Every world (simulator, virtual phone, real phone) produces these models and every policy
+consumes them, so one agent runs unchanged in all of them. Top-level records carry
+``schema_version``; the JSON Schema of each is exported by ``mgb schema`` so that trainers
+written in other languages can speak it.
+
+Conventions:
+    * Points are normalized screen coordinates: floats in [0, 1], top-left origin, relative
+      to the screen as displayed (see :mod:`bridge.coords` for every other convention).
+    * ``scroll.direction`` names where the content you want to see is: ``down`` reveals
+      content below (the finger moves up). ``swipe`` is the literal finger path.
+    * ``type`` never presses Enter implicitly; set ``submit`` for that.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from enum import Enum
+from typing import Literal
+
+from pydantic import (
+    Field,
+    JsonValue,
+    NonNegativeFloat,
+    NonNegativeInt,
+    PositiveInt,
+    field_serializer,
+    field_validator,
+    model_validator,
+)
+
+from bridge.actions import (
+    Action,
+    AnswerAction,
+    AnswerValue,
+    ContractModel,
+    DoubleTapAction,
+    FinishAction,
+    KeyAction,
+    KeyName,
+    LongPressAction,
+    OpenAppAction,
+    Point,
+    ScrollAction,
+    SwipeAction,
+    TapAction,
+    Target,
+    TypeAction,
+    WaitAction,
+    parse_action,
+)
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "Action",
+    "AnswerAction",
+    "AnswerField",
+    "AnswerValue",
+    "BackendInfo",
+    "BackendKind",
+    "Check",
+    "DoubleTapAction",
+    "EpisodeOutcome",
+    "EpisodeRecord",
+    "ExecutedAction",
+    "FinishAction",
+    "Foreground",
+    "KeyAction",
+    "KeyName",
+    "LongPressAction",
+    "Observation",
+    "OpenAppAction",
+    "Point",
+    "PolicyContext",
+    "PolicyOutput",
+    "SchemaVersion",
+    "ScreenSpec",
+    "Screenshot",
+    "ScrollAction",
+    "StepRecord",
+    "StepResult",
+    "StepTimings",
+    "SwipeAction",
+    "TapAction",
+    "Target",
+    "TaskInstance",
+    "TypeAction",
+    "UINode",
+    "UIStatus",
+    "Verdict",
+    "VerdictKind",
+    "WaitAction",
+    "parse_action",
+]
+
+SCHEMA_VERSION = "1.0"
+"""Version of every top-level record; bump the minor for additions, the major for breaks."""
+
+SchemaVersion = Literal["1.0"]
+
+
+# --------------------------------------------------------------------------- observations
+
+
+class UINode(ContractModel):
+    """One node of the UI tree, mirroring a ``<node>`` of a uiautomator dump.
+
+    ``id`` is the node's position in document order (0 = first node); ``parent`` is the id
+    of the enclosing node, ``None`` for a window root. ``bounds_px`` is ``[l, t, r, b]`` in
+    device pixels of the current orientation. ``extra`` keeps attributes this schema does not
+    model (``NAF``, ``drawing-order``, ``display-id``, vendor ones) so that a dump survives a
+    round trip.
+    """
+
+    id: NonNegativeInt
+    parent: NonNegativeInt | None = None
+    index: int = 0
+    class_name: str = ""
+    text: str = ""
+    content_desc: str = ""
+    resource_id: str = ""
+    hint: str = ""
+    package: str = ""
+    bounds_px: tuple[int, int, int, int] = (0, 0, 0, 0)
+    checkable: bool = False
+    checked: bool = False
+    clickable: bool = False
+    long_clickable: bool = False
+    editable: bool = False
+    focusable: bool = False
+    focused: bool = False
+    scrollable: bool = False
+    enabled: bool = True
+    selected: bool = False
+    password: bool = False
+    visible: bool = True
+    extra: dict[str, str] = Field(default_factory=dict)
+
+    @property
+    def center_px(self) -> tuple[float, float]:
+        """Centre of the node's bounds in device pixels."""
+        left, top, right, bottom = self.bounds_px
+        return ((left + right) / 2.0, (top + bottom) / 2.0)
+
+    @property
+    def area_px(self) -> int:
+        """Area of the bounds in square device pixels (0 for empty or inverted bounds)."""
+        left, top, right, bottom = self.bounds_px
+        return max(0, right - left) * max(0, bottom - top)
+
+
+class UIStatus(str, Enum):
+    """Whether ``Observation.ui`` can be trusted; an empty tree is never silently ``ok``."""
+
+    OK = "ok"
+    UNAVAILABLE = "unavailable"
+    IDLE_TIMEOUT = "idle_timeout"
+    SECURE_WINDOW = "secure_window"
+
+
+def _base64_json_schema(field_schema: dict[str, JsonValue]) -> None:
+    field_schema.pop("format", None)
+    field_schema["contentEncoding"] = "base64"
+
+
+class Screenshot(ContractModel):
+    """An encoded screen image. In JSON, ``data`` is standard base64 (RFC 4648 §4)."""
+
+    format: Literal["png", "jpeg", "webp"]
+    width: PositiveInt
+    height: PositiveInt
+    data: bytes = Field(
+        min_length=1,
+        repr=False,
+        json_schema_extra=_base64_json_schema,
+    )
+
+    @field_validator("data", mode="before")
+    @classmethod
+    def _decode_base64_text(cls, value: object) -> object:
+        if isinstance(value, str):
+            try:
+                return base64.b64decode(value, validate=True)
+            except binascii.Error as exc:
+                raise ValueError(f"data is not valid base64: {exc}") from exc
+        return value
+
+    @field_serializer("data", when_used="json")
+    def _encode_base64_text(self, value: bytes) -> str:
+        return base64.b64encode(value).decode("ascii")
+
+    @property
+    def data_url(self) -> str:
+        """The image as a ``data:`` URL, the form OpenAI-compatible chat APIs take."""
+        mime = {"png": "image/png", "jpeg": "image/jpeg", "webp": "image/webp"}[self.format]
+        return f"data:{mime};base64,{base64.b64encode(self.data).decode('ascii')}"
+
+
+class ScreenSpec(ContractModel):
+    """The screen as currently displayed: size in pixels, density, rotation in degrees."""
+
+    width_px: PositiveInt
+    height_px: PositiveInt
+    density_dpi: PositiveInt = 440
+    orientation: Literal[0, 90, 180, 270] = 0
+
+
+class Foreground(ContractModel):
+    """What is on top: our app id, the Android package and activity, or the sim's route."""
+
+    app: str | None = None
+    package: str | None = None
+    activity: str | None = None
+    route: str | None = None
+
+
+BackendKind = Literal["sim", "virtual", "device"]
+
+
+class BackendInfo(ContractModel):
+    """Which world produced an observation; ``virtual`` is never reported as hardware."""
+
+    kind: BackendKind
+    model: str | None = None
+    android_version: str | None = None
+    serial: str | None = None
+
+
+class Observation(ContractModel):
+    """Everything a policy may look at after a step — and nothing a phone could not give."""
+
+    schema_version: SchemaVersion = SCHEMA_VERSION
+    step: NonNegativeInt
+    screenshot: Screenshot | None = None
+    screen: ScreenSpec
+    ui: list[UINode] = Field(default_factory=list)
+    ui_status: UIStatus = UIStatus.OK
+    foreground: Foreground = Field(default_factory=Foreground)
+    keyboard_visible: bool = False
+    stable: bool = True
+    last_action_error: str | None = None
+    backend: BackendInfo
+
+    @model_validator(mode="after")
+    def _tree_is_consistent(self) -> Observation:
+        if self.ui_status is UIStatus.OK and not self.ui:
+            raise ValueError("ui is empty but ui_status is 'ok'; say why the tree is missing")
+        for position, node in enumerate(self.ui):
+            if node.id != position:
+                raise ValueError(f"ui[{position}] has id {node.id}; ids must be 0..n-1 in order")
+            if node.parent is not None and node.parent >= position:
+                raise ValueError(f"ui[{position}] has parent {node.parent}, not an earlier node")
+        return self
+
+    def node(self, element: int) -> UINode | None:
+        """The UI node with this id, or None when the tree has no such node."""
+        return self.ui[element] if 0 <= element < len(self.ui) else None
+
+
+# --------------------------------------------------------------------------- tasks & policies
+
+
+class AnswerField(ContractModel):
+    """One typed field of a query task's AnswerSheet."""
+
+    name: str = Field(min_length=1)
+    kind: Literal["choice", "number", "date", "time", "text"]
+    label: str = ""
+    choices: list[str] | None = None
+
+    @model_validator(mode="after")
+    def _choices_only_for_choice(self) -> AnswerField:
+        if (self.kind == "choice") != bool(self.choices):
+            raise ValueError("choices must be given for, and only for, kind 'choice'")
+        return self
+
+
+class TaskInstance(ContractModel):
+    """A task template instantiated with seeded parameters: what ``Env.reset`` sets up."""
+
+    schema_version: SchemaVersion = SCHEMA_VERSION
+    task_id: str = Field(min_length=1)
+    seed: int = 0
+    params: dict[str, JsonValue] = Field(default_factory=dict)
+    instruction: str = Field(min_length=1)
+    lang: Literal["en", "zh"] = "en"
+    level: Literal["L1", "L2", "L3", "L4"] | None = None
+    max_steps: PositiveInt = 30
+    answer_fields: list[AnswerField] = Field(default_factory=list)
+
+
+class PolicyContext(ContractModel):
+    """What a policy is told at reset besides the instruction."""
+
+    task_id: str | None = None
+    lang: Literal["en", "zh"] = "en"
+    max_steps: PositiveInt = 30
+    answer_fields: list[AnswerField] = Field(default_factory=list)
+    backend: BackendInfo | None = None
+
+    @classmethod
+    def for_task(cls, task: TaskInstance, backend: BackendInfo | None = None) -> PolicyContext:
+        """The context a policy gets for this task instance."""
+        return cls(
+            task_id=task.task_id,
+            lang=task.lang,
+            max_steps=task.max_steps,
+            answer_fields=task.answer_fields,
+            backend=backend,
+        )
+
+
+class PolicyOutput(ContractModel):
+    """A policy's decision. ``action`` is None when the output could not be understood;
+    ``error`` then says why, and the runner records an invalid step."""
+
+    action: Action | None
+    thought: str | None = None
+    raw_text: str | None = None
+    error: str | None = None
+
+    @model_validator(mode="after")
+    def _invalid_has_reason(self) -> PolicyOutput:
+        if self.action is None and not self.error:
+            raise ValueError("an output without an action must say why in 'error'")
+        return self
+
+
+# --------------------------------------------------------------------------- steps
+
+
+class ExecutedAction(ContractModel):
+    """What the backend really did for an action, for replay and for debugging transfer."""
+
+    action: Action
+    point_px: tuple[float, float] | None = None
+    end_point_px: tuple[float, float] | None = None
+    element: UINode | None = None
+    backend_command: str | None = None
+
+
+class StepTimings(ContractModel):
+    """Milliseconds spent in each phase of a step."""
+
+    act_ms: NonNegativeFloat = 0.0
+    settle_ms: NonNegativeFloat = 0.0
+    observe_ms: NonNegativeFloat = 0.0
+    total_ms: NonNegativeFloat = 0.0
+
+
+class StepResult(ContractModel):
+    """The outcome of ``Env.step``: the new observation and what was executed.
+
+    ``error`` is an agent-level mistake (unknown element, nothing focused to type into); the
+    episode goes on and the same text appears as ``observation.last_action_error``. ``done``
+    is set when the action ended the episode (``finish``, ``answer``).
+    """
+
+    schema_version: SchemaVersion = SCHEMA_VERSION
+    observation: Observation
+    executed: ExecutedAction | None = None
+    error: str | None = None
+    done: bool = False
+    timings: StepTimings = Field(default_factory=StepTimings)
+
+
+# --------------------------------------------------------------------------- verdicts
+
+
+class Check(ContractModel):
+    """One named condition of a verdict with the values that decided it."""
+
+    name: str = Field(min_length=1)
+    expected: JsonValue = None
+    actual: JsonValue = None
+    passed: bool
+    evidence: str | None = None
+
+
+VerdictKind = Literal["state", "ui", "answer", "human", "vlm"]
+
+
+class Verdict(ContractModel):
+    """How an episode went: success, partial progress, side effects, and why."""
+
+    schema_version: SchemaVersion = SCHEMA_VERSION
+    success: bool
+    progress: float = Field(ge=0.0, le=1.0)
+    clean: bool = True
+    checks: list[Check] = Field(default_factory=list)
+    kind: VerdictKind = "state"
+    deterministic: bool = True
+
+    @model_validator(mode="after")
+    def _success_passes_every_check(self) -> Verdict:
+        if self.success and any(not check.passed for check in self.checks):
+            failed = [check.name for check in self.checks if not check.passed]
+            raise ValueError(f"success is true but checks failed: {failed}")
+        return self
+
+    @classmethod
+    def from_checks(
+        cls, checks: list[Check], *, clean: bool = True, kind: VerdictKind = "state"
+    ) -> Verdict:
+        """Success when every check passes; progress is the fraction that did."""
+        passed = sum(check.passed for check in checks)
+        progress = passed / len(checks) if checks else 0.0
+        return cls(
+            success=bool(checks) and passed == len(checks),
+            progress=progress,
+            clean=clean,
+            checks=checks,
+            kind=kind,
+        )
+
+
+# --------------------------------------------------------------------------- episodes
+
+
+class StepRecord(ContractModel):
+    """One line of ``steps.jsonl``: the decision, its execution, and where the frame is.
+
+    The observation is stored without its screenshot bytes (the ``ui`` list is kept: it is
+    what element targets refer to); the image is in ``frame`` and the tree's XML in ``tree``,
+    paths relative to the episode directory.
+    """
+
+    schema_version: SchemaVersion = SCHEMA_VERSION
+    step: NonNegativeInt
+    observation: Observation
+    output: PolicyOutput
+    result: StepResult | None = None
+    invalid: bool = False
+    frame: str | None = None
+    tree: str | None = None
+    policy_ms: NonNegativeFloat = 0.0
+
+
+EpisodeOutcome = Literal["success", "failure", "infra_error"]
+
+
+class EpisodeRecord(ContractModel):
+    """The summary of one finished episode (``episode.json`` and a line of results.jsonl).
+
+    ``outcome`` keeps infrastructure failures apart from policy failures; ``termination``
+    says how the episode stopped. ``backend`` is None only when the env failed before it
+    could say which world it is.
+    """
+
+    schema_version: SchemaVersion = SCHEMA_VERSION
+    episode_id: str = Field(min_length=1)
+    task: TaskInstance
+    policy: str
+    backend: BackendInfo | None = None
+    outcome: EpisodeOutcome
+    termination: Literal["finish", "answer", "max_steps", "infra_error"]
+    verdict: Verdict | None = None
+    steps: NonNegativeInt
+    invalid_steps: NonNegativeInt = 0
+    final_action: Action | None = None
+    error: str | None = None
+    error_source: Literal["env", "policy"] | None = None
+    duration_s: NonNegativeFloat = 0.0
+
+    @model_validator(mode="after")
+    def _outcome_matches(self) -> EpisodeRecord:
+        if self.outcome == "infra_error":
+            if self.error is None:
+                raise ValueError("an infra_error episode must carry the error")
+        elif self.verdict is None:
+            raise ValueError(f"outcome {self.outcome!r} needs a verdict")
+        elif self.verdict.success != (self.outcome == "success"):
+            raise ValueError("outcome disagrees with verdict.success")
+        return self

@@ -1,0 +1,343 @@
+"""Trajectories on disk: a run directory that survives a kill and resumes where it stopped.
+
+Layout::
+
+    RUN/manifest.json                   RunManifest (config, versions, seeds)
+    RUN/results.jsonl                   one EpisodeRecord per finished episode (append-only)
+    RUN/episodes/<id>/episode.json      the EpisodeRecord
+    RUN/episodes/<id>/steps.jsonl       one StepRecord per step, appended as the episode runs
+    RUN/episodes/<id>/frames/NNNN.jpg   the screenshot the policy saw (.jpg, .png or .webp)
+    RUN/episodes/<id>/trees/NNNN.xml    the UI tree XML of that step
+
+Whole files are written to a temp file in the same directory, fsynced and renamed over the
+target. JSONL files grow by one ``os.write`` of a whole line (``O_APPEND``), then fsync. A
+last line without its newline was torn by a kill: readers ignore it, and it is truncated
+before anything is appended (or by :meth:`RunStore.repair`); a bad line elsewhere raises
+:class:`TrajectoryError` naming file and line. The ``results.jsonl`` line commits an
+episode (``episode.json`` is written first); an env cannot resume mid-episode, so
+:meth:`RunStore.begin_episode` discards a directory without a result. An ``infra_error``
+result is not final: a rerun appends a newer line, and the latest wins.
+
+Stored step records keep the observation's ``ui`` list (the policy's input, which element
+targets refer to) and drop only the screenshot bytes, which are in the frame file; likewise
+for ``result.observation`` (its screenshot is the next step's frame).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import threading
+import uuid
+from collections.abc import Iterable
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
+
+from bridge.durable import append_line, cut_torn_tail, fsync_path, write_atomic
+from bridge.errors import TrajectoryError
+from bridge.schema import SCHEMA_VERSION, EpisodeRecord, Screenshot, StepRecord
+
+__all__ = ["EpisodeWriter", "RunManifest", "RunStore", "validate_episode_id"]
+
+_M = TypeVar("_M", bound=BaseModel)
+_SAFE_ID = re.compile(r"[A-Za-z0-9._-]{1,200}")
+_EXTENSIONS = {"jpeg": "jpg", "png": "png", "webp": "webp"}
+_MANIFEST, _RESULTS, _EPISODES = "manifest.json", "results.jsonl", "episodes"
+_EPISODE_JSON, _STEPS = "episode.json", "steps.jsonl"
+_ABSENT = object()
+_ISO_8601 = r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})?$"
+
+
+class RunManifest(BaseModel):
+    """What a run is: its configuration, software versions and seeds (``manifest.json``).
+
+    ``run_id`` (random) and ``created_at`` (now, UTC, ISO 8601) are filled in when omitted.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    schema_version: str = SCHEMA_VERSION
+    run_id: str = Field(default_factory=lambda: uuid.uuid4().hex, min_length=1)
+    created_at: str = Field(
+        default_factory=lambda: datetime.now(timezone.utc).isoformat(), pattern=_ISO_8601
+    )
+    config: dict[str, JsonValue] = Field(default_factory=dict)
+    versions: dict[str, str] = Field(default_factory=dict)
+    seeds: list[int] | dict[str, int] = Field(default_factory=list)
+
+
+def validate_episode_id(episode_id: str) -> str:
+    """Return ``episode_id`` if it is a safe directory name, else raise TrajectoryError.
+
+    Safe: 1-200 characters from ``[A-Za-z0-9._-]``, no ``..`` anywhere, not ``.`` — so the
+    id always names exactly one directory inside ``RUN/episodes``.
+    """
+    if not _SAFE_ID.fullmatch(episode_id) or ".." in episode_id or episode_id == ".":
+        raise TrajectoryError(
+            f"episode id {episode_id!r} is not a safe directory name; use 1-200 characters "
+            "from A-Z a-z 0-9 . _ - without '..' (e.g. 'contacts.AddContact-v1_s3')"
+        )
+    return episode_id
+
+
+def _read_jsonl(path: Path, model: type[_M]) -> list[tuple[int, _M]]:
+    """``(line number, record)`` pairs of ``path``, without a torn last line."""
+    lines = path.read_bytes().split(b"\n")[:-1] if path.exists() else []
+    return [
+        (number, _parse(model, line, path, number))
+        for number, line in enumerate(lines, start=1)
+        if line.strip()
+    ]
+
+
+def _parse(model: type[_M], data: bytes, path: Path, line: int | None = None) -> _M:
+    """Validate JSON ``data`` as ``model``; a failure names the file (and line)."""
+    try:
+        return model.model_validate_json(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "top level"
+        place = f"{path}, line {line}" if line is not None else str(path)
+        raise TrajectoryError(
+            f"{place} is corrupt ({first['msg']} at {where}); restore the run directory "
+            "from a copy, or delete the damaged episode directory and resume"
+        ) from exc
+
+
+class RunStore:
+    """A run directory: manifest, committed results, episodes. Made by :meth:`create` or
+    :meth:`open`; thread-safe (the runner writes from worker threads), one writing process."""
+
+    def __init__(self, root: Path, manifest: RunManifest) -> None:
+        """Wrap a run directory; use :meth:`create` or :meth:`open` instead."""
+        self.root = root
+        self.manifest = manifest
+        self.results_path = root / _RESULTS
+        self._results: dict[str, EpisodeRecord] = {}
+        self._active: set[str] = set()
+        self._lock = threading.Lock()
+        self._tail_checked = False
+
+    @classmethod
+    def create(cls, root: str | Path, manifest: RunManifest, *, resume: bool = False) -> RunStore:
+        """Start a run in ``root`` (new or empty), or with ``resume`` continue the run there:
+        same ``config`` and ``seeds`` required, original manifest kept, torn lines repaired."""
+        root = Path(root)
+        if (root / _MANIFEST).exists():
+            if not resume:
+                raise TrajectoryError(f"{root} already holds a run; resume it or pick a new dir")
+            store = cls.open(root)
+            _check_same_run(store.manifest, manifest, root)
+            store.repair()
+            return store
+        if root.exists() and any(root.iterdir()):
+            raise TrajectoryError(f"{root} is not empty and has no {_MANIFEST}; pick a new dir")
+        root.mkdir(parents=True, exist_ok=True)
+        write_atomic(root / _MANIFEST, manifest.model_dump_json(indent=2).encode("utf-8"))
+        (root / _EPISODES).mkdir(exist_ok=True)
+        fsync_path(root)
+        return cls(root, manifest)
+
+    @classmethod
+    def open(cls, root: str | Path) -> RunStore:
+        """Open an existing run directory to read (or resume) it."""
+        root = Path(root)
+        if not root.is_dir():
+            raise TrajectoryError(f"run directory {root} does not exist; check the path")
+        if not (root / _MANIFEST).is_file():
+            raise TrajectoryError(f"{root} is not a run directory: {_MANIFEST} is missing")
+        store = cls(root, _load_manifest(root / _MANIFEST))
+        store._results = _load_results(store.results_path)
+        return store
+
+    def completed(self) -> dict[str, EpisodeRecord]:
+        """The latest committed record of each episode in ``results.jsonl``, by id."""
+        with self._lock:
+            return dict(self._results)
+
+    def pending(self, episode_ids: Iterable[str], *, retry_infra_errors: bool = True) -> list[str]:
+        """The ids among ``episode_ids`` without a result (in order), or, with
+        ``retry_infra_errors``, whose latest result is ``infra_error`` (retried, not scored)."""
+        done = self.completed()
+        return [
+            episode_id
+            for episode_id in map(validate_episode_id, episode_ids)
+            if episode_id not in done
+            or (retry_infra_errors and done[episode_id].outcome == "infra_error")
+        ]
+
+    def repair(self) -> list[Path]:
+        """Truncate torn last lines of all JSONL files (while nothing writes); returns them."""
+        steps = sorted((self.root / _EPISODES).glob(f"*/{_STEPS}"))
+        return [path for path in [self.results_path, *steps] if cut_torn_tail(path)]
+
+    def episode_dir(self, episode_id: str) -> Path:
+        """``RUN/episodes/<id>`` for a valid id (the directory may not exist)."""
+        return self.root / _EPISODES / validate_episode_id(episode_id)
+
+    def begin_episode(self, episode_id: str) -> EpisodeWriter:
+        """Start writing ``episode_id`` from scratch, discarding any partial directory."""
+        directory = self.episode_dir(episode_id)
+        with self._lock:
+            _refuse_if_final(self._results, episode_id, self.results_path)
+            if episode_id in self._active:
+                raise TrajectoryError(f"episode {episode_id!r} is already being written")
+            self._active.add(episode_id)
+        if directory.exists():
+            shutil.rmtree(directory)
+        (directory / "frames").mkdir(parents=True)
+        (directory / "trees").mkdir()
+        fsync_path(directory.parent)
+        return EpisodeWriter(self, episode_id, directory)
+
+    def read_episode(self, episode_id: str) -> EpisodeRecord:
+        """The ``episode.json`` of a committed episode."""
+        if episode_id not in self.completed():
+            raise TrajectoryError(f"episode {episode_id!r} has no result (not run, or cut off)")
+        path = self.episode_dir(episode_id) / _EPISODE_JSON
+        try:
+            return _parse(EpisodeRecord, path.read_bytes(), path)
+        except FileNotFoundError as exc:
+            raise TrajectoryError(f"{path} is missing though the episode has a result") from exc
+
+    def read_steps(self, episode_id: str) -> list[StepRecord]:
+        """The step records of an episode (complete or partial), ignoring a torn last line."""
+        records = _read_jsonl(self.episode_dir(episode_id) / _STEPS, StepRecord)
+        return [record for _, record in records]
+
+    def frame_path(self, episode_id: str, step: int) -> Path:
+        """The screenshot file of ``step`` (``frames/NNNN.<ext>``)."""
+        return self._step_file(episode_id, "frames", step)
+
+    def tree_path(self, episode_id: str, step: int) -> Path:
+        """The UI tree XML file of ``step`` (``trees/NNNN.xml``)."""
+        return self._step_file(episode_id, "trees", step)
+
+    def _step_file(self, episode_id: str, kind: str, step: int) -> Path:
+        matches = sorted((self.episode_dir(episode_id) / kind).glob(f"{step:04d}.*"))
+        if not matches:
+            raise TrajectoryError(f"episode {episode_id!r} has no {kind} file for step {step}")
+        return matches[0]
+
+    def _commit(self, record: EpisodeRecord) -> None:
+        with self._lock:
+            _refuse_if_final(self._results, record.episode_id, self.results_path)
+            if not self._tail_checked:  # never glue a line onto one torn by a kill
+                cut_torn_tail(self.results_path)
+                self._tail_checked = True
+            append_line(self.results_path, record.model_dump_json())
+            self._results[record.episode_id] = record
+            self._active.discard(record.episode_id)
+
+    def _release(self, episode_id: str) -> None:
+        with self._lock:
+            self._active.discard(episode_id)
+
+
+class EpisodeWriter:
+    """Writes one episode's steps, frames and trees, then commits its record."""
+
+    def __init__(self, store: RunStore, episode_id: str, directory: Path) -> None:
+        """Made by :meth:`RunStore.begin_episode`."""
+        self.episode_id = episode_id
+        self.directory = directory
+        self._store = store
+        self._steps = 0
+        self._open = True
+
+    def write_step(
+        self, record: StepRecord, screenshot: Screenshot | None = None, tree_xml: str | None = None
+    ) -> StepRecord:
+        """Save the frame and tree of step ``record`` (steps in order 0, 1, 2, ...), then append
+        it to ``steps.jsonl``. ``screenshot`` defaults to the observation's. Returns the stored
+        record: no screenshots, ``frame``/``tree`` relative to the episode directory."""
+        self._check_open()
+        if record.step != self._steps:
+            raise TrajectoryError(
+                f"{self.episode_id!r}: expected step {self._steps}, got {record.step}"
+            )
+        no_shot = {"screenshot": None}
+        update: dict[str, object] = {"observation": record.observation.model_copy(update=no_shot)}
+        if record.result is not None:
+            observation = record.result.observation.model_copy(update=no_shot)
+            update["result"] = record.result.model_copy(update={"observation": observation})
+        shot = screenshot or record.observation.screenshot
+        if shot is not None:
+            update["frame"] = frame = f"frames/{record.step:04d}.{_EXTENSIONS[shot.format]}"
+            write_atomic(self.directory / frame, shot.data)
+        if tree_xml is not None:
+            update["tree"] = tree = f"trees/{record.step:04d}.xml"
+            write_atomic(self.directory / tree, tree_xml.encode("utf-8"))
+        stored = record.model_copy(update=update)
+        append_line(self.directory / _STEPS, stored.model_dump_json())
+        self._steps += 1
+        return stored
+
+    def finish(self, record: EpisodeRecord) -> None:
+        """Write ``episode.json``, then commit ``record`` with a line in ``results.jsonl``."""
+        self._check_open()
+        if record.episode_id != self.episode_id:
+            raise TrajectoryError(f"got a record of {record.episode_id!r}, not {self.episode_id!r}")
+        if record.steps != self._steps:
+            raise TrajectoryError(
+                f"{self.episode_id!r}: record says {record.steps} steps, {self._steps} written"
+            )
+        write_atomic(self.directory / _EPISODE_JSON, record.model_dump_json(indent=2).encode())
+        self._store._commit(record)
+        self._open = False
+
+    def close(self) -> None:
+        """Stop writing; an unfinished episode stays partial until begun again."""
+        if self._open:
+            self._open = False
+            self._store._release(self.episode_id)
+
+    def _check_open(self) -> None:
+        if not self._open:
+            raise TrajectoryError(f"the writer of episode {self.episode_id!r} is closed")
+
+
+def _load_manifest(path: Path) -> RunManifest:
+    raw = path.read_bytes()
+    try:
+        data = json.loads(raw)
+    except ValueError as exc:
+        raise TrajectoryError(f"{path} is not valid JSON ({exc}); the run is damaged") from exc
+    version = data.get("schema_version") if isinstance(data, dict) else None
+    if version != SCHEMA_VERSION:
+        raise TrajectoryError(
+            f"{path} has schema_version {version!r} but this mobilegym-bridge reads "
+            f"{SCHEMA_VERSION!r}; open it with a matching version, or start a new run"
+        )
+    return _parse(RunManifest, raw, path)
+
+
+def _load_results(path: Path) -> dict[str, EpisodeRecord]:
+    records = _read_jsonl(path, EpisodeRecord)
+    results: dict[str, EpisodeRecord] = {}
+    for number, record in records:
+        _refuse_if_final(results, record.episode_id, f"{path}, line {number}")
+        results[record.episode_id] = record
+    return results
+
+
+def _refuse_if_final(results: dict[str, EpisodeRecord], episode_id: str, where: object) -> None:
+    previous = results.get(episode_id)
+    if previous is not None and previous.outcome != "infra_error":
+        raise TrajectoryError(
+            f"{where}: episode {episode_id!r} already has a final result ({previous.outcome});"
+            " an episode is written once (only infra_error results are retried)"
+        )
+
+
+def _check_same_run(existing: RunManifest, wanted: RunManifest, root: Path) -> None:
+    old, new = existing.config, wanted.config
+    keys = sorted(old.keys() | new.keys())
+    changed = [key for key in keys if old.get(key, _ABSENT) != new.get(key, _ABSENT)]
+    changed += ["seeds"] if existing.seeds != wanted.seeds else []
+    if changed:
+        raise TrajectoryError(f"cannot resume {root}: {changed} differ from the original run")

@@ -1,0 +1,1 @@
+"""The phone: drives any adb device through adbutils and uiautomator2 (see DESIGN.md)."""

@@ -1,0 +1,1 @@
+"""The virtual phone: a simulator instance presented as a real adb device."""

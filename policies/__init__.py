@@ -1,0 +1,1 @@
+"""Policies: scripted, random, replay, VLM adapters and a small learned policy."""

@@ -1,0 +1,1 @@
+"""The simulator: MobileGym-style apps whose state lives in Python and renders in Chromium."""

@@ -1,0 +1,70 @@
+"""Finding and launching the headless Chromium that renders simulated screens.
+
+A system Chromium is preferred (Debian's ``chromium``; ``make`` installs it when missing),
+then Playwright's own download. Launch flags keep Chromium off the network: this machine,
+and CI, have no route to Google's services and Chromium would otherwise keep trying.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from playwright.async_api import Browser, async_playwright
+from playwright.async_api import Error as PlaywrightError
+
+from sim.errors import BrowserUnavailable
+
+__all__ = ["CHROMIUM_ARGS", "find_chromium", "launch_chromium"]
+
+_CANDIDATES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+
+CHROMIUM_ARGS = (
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+    "--font-render-hinting=none",
+)
+"""Flags for a headless Chromium that never reaches for the network."""
+
+
+def find_chromium() -> str | None:
+    """Path of a system Chromium/Chrome ($MGB_CHROMIUM first), or None to use Playwright's."""
+    override = os.environ.get("MGB_CHROMIUM")
+    if override:
+        if not os.access(override, os.X_OK):
+            raise BrowserUnavailable(f"MGB_CHROMIUM={override!r} is not an executable file")
+        return override
+    for name in _CANDIDATES:
+        path = shutil.which(name)
+        if path:
+            return path
+    return None
+
+
+@asynccontextmanager
+async def launch_chromium() -> AsyncIterator[Browser]:
+    """A headless Chromium for the duration of the ``async with`` block."""
+    executable = find_chromium()
+    async with async_playwright() as playwright:
+        try:
+            browser = await playwright.chromium.launch(
+                executable_path=executable, headless=True, args=list(CHROMIUM_ARGS)
+            )
+        except PlaywrightError as exc:
+            raise BrowserUnavailable(
+                f"could not launch Chromium ({executable or 'Playwright download'}): "
+                f"{str(exc).splitlines()[0]}. Run `make setup` (installs Debian's chromium), "
+                "or set MGB_CHROMIUM to a Chromium binary."
+            ) from exc
+        try:
+            yield browser
+        finally:
+            await browser.close()

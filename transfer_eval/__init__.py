@@ -1,0 +1,1 @@
+"""Paired sim/real evaluation, statistics, reports, replays, and the command lines."""

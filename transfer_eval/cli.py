@@ -1,0 +1,138 @@
+"""Command lines: ``mgb`` (the toolkit) and ``transfer-eval`` (paired sim/real evaluation).
+
+Thin by design: parse options, call a library function, render what it returns.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import Progress
+from rich.table import Table
+
+from bridge.errors import BridgeError
+from bridge.jsonschema import write_json_schemas
+from bridge.uitree import parse_hierarchy
+from transfer_eval.demo import DemoReport, run_dump_demo
+from transfer_eval.dump_view import render_wireframes, wireframe_html
+
+__all__ = ["mgb_app", "transfer_eval_app"]
+
+console = Console()
+mgb_app = typer.Typer(
+    name="mgb",
+    help="mobilegym-bridge: one mobile GUI agent, in the simulator and on a real phone.",
+    no_args_is_help=True,
+    add_completion=False,
+)
+transfer_eval_app = typer.Typer(
+    name="transfer-eval",
+    help="Measure how much of a simulator gain carries over to a real phone.",
+    add_completion=False,
+)
+
+
+@mgb_app.command("schema")
+def schema_command(
+    out: Annotated[Path, typer.Option(help="Directory for the .schema.json files.")] = Path(
+        "docs/schema"
+    ),
+) -> None:
+    """Write the JSON Schema of the contract (actions, observations, records) to OUT."""
+    for path in write_json_schemas(out):
+        console.print(f"wrote {path}")
+
+
+def _fail(message: str) -> typer.Exit:
+    console.print(f"[red]error:[/] {message}")
+    return typer.Exit(code=1)
+
+
+@mgb_app.command("inspect")
+def inspect_command(
+    dump: Annotated[Path, typer.Argument(help="A uiautomator hierarchy XML file.")],
+    xpath: Annotated[list[str], typer.Option(help="XPath query to run (repeatable).")] = [],  # noqa: B006
+    at: Annotated[str | None, typer.Option(help="Hit-test a device pixel, e.g. 540,1200.")] = None,
+    png: Annotated[Path | None, typer.Option(help="Write a set-of-marks wireframe PNG.")] = None,
+) -> None:
+    """Parse a UI dump and show the compact tree a text-only policy would be given."""
+    try:
+        tree = parse_hierarchy(dump.read_bytes())
+    except (OSError, BridgeError) as exc:
+        raise _fail(str(exc)) from exc
+    console.print(tree.render_text(), markup=False, highlight=False)
+    console.print(
+        f"[dim]{len(tree.nodes)} nodes, {len(tree.roots())} window(s), rotation {tree.rotation}[/]"
+    )
+    for query in xpath:
+        hits = tree.xpath(query)
+        console.print(f"xpath {query!r}: {[node.id for node in hits]}", markup=False)
+    if at is not None:
+        x, _, y = at.partition(",")
+        hit = tree.hit_test(float(x), float(y))
+        console.print(f"hit {at}: {hit.id if hit else None} {hit.class_name if hit else ''}")
+    if png is not None:
+        asyncio.run(render_wireframes([(wireframe_html(tree.nodes, dump.name), png)]))
+        console.print(f"wrote {png}")
+
+
+def _demo_table(report: DemoReport) -> Table:
+    table = Table(title="real UI dumps parsed")
+    for column in ("dump", "nodes", "windows", "actionable", "rotation", "parse ms", "round trip"):
+        if column == "dump":
+            table.add_column(column, no_wrap=True, min_width=34)
+        else:
+            table.add_column(column, justify="right")
+    for d in report.dumps:
+        table.add_row(
+            d.name,
+            str(d.nodes),
+            str(d.windows),
+            str(d.actionable),
+            str(d.rotation),
+            f"{d.parse_ms:.1f}",
+            "ok" if d.round_trip_ok else "[red]LOST[/]",
+        )
+    return table
+
+
+@mgb_app.command("demo")
+def demo_command(
+    dumps: Annotated[Path, typer.Option(help="Directory of uiautomator dumps.")] = Path(
+        "tests/fixtures/real_dumps"
+    ),
+    out: Annotated[Path, typer.Option(help="Where the gallery is written.")] = Path("demo-out"),
+) -> None:
+    """Parse real phones' UI dumps, draw them in Chromium, and write a gallery page."""
+    with Progress(console=console, transient=True) as progress:
+        task = progress.add_task("parsing dumps", total=len(list(dumps.glob("*.xml"))))
+        try:
+            report = asyncio.run(
+                run_dump_demo(dumps, out, on_parsed=lambda _: progress.advance(task))
+            )
+        except (FileNotFoundError, BridgeError) as exc:
+            raise _fail(str(exc)) from exc
+    console.print(_demo_table(report))
+    if not report.cjk_renders:
+        console.print(
+            "[yellow]warning:[/] Chinese text renders as empty boxes: install a CJK "
+            "font (Debian: apt-get install fonts-noto-cjk)"
+        )
+    if not all(d.round_trip_ok for d in report.dumps):
+        raise _fail("a dump did not survive XML -> nodes -> XML -> nodes")
+    console.print(f"gallery: [bold]{report.gallery.resolve()}[/] (open it in a browser)")
+
+
+@transfer_eval_app.callback(invoke_without_command=True)
+def transfer_eval_command() -> None:
+    """Paired base/trained evaluation in the simulator and on a phone (not built yet)."""
+    console.print(
+        "[yellow]transfer-eval is not available yet:[/] the simulator, the phone driver and "
+        "the paired evaluation are still being built (issues 3, 4 and 6). `mgb --help` lists "
+        "what works today."
+    )
+    raise typer.Exit(code=2)
