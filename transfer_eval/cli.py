@@ -82,11 +82,9 @@ def inspect_command(
 
 def _demo_table(report: DemoReport) -> Table:
     table = Table(title="real UI dumps parsed")
-    for column in ("dump", "nodes", "windows", "actionable", "rotation", "parse ms", "round trip"):
-        if column == "dump":
-            table.add_column(column, no_wrap=True, min_width=34)
-        else:
-            table.add_column(column, justify="right")
+    table.add_column("dump", no_wrap=True, overflow="ellipsis", max_width=32)
+    for column in ("nodes", "windows", "act.", "rot", "ms", "round trip"):
+        table.add_column(column, justify="right", no_wrap=True, min_width=len(column))
     for d in report.dumps:
         table.add_row(
             d.name,
