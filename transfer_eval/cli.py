@@ -82,8 +82,8 @@ def inspect_command(
 
 def _demo_table(report: DemoReport) -> Table:
     table = Table(title="real UI dumps parsed")
-    table.add_column("dump", no_wrap=True, overflow="ellipsis", max_width=32)
-    for column in ("nodes", "windows", "act.", "rot", "ms", "round trip"):
+    table.add_column("dump", no_wrap=True, overflow="ellipsis", max_width=28)
+    for column in ("nodes", "win", "act.", "rot", "ms", "round trip"):
         table.add_column(column, justify="right", no_wrap=True, min_width=len(column))
     for d in report.dumps:
         table.add_row(
