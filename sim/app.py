@@ -1,0 +1,281 @@
+"""How a simulated app is written: a Python model with event handlers and templates.
+
+An app is a subclass of :class:`App` in its own package under ``sim/apps/<id>/`` holding
+``world.json`` (read-only world data shared by every instance), ``strings.json`` (UI text,
+``{"en": {...}, "zh": {...}}``), ``icon.svg`` and ``templates/*.html`` (Jinja2, built from
+the widget macros in ``sim/templates/widgets.html`` so every screen yields an Android-like UI
+tree). Handlers are methods decorated with :func:`on`; they change the instance through an
+:class:`AppContext` and never touch the browser. Rendering is a pure function of the state.
+
+Example::
+
+    class Flashlight(App):
+        id = "flashlight"
+        package = "com.example.flashlight"
+
+        def render(self, ctx: AppContext) -> str:
+            return ctx.render("main.html", lit=ctx.data.get("lit", False))
+
+        @on("toggle")
+        def toggle(self, ctx: AppContext, event: Event) -> None:
+            ctx.data["lit"] = not ctx.data.get("lit", False)
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from functools import cache
+from importlib import resources
+from typing import Any, ClassVar, Literal
+
+from sim.errors import SimError
+from sim.state import InstanceState, Notification, OsState, Route
+
+__all__ = ["App", "AppContext", "Event", "EventKind", "Handler", "on"]
+
+EventKind = Literal["tap", "long_press", "double_tap", "swipe", "submit"]
+Handler = Callable[["App", "AppContext", "Event"], None]
+
+
+@dataclass(frozen=True)
+class Event:
+    """A gesture the page runtime resolved to a named action of an app.
+
+    ``action`` is the ``data-action`` (``data-long-action`` for long presses,
+    ``data-submit`` for Enter in a field) of the element hit, ``args`` its ``data-arg-*``
+    attributes; sliders add ``frac``, the touch's horizontal position in [0, 1].
+    """
+
+    kind: EventKind
+    action: str
+    args: Mapping[str, str] = field(default_factory=dict)
+
+    def arg(self, name: str) -> str:
+        """A required argument; a missing one is a bug in the template, not the agent."""
+        if name not in self.args:
+            raise SimError(f"event {self.action!r} has no argument {name!r}: fix the template")
+        return self.args[name]
+
+
+def on(action: str) -> Callable[[Handler], Handler]:
+    """Mark an :class:`App` method as the handler of ``action``."""
+
+    def mark(method: Handler) -> Handler:
+        method._mgb_action = action  # type: ignore[attr-defined]
+        return method
+
+    return mark
+
+
+@cache
+def _package_json(package: str, name: str) -> Any:
+    try:
+        text = resources.files(package).joinpath(name).read_text("utf-8")
+    except FileNotFoundError:
+        return {}
+    return json.loads(text)
+
+
+class App:
+    """Base class of every simulated app; see the module docstring."""
+
+    id: ClassVar[str]
+    package: ClassVar[str]
+    activity: ClassVar[str] = ".MainActivity"
+    handlers: ClassVar[dict[str, Handler]] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.handlers = {
+            name: member
+            for klass in reversed(cls.__mro__)
+            for member in vars(klass).values()
+            if (name := getattr(member, "_mgb_action", None))
+        }
+
+    # ---- resources (world data and strings are loaded once per process)
+    @property
+    def world(self) -> Mapping[str, Any]:
+        """Read-only world data from ``world.json`` (shared by all instances: never mutate)."""
+        return _package_json(type(self).__module__.rsplit(".", 1)[0], "world.json")
+
+    def strings(self, lang: str) -> Mapping[str, str]:
+        """UI strings in ``lang`` (``en`` or ``zh``)."""
+        table = _package_json(type(self).__module__.rsplit(".", 1)[0], "strings.json")
+        return table.get(lang) or table.get("en", {})
+
+    def label(self, lang: str) -> str:
+        """The app's name on the launcher (string ``app_name``)."""
+        return self.strings(lang).get("app_name", self.id)
+
+    def icon_svg(self) -> str:
+        """The launcher icon (``icon.svg`` of the app package)."""
+        package = type(self).__module__.rsplit(".", 1)[0]
+        return resources.files(package).joinpath("icon.svg").read_text("utf-8")
+
+    # ---- what apps override
+    def initial_overlay(self) -> dict[str, Any]:
+        """The runtime overlay of a fresh instance (usually empty: world data is the base)."""
+        return {}
+
+    def view(self, overlay: Mapping[str, Any]) -> dict[str, Any]:
+        """The app's effective data (world data with the overlay applied), for checks.
+
+        Must be plain JSON and must not include UI state (routes, drafts, scroll).
+        """
+        return copy.deepcopy(dict(overlay))
+
+    def render(self, ctx: AppContext) -> str:
+        """HTML of the app's content area for ``ctx.route``."""
+        raise NotImplementedError
+
+    def on_back(self, ctx: AppContext) -> bool:
+        """Handle the back key before the OS pops the route (e.g. close a dialog)."""
+        return False
+
+    def on_open(self, ctx: AppContext) -> None:
+        """Called when the app comes to the foreground."""
+
+    def activity_for(self, route: Route) -> str:
+        """The Android activity reported for ``route`` (``dumpsys``-style, short form)."""
+        return self.activity
+
+    def handle(self, ctx: AppContext, event: Event) -> None:
+        """Dispatch ``event`` to its handler; an unknown action is a template bug."""
+        handler = self.handlers.get(event.action)
+        if handler is None:
+            raise SimError(f"app {self.id!r} has no handler for action {event.action!r}")
+        handler(self, ctx, event)
+
+
+class AppContext:
+    """What a handler or a render may read and change: one app inside one instance."""
+
+    def __init__(
+        self, app: App, state: InstanceState, render: Callable[[str, dict[str, Any]], str]
+    ) -> None:
+        self.app = app
+        self.state = state
+        self._render = render
+
+    # ---- data
+    @property
+    def data(self) -> dict[str, Any]:
+        """This app's runtime overlay (mutable; part of snapshots)."""
+        return self.state.apps.setdefault(self.app.id, self.app.initial_overlay())
+
+    @property
+    def world(self) -> Mapping[str, Any]:
+        """This app's read-only world data."""
+        return self.app.world
+
+    @property
+    def os(self) -> OsState:
+        """The OS runtime (settings by Android namespace, tasks, clock)."""
+        return self.state.os
+
+    @property
+    def settings(self) -> dict[str, dict[str, Any]]:
+        """Android settings: ``ctx.settings["global"]["wifi_on"]``."""
+        return self.state.os.settings
+
+    @property
+    def lang(self) -> str:
+        """Current UI language, ``en`` or ``zh``."""
+        return self.state.os.lang
+
+    def t(self, key: str, **values: object) -> str:
+        """The UI string ``key`` in the current language, formatted with ``values``."""
+        text = self.app.strings(self.lang).get(key)
+        if text is None:
+            raise SimError(f"app {self.app.id!r} has no string {key!r} for {self.lang!r}")
+        return text.format(**values) if values else text
+
+    def render(self, template: str, **values: Any) -> str:
+        """Render ``templates/<template>`` of this app with ``values`` (and ``ctx``, ``t``)."""
+        return self._render(f"{self.app.id}/{template}", {"ctx": self, "t": self.t, **values})
+
+    # ---- navigation
+    @property
+    def route(self) -> Route:
+        """The route on top of this app's back stack."""
+        task = self.state.os.task(self.app.id)
+        if task is None or not task.stack:
+            raise SimError(f"app {self.app.id!r} is not running")
+        return task.stack[-1]
+
+    def navigate(self, path: str, **params: Any) -> None:
+        """Push a new screen."""
+        self._stack().append(Route(path=path, params=params))
+        self.state.ui.focus = None
+        self.state.ui.keyboard_visible = False
+
+    def replace(self, path: str, **params: Any) -> None:
+        """Replace the current screen."""
+        self._stack()[-1] = Route(path=path, params=params)
+        self.state.ui.focus = None
+        self.state.ui.keyboard_visible = False
+
+    def back(self) -> None:
+        """Leave the current screen; leaving the last one returns to the home screen."""
+        stack = self._stack()
+        if len(stack) > 1:
+            stack.pop()
+        else:
+            self.state.os.foreground = None
+            self.state.os.tasks = [t for t in self.state.os.tasks if t.app != self.app.id]
+        self.state.ui.focus = None
+        self.state.ui.keyboard_visible = False
+
+    def _stack(self) -> list[Route]:
+        task = self.state.os.task(self.app.id)
+        if task is None:
+            raise SimError(f"app {self.app.id!r} is not running")
+        return task.stack
+
+    # ---- fields, focus, feedback
+    def field(self, key: str, default: str = "") -> str:
+        """The draft text of the field ``key`` (what the user typed so far)."""
+        return self.state.ui.fields.get(key, default)
+
+    def set_field(self, key: str, value: str) -> None:
+        """Prefill or change the draft of field ``key``."""
+        self.state.ui.fields[key] = value
+
+    def clear_fields(self, prefix: str) -> None:
+        """Forget every draft whose key starts with ``prefix`` (after save or cancel)."""
+        fields = self.state.ui.fields
+        for key in [k for k in fields if k.startswith(prefix)]:
+            del fields[key]
+        if self.state.ui.focus and self.state.ui.focus.startswith(prefix):
+            self.state.ui.focus = None
+            self.state.ui.keyboard_visible = False
+
+    def toast(self, message: str) -> None:
+        """Show a short message at the bottom of the screen until the next action."""
+        self.state.ui.toast = message
+
+    def notify(self, title: str, text: str = "") -> None:
+        """Post a notification from this app."""
+        notifications = self.state.os.notifications
+        next_id = max((n.id for n in notifications), default=0) + 1
+        notifications.append(
+            Notification(id=next_id, app=self.app.id, title=title, text=text,
+                         time_ms=self.state.os.clock_ms)
+        )
+
+    # ---- time and randomness (never the host's)
+    def now(self) -> datetime:
+        """The simulated local time (the phone's clock, UTC+8 like the reference phone)."""
+        utc = datetime(1970, 1, 1, tzinfo=timezone.utc) + timedelta(
+            milliseconds=self.state.os.clock_ms
+        )
+        return utc.astimezone(timezone(timedelta(hours=8))).replace(tzinfo=None)
+
+    def rng(self) -> Any:
+        """A seeded ``random.Random`` owned by the instance."""
+        return self.state.rng()

@@ -1,0 +1,152 @@
+"""The state of one simulated phone, as JSON: what a snapshot holds and a fork copies.
+
+Three layers, as in MobileGym: *world data* (read-only JSON per app, loaded once and shared
+by every instance, never stored here), the *runtime overlay* (``apps``: what this instance
+changed, per app), and the *OS runtime* (``os``: settings, task stack, clock, notifications)
+plus the *UI state* (``ui``: focused field, drafts, scroll offsets, open panels) that lets
+any browser page render the instance exactly.
+
+Settings use Android's namespaces and key names (``global.wifi_on``,
+``system.screen_brightness``, ``secure.ui_night_mode``), so ``adb shell settings get`` on a
+phone and a check in the simulator read the same key.
+
+Time and randomness come only from ``os.clock_ms`` (advanced by actions) and from
+:meth:`InstanceState.rng` (seeded by ``seed`` and a counter): the same seed and the same
+actions give byte-identical snapshots.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
+
+__all__ = [
+    "DEFAULT_CLOCK_MS",
+    "AppTask",
+    "InstanceState",
+    "Notification",
+    "OsState",
+    "Route",
+    "UIState",
+    "default_settings",
+]
+
+DEFAULT_CLOCK_MS = 1_778_549_400_000
+"""2026-05-12 09:30:00 at UTC+8 (the phone's zone): where every instance's clock starts."""
+
+
+class _State(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=False)
+
+
+class Route(_State):
+    """A screen inside an app: a path such as ``/contact`` and its parameters."""
+
+    path: str = "/"
+    params: dict[str, JsonValue] = Field(default_factory=dict)
+
+
+class AppTask(_State):
+    """One app's back stack (Android's task); the last route is on top."""
+
+    app: str
+    stack: list[Route] = Field(default_factory=lambda: [Route()])
+
+
+class Notification(_State):
+    """A notification in the shade."""
+
+    id: int
+    app: str
+    title: str
+    text: str = ""
+    time_ms: int
+
+
+def default_settings() -> dict[str, dict[str, Any]]:
+    """Factory settings of a simulated phone, by Android settings namespace."""
+    return {
+        "global": {
+            "airplane_mode_on": 0,
+            "wifi_on": 1,
+            "bluetooth_on": 0,
+            "mobile_data": 1,
+            "zen_mode": 0,
+            "mode_ringer": 2,
+            "auto_time": 1,
+            "device_name": "Redmi Note 12 Turbo",
+        },
+        "system": {
+            "screen_brightness": 128,
+            "screen_brightness_mode": 0,
+            "screen_off_timeout": 60_000,
+            "volume_ring": 10,
+            "font_scale": 1.0,
+            "time_12_24": "24",
+            "system_locales": "en-US",
+        },
+        "secure": {
+            "ui_night_mode": 1,
+            "location_mode": 3,
+        },
+    }
+
+
+class OsState(_State):
+    """The simulated Android around the apps: settings, tasks, clock, notifications."""
+
+    clock_ms: int = DEFAULT_CLOCK_MS
+    settings: dict[str, dict[str, Any]] = Field(default_factory=default_settings)
+    tasks: list[AppTask] = Field(default_factory=list)
+    foreground: str | None = None
+    notifications: list[Notification] = Field(default_factory=list)
+    screen_on: bool = True
+
+    def task(self, app: str) -> AppTask | None:
+        """The back stack of ``app`` if it is running."""
+        return next((task for task in self.tasks if task.app == app), None)
+
+    @property
+    def route(self) -> Route | None:
+        """The route on top of the foreground app, None on the home screen."""
+        task = self.task(self.foreground) if self.foreground else None
+        return task.stack[-1] if task and task.stack else None
+
+    @property
+    def lang(self) -> str:
+        """UI language from ``system_locales``: ``zh`` or ``en``."""
+        locale = str(self.settings["system"].get("system_locales", "en-US"))
+        return "zh" if locale.lower().startswith("zh") else "en"
+
+
+class UIState(_State):
+    """What is on screen beyond app data: focus, drafts, scroll, panels, a transient toast."""
+
+    focus: str | None = None
+    keyboard_visible: bool = False
+    fields: dict[str, str] = Field(default_factory=dict)
+    scroll: dict[str, int] = Field(default_factory=dict)
+    shade_open: bool = False
+    recents_open: bool = False
+    toast: str | None = None
+
+
+class InstanceState(_State):
+    """Everything that makes one simulated phone what it is (kilobytes of JSON)."""
+
+    seed: int = 0
+    rng_counter: int = 0
+    step: int = 0
+    os: OsState = Field(default_factory=OsState)
+    ui: UIState = Field(default_factory=UIState)
+    apps: dict[str, dict[str, Any]] = Field(default_factory=dict)
+
+    def rng(self) -> random.Random:
+        """A fresh generator, seeded by the instance seed and a counter that then advances.
+
+        Counter-based so that the generator's state is one integer in the snapshot.
+        """
+        self.rng_counter += 1
+        return random.Random(f"{self.seed}:{self.rng_counter}")
