@@ -383,13 +383,18 @@ VerdictKind = Literal["state", "ui", "answer", "human", "vlm"]
 
 
 class Verdict(ContractModel):
-    """How an episode went: success, partial progress, side effects, and why."""
+    """How an episode went: success, partial progress, side effects, and why.
+
+    ``clean`` is False when something changed that the task did not ask for;
+    ``side_effects`` names what (state paths in the simulator).
+    """
 
     schema_version: SchemaVersion = SCHEMA_VERSION
     success: bool
     progress: float = Field(ge=0.0, le=1.0)
     clean: bool = True
     checks: list[Check] = Field(default_factory=list)
+    side_effects: list[str] = Field(default_factory=list)
     kind: VerdictKind = "state"
     deterministic: bool = True
 
@@ -402,7 +407,12 @@ class Verdict(ContractModel):
 
     @classmethod
     def from_checks(
-        cls, checks: list[Check], *, clean: bool = True, kind: VerdictKind = "state"
+        cls,
+        checks: list[Check],
+        *,
+        clean: bool = True,
+        kind: VerdictKind = "state",
+        side_effects: list[str] | None = None,
     ) -> Verdict:
         """Success when every check passes; progress is the fraction that did."""
         passed = sum(check.passed for check in checks)
@@ -410,8 +420,9 @@ class Verdict(ContractModel):
         return cls(
             success=bool(checks) and passed == len(checks),
             progress=progress,
-            clean=clean,
+            clean=clean and not side_effects,
             checks=checks,
+            side_effects=side_effects or [],
             kind=kind,
         )
 

@@ -27,7 +27,7 @@ import copy
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import datetime
 from functools import cache
 from importlib import resources
 from typing import Any, ClassVar, Literal
@@ -264,17 +264,15 @@ class AppContext:
         notifications = self.state.os.notifications
         next_id = max((n.id for n in notifications), default=0) + 1
         notifications.append(
-            Notification(id=next_id, app=self.app.id, title=title, text=text,
-                         time_ms=self.state.os.clock_ms)
+            Notification(
+                id=next_id, app=self.app.id, title=title, text=text, time_ms=self.state.os.clock_ms
+            )
         )
 
     # ---- time and randomness (never the host's)
     def now(self) -> datetime:
-        """The simulated local time (the phone's clock, UTC+8 like the reference phone)."""
-        utc = datetime(1970, 1, 1, tzinfo=timezone.utc) + timedelta(
-            milliseconds=self.state.os.clock_ms
-        )
-        return utc.astimezone(timezone(timedelta(hours=8))).replace(tzinfo=None)
+        """The simulated local time (the phone's clock, never the host's)."""
+        return self.state.os.local_time()
 
     def rng(self) -> Any:
         """A seeded ``random.Random`` owned by the instance."""

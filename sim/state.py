@@ -18,12 +18,14 @@ actions give byte-identical snapshots.
 from __future__ import annotations
 
 import random
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 __all__ = [
     "DEFAULT_CLOCK_MS",
+    "SIM_UTC_OFFSET_HOURS",
     "AppTask",
     "InstanceState",
     "Notification",
@@ -32,6 +34,9 @@ __all__ = [
     "UIState",
     "default_settings",
 ]
+
+SIM_UTC_OFFSET_HOURS = 8
+"""The simulated phone's time zone (UTC+8, like the reference Redmi phone in China)."""
 
 DEFAULT_CLOCK_MS = 1_778_549_400_000
 """2026-05-12 09:30:00 at UTC+8 (the phone's zone): where every instance's clock starts."""
@@ -114,6 +119,13 @@ class OsState(_State):
         task = self.task(self.foreground) if self.foreground else None
         return task.stack[-1] if task and task.stack else None
 
+    def local_time(self, time_ms: int | None = None) -> datetime:
+        """Simulated local wall time (naive) of ``time_ms``, default the clock's now."""
+        ms = self.clock_ms if time_ms is None else time_ms
+        utc = datetime(1970, 1, 1, tzinfo=timezone.utc) + timedelta(milliseconds=ms)
+        local = utc.astimezone(timezone(timedelta(hours=SIM_UTC_OFFSET_HOURS)))
+        return local.replace(tzinfo=None)
+
     @property
     def lang(self) -> str:
         """UI language from ``system_locales``: ``zh`` or ``en``."""
@@ -125,7 +137,11 @@ class UIState(_State):
     """What is on screen beyond app data: focus, drafts, scroll, panels, a transient toast."""
 
     focus: str | None = None
+    focus_submit: str | None = None
+    focus_args: dict[str, str] = Field(default_factory=dict)
     keyboard_visible: bool = False
+    keyboard_mode: str = "abc"
+    keyboard_shift: bool = False
     fields: dict[str, str] = Field(default_factory=dict)
     scroll: dict[str, int] = Field(default_factory=dict)
     shade_open: bool = False

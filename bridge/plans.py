@@ -1,0 +1,178 @@
+"""Plans: a task's solution written against what is on screen, not against coordinates.
+
+A plan is a list of steps such as "tap the node whose text is Wi-Fi" or "type Alice into the
+field hinted Name". A scripted policy executes it by finding each step's node in the UI tree
+of the current observation, so the same plan solves a task in the simulator and on a phone
+whose screens look alike. Task oracles are plans; device task variants reuse them for setup.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field, model_validator
+
+from bridge.actions import AnswerValue, ContractModel, KeyName
+from bridge.schema import UINode
+
+__all__ = [
+    "AnswerStep",
+    "FinishStep",
+    "KeyStep",
+    "LongPressStep",
+    "OpenAppStep",
+    "Plan",
+    "PlanStep",
+    "ScrollStep",
+    "Selector",
+    "TapStep",
+    "TypeStep",
+    "WaitStep",
+]
+
+
+class Selector(ContractModel):
+    """Which node a step means; every given field must match (text fields exactly).
+
+    ``resource_id`` matches the full id or its short name after ``:id/``; ``class_name``
+    the full class or its last part; ``nth`` picks among several matches in document order.
+    """
+
+    text: str | None = None
+    text_contains: str | None = None
+    desc: str | None = None
+    resource_id: str | None = None
+    class_name: str | None = None
+    hint: str | None = None
+    nth: int = Field(default=0, ge=0)
+
+    @model_validator(mode="after")
+    def _something_given(self) -> Selector:
+        fields = (
+            self.text,
+            self.text_contains,
+            self.desc,
+            self.resource_id,
+            self.class_name,
+            self.hint,
+        )
+        if all(value is None for value in fields):
+            raise ValueError("a selector needs at least one of text, desc, resource_id, ...")
+        return self
+
+    def matches(self, node: UINode) -> bool:
+        """Whether ``node`` satisfies every given field."""
+        rid = node.resource_id
+        cls = node.class_name
+        return (
+            (self.text is None or node.text == self.text)
+            and (self.text_contains is None or self.text_contains in node.text)
+            and (self.desc is None or node.content_desc == self.desc)
+            and (self.hint is None or node.hint == self.hint)
+            and (
+                self.resource_id is None
+                or rid == self.resource_id
+                or rid.endswith(f":id/{self.resource_id}")
+            )
+            and (
+                self.class_name is None
+                or cls == self.class_name
+                or cls.rsplit(".", 1)[-1] == self.class_name
+            )
+        )
+
+    def find(self, nodes: list[UINode]) -> UINode | None:
+        """The ``nth`` visible node matching, or None."""
+        found = [node for node in nodes if node.visible and node.area_px > 0 and self.matches(node)]
+        return found[self.nth] if self.nth < len(found) else None
+
+
+class TapStep(ContractModel):
+    """Tap a node (scrolling the largest list to find it when ``scroll``).
+
+    ``at`` taps at a relative position inside the node's bounds (e.g. 1.0, 0.5 for the right
+    end of a slider) instead of its centre.
+    """
+
+    type: Literal["tap"] = "tap"
+    on: Selector
+    scroll: bool = True
+    at: tuple[float, float] | None = None
+
+
+class LongPressStep(ContractModel):
+    """Long-press a node."""
+
+    type: Literal["long_press"] = "long_press"
+    on: Selector
+    scroll: bool = True
+
+
+class TypeStep(ContractModel):
+    """Type ``text`` into a field (``into``) or into whatever is focused."""
+
+    type: Literal["type"] = "type"
+    text: str = Field(min_length=1)
+    into: Selector | None = None
+    clear: bool = True
+    submit: bool = False
+
+
+class KeyStep(ContractModel):
+    """Press a key."""
+
+    type: Literal["key"] = "key"
+    key: KeyName
+
+
+class OpenAppStep(ContractModel):
+    """Launch an app by app id."""
+
+    type: Literal["open_app"] = "open_app"
+    app: str
+
+
+class ScrollStep(ContractModel):
+    """Scroll the largest scrollable area."""
+
+    type: Literal["scroll"] = "scroll"
+    direction: Literal["up", "down", "left", "right"] = "down"
+
+
+class WaitStep(ContractModel):
+    """Wait."""
+
+    type: Literal["wait"] = "wait"
+    seconds: float = Field(default=1.0, gt=0)
+
+
+class AnswerStep(ContractModel):
+    """Submit the answer of a query task."""
+
+    type: Literal["answer"] = "answer"
+    fields: dict[str, AnswerValue]
+
+
+class FinishStep(ContractModel):
+    """End the episode."""
+
+    type: Literal["finish"] = "finish"
+    status: Literal["success", "infeasible", "abort"] = "success"
+
+
+PlanStep = Annotated[
+    TapStep
+    | LongPressStep
+    | TypeStep
+    | KeyStep
+    | OpenAppStep
+    | ScrollStep
+    | WaitStep
+    | AnswerStep
+    | FinishStep,
+    Field(discriminator="type"),
+]
+"""One step of a plan."""
+
+Plan = list[PlanStep]
+"""A task solution as steps over what is on screen."""

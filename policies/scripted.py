@@ -1,0 +1,161 @@
+"""The scripted policy: executes a plan by finding each step's node in the current UI tree.
+
+It sees only what a phone also gives (the observation), so a plan written for the simulator
+runs unchanged on a device whose screens match. When a step's node is not on screen it
+scrolls the largest list to look for it, and gives up (``finish`` with ``abort``) when the
+list stops moving.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from bridge.actions import (
+    Action,
+    AnswerAction,
+    FinishAction,
+    KeyAction,
+    LongPressAction,
+    OpenAppAction,
+    Point,
+    ScrollAction,
+    TapAction,
+    Target,
+    TypeAction,
+    WaitAction,
+)
+from bridge.plans import (
+    AnswerStep,
+    FinishStep,
+    KeyStep,
+    LongPressStep,
+    OpenAppStep,
+    Plan,
+    PlanStep,
+    ScrollStep,
+    TapStep,
+    TypeStep,
+    WaitStep,
+)
+from bridge.schema import Observation, PolicyContext, PolicyOutput, UINode
+
+__all__ = ["PlanPolicy"]
+
+_MAX_SCROLLS = 12
+
+
+def _largest_scrollable(observation: Observation) -> UINode | None:
+    scrollables = [n for n in observation.ui if n.scrollable and n.area_px > 0]
+    return max(scrollables, key=lambda n: n.area_px, default=None)
+
+
+def _signature(observation: Observation) -> tuple[tuple[str, tuple[int, int, int, int]], ...]:
+    return tuple((n.text, n.bounds_px) for n in observation.ui)
+
+
+class PlanPolicy:
+    """A Policy that follows a fixed plan; ``plan_for`` builds one per episode if given."""
+
+    def __init__(
+        self,
+        plan: Plan | None = None,
+        plan_for: Callable[[str, PolicyContext], Plan] | None = None,
+        name: str = "scripted",
+    ) -> None:
+        if (plan is None) == (plan_for is None):
+            raise ValueError("give exactly one of plan or plan_for")
+        self._fixed = plan
+        self._plan_for = plan_for
+        self._name = name
+        self._plan: Plan = []
+        self._index = 0
+        self._scrolls = 0
+        self._last: tuple[object, ...] | None = None
+
+    @property
+    def name(self) -> str:
+        """The policy spec."""
+        return self._name
+
+    async def reset(self, instruction: str, context: PolicyContext) -> None:
+        """Start the plan from its first step."""
+        self._plan = (
+            list(self._fixed) if self._fixed is not None else self._plan_for(instruction, context)
+        )  # type: ignore[misc]
+        self._index = 0
+        self._scrolls = 0
+        self._last = None
+
+    async def act(self, observation: Observation) -> PolicyOutput:
+        """The next action of the plan for ``observation``."""
+        if self._index >= len(self._plan):
+            return PolicyOutput(action=FinishAction(status="success"), thought="plan complete")
+        step = self._plan[self._index]
+        action, thought = self._action(step, observation)
+        return PolicyOutput(action=action, thought=thought)
+
+    def _advance(self) -> None:
+        self._index += 1
+        self._scrolls = 0
+        self._last = None
+
+    def _action(self, step: PlanStep, obs: Observation) -> tuple[Action, str]:
+        if isinstance(step, TapStep | LongPressStep | TypeStep):
+            return self._on_node(step, obs)
+        self._advance()
+        simple: dict[type, Callable[[], Action]] = {
+            KeyStep: lambda: KeyAction(key=step.key),  # type: ignore[union-attr]
+            OpenAppStep: lambda: OpenAppAction(app=step.app),  # type: ignore[union-attr]
+            ScrollStep: lambda: ScrollAction(direction=step.direction),  # type: ignore[union-attr]
+            WaitStep: lambda: WaitAction(seconds=step.seconds),  # type: ignore[union-attr]
+            AnswerStep: lambda: AnswerAction(fields=step.fields),  # type: ignore[union-attr]
+            FinishStep: lambda: FinishAction(status=step.status),  # type: ignore[union-attr]
+        }
+        return simple[type(step)](), f"plan step {self._index}: {step.type}"
+
+    def _on_node(
+        self, step: TapStep | LongPressStep | TypeStep, obs: Observation
+    ) -> tuple[Action, str]:
+        selector = step.into if isinstance(step, TypeStep) else step.on
+        if selector is None:
+            self._advance()
+            return TypeAction(text=step.text, clear=step.clear, submit=step.submit), "type"
+        node = selector.find(obs.ui)
+        if node is None:
+            return self._search(step, obs)
+        self._advance()
+        target = Target.node(node.id)
+        if isinstance(step, TypeStep):
+            action: Action = TypeAction(
+                text=step.text, target=target, clear=step.clear, submit=step.submit
+            )
+        elif isinstance(step, LongPressStep):
+            action = LongPressAction(target=target)
+        elif step.at is not None:
+            action = TapAction(target=Target(point=_inside(node, step.at, obs)))
+        else:
+            action = TapAction(target=target)
+        return action, f"{step.type} {selector.model_dump(exclude_defaults=True)}"
+
+    def _search(
+        self, step: TapStep | LongPressStep | TypeStep, obs: Observation
+    ) -> tuple[Action, str]:
+        scrollable = _largest_scrollable(obs)
+        can_scroll = getattr(step, "scroll", True) and scrollable is not None
+        signature = _signature(obs)
+        stuck = self._last is not None and signature == self._last
+        if not can_scroll or stuck or self._scrolls >= _MAX_SCROLLS:
+            wanted = step.into if isinstance(step, TypeStep) else step.on
+            message = f"could not find {wanted.model_dump(exclude_defaults=True)} on screen"
+            return FinishAction(status="abort", message=message), message
+        self._scrolls += 1
+        self._last = signature
+        assert scrollable is not None
+        return ScrollAction(direction="down", target=Target.node(scrollable.id)), "scroll to find"
+
+
+def _inside(node: UINode, at: tuple[float, float], obs: Observation) -> Point:
+    left, top, right, bottom = node.bounds_px
+    x = (left + at[0] * (right - left - 1)) / obs.screen.width_px
+    y = (top + at[1] * (bottom - top - 1)) / obs.screen.height_px
+    return Point(x=min(max(x, 0.0), 1.0), y=min(max(y, 0.0), 1.0))

@@ -1,0 +1,109 @@
+"""The AnswerSheet app (MobileGym's grounded answering): a typed form for query tasks.
+
+A task poses its question with :func:`pose_questions`; the agent fills the fields (choices
+by tapping, numbers, dates, times and text by typing) and submits. Submitted answers are
+stored typed in the overlay, where the task's verdict reads them.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from sim.app import App, AppContext, Event, on
+from sim.state import Route
+
+__all__ = ["AnswerSheetApp", "pose_questions"]
+
+_PREFIX = "answersheet."
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_TIME = re.compile(r"^\d{1,2}:\d{2}$")
+
+
+def pose_questions(overlay: dict[str, Any], question: str, fields: list[dict[str, Any]]) -> None:
+    """Put a question on the sheet: fields are ``{name, kind, label, choices?}`` dicts."""
+    overlay.update(question=question, fields=fields, answers={}, submitted=False)
+
+
+def _parse(kind: str, text: str) -> tuple[Any, str | None]:
+    """The typed value of ``text`` for a field of ``kind``, or the error key."""
+    text = text.strip()
+    if not text:
+        return None, "required"
+    if kind == "number":
+        try:
+            number = float(text)
+        except ValueError:
+            return None, "bad_number"
+        return (int(number) if number.is_integer() else number), None
+    if kind == "date" and not _DATE.match(text):
+        return None, "bad_date"
+    if kind == "time" and not _TIME.match(text):
+        return None, "bad_time"
+    return text, None
+
+
+class AnswerSheetApp(App):
+    """The AnswerSheet: one form per query task."""
+
+    id = "answersheet"
+    package = "com.mobilegym.answersheet"
+    activity = ".AnswerActivity"
+
+    def initial_overlay(self) -> dict[str, Any]:
+        """An empty sheet."""
+        return {"question": "", "fields": [], "answers": {}, "submitted": False, "error": None}
+
+    def view(self, overlay: Any) -> dict[str, Any]:
+        """The submitted answers (ignored by side-effect checks)."""
+        return {
+            "submitted": bool(overlay.get("submitted")),
+            "answers": dict(overlay.get("answers") or {}),
+        }
+
+    def _drafts(self, ctx: AppContext) -> dict[str, str]:
+        return {f["name"]: ctx.field(_PREFIX + f["name"]) for f in ctx.data.get("fields", [])}
+
+    def render(self, ctx: AppContext) -> str:
+        """The form, or the submitted answers."""
+        data = ctx.data
+        return ctx.render(
+            "sheet.html",
+            question=data.get("question", ""),
+            fields=data.get("fields", []),
+            submitted=data.get("submitted", False),
+            answers={k: str(v) for k, v in (data.get("answers") or {}).items()},
+            drafts=self._drafts(ctx),
+            focus=ctx.state.ui.focus,
+            error=data.get("error"),
+        )
+
+    @on("choose")
+    def choose(self, ctx: AppContext, event: Event) -> None:
+        """Pick an option of a choice field."""
+        ctx.set_field(_PREFIX + event.arg("field"), event.arg("option"))
+
+    @on("submit")
+    def submit(self, ctx: AppContext, event: Event) -> None:
+        """Validate every field; submit the typed answers or show the first problem."""
+        answers: dict[str, Any] = {}
+        for field in ctx.data.get("fields", []):
+            value, error = _parse(field["kind"], ctx.field(_PREFIX + field["name"]))
+            if error is not None:
+                ctx.data["error"] = ctx.t(error, label=field["label"])
+                return
+            answers[field["name"]] = value
+        ctx.data.update(answers=answers, submitted=True, error=None)
+        ctx.clear_fields(_PREFIX)
+        ctx.toast(ctx.t("toast_submitted"))
+
+    @on("edit")
+    def edit(self, ctx: AppContext, event: Event) -> None:
+        """Reopen the form with the submitted answers as drafts."""
+        for name, value in (ctx.data.get("answers") or {}).items():
+            ctx.set_field(_PREFIX + name, str(value))
+        ctx.data["submitted"] = False
+
+    def activity_for(self, route: Route) -> str:
+        """A single activity."""
+        return self.activity

@@ -1,0 +1,208 @@
+"""``SimEnv``: a simulated phone behind the bridge Env protocol (plus snapshot and fork).
+
+Each step advances the instance's own clock (never the host's), carries the action out on
+a borrowed page, waits for the page runtime to report idle, and observes. Snapshots are the
+instance's JSON state plus the task being judged; a fork copies both, so a GRPO group starts
+from exactly one state and then evolves independently.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import TYPE_CHECKING, Any
+
+from bridge.errors import EnvError
+from bridge.schema import (
+    Action,
+    AnswerAction,
+    Observation,
+    StepResult,
+    StepTimings,
+    TaskInstance,
+    Verdict,
+    WaitAction,
+)
+from sim.actuate import perform
+from sim.apps.answersheet import pose_questions
+from sim.observe import observe
+from sim.state import InstanceState
+from sim.tasks.episode import TaskEpisode
+
+if TYPE_CHECKING:
+    from sim.instance import Instance
+    from sim.simulator import Simulator
+
+__all__ = ["ACTION_MS", "SimEnv"]
+
+ACTION_MS = 2_000
+"""Simulated milliseconds one action takes (``wait`` takes its own duration)."""
+
+
+class SimEnv:
+    """A bridge ``ForkableEnv`` on one instance of a :class:`~sim.simulator.Simulator`."""
+
+    def __init__(
+        self,
+        sim: Simulator,
+        instance: Instance,
+        *,
+        screenshot: bool = True,
+        answer_mode: str = "action",
+    ) -> None:
+        if answer_mode not in ("action", "sheet"):
+            raise ValueError("answer_mode is 'action' (the answer action) or 'sheet'")
+        self.sim = sim
+        self.instance = instance
+        self.screenshot = screenshot
+        self.answer_mode = answer_mode
+        self._last: Observation | None = None
+
+    # ---- bridge.Env
+    async def reset(self, task: TaskInstance) -> Observation:
+        """Fresh state for ``task.seed``, the task's setup applied, on the home screen."""
+        self._check_open()
+        template = self.sim.tasks.get(task.task_id)
+        state = InstanceState(seed=task.seed)
+        episode = TaskEpisode(template, task)
+        episode.setup(self.sim.phone, state)
+        if self.answer_mode == "sheet" and template.answer_fields:
+            fields = [field.model_dump(exclude_none=True) for field in task.answer_fields]
+            sheet = state.apps.setdefault("answersheet", {})
+            pose_questions(sheet, task.instruction, fields)
+        self.instance.state = state
+        self.instance.episode = episode
+        self.instance.changed()
+        return await self.observe()
+
+    async def step(self, action: Action) -> StepResult:
+        """Carry out ``action`` and observe the settled screen."""
+        self._check_open()
+        started = time.perf_counter()
+        instance = self.instance
+        async with instance.lock, self.sim.pool.page() as pooled:
+            self._begin_step(action)
+            await pooled.show(instance)
+            acted = time.perf_counter()
+            outcome = await perform(pooled, instance, action, self._last, self.sim.config.profile)
+            if isinstance(action, AnswerAction) and instance.episode is not None:
+                instance.episode.answer = dict(action.fields)
+            await pooled.show(instance)
+            settled = time.perf_counter()
+            obs = await self._observe_on(pooled, outcome.error)
+        done = time.perf_counter()
+        self._last = obs
+        timings = StepTimings(
+            act_ms=(settled - acted) * 1000,
+            settle_ms=0.0,
+            observe_ms=(done - settled) * 1000,
+            total_ms=(done - started) * 1000,
+        )
+        return StepResult(
+            observation=obs,
+            executed=outcome.executed,
+            error=outcome.error,
+            done=outcome.done,
+            timings=timings,
+        )
+
+    async def verdict(self) -> Verdict:
+        """Judge the task on the current state."""
+        self._check_open()
+        if self.instance.episode is None:
+            raise EnvError("no task to judge: call reset(task) first")
+        return self.instance.episode.verdict(self.sim.phone, self.instance.state)
+
+    async def close(self) -> None:
+        """Release the instance; idempotent."""
+        self.sim.drop_instance(self.instance.id)
+
+    async def __aenter__(self) -> SimEnv:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    # ---- observation
+    async def observe(self) -> Observation:
+        """Observe the current screen without acting."""
+        self._check_open()
+        async with self.instance.lock, self.sim.pool.page() as pooled:
+            await pooled.show(self.instance)
+            self._last = await self._observe_on(pooled, None)
+        return self._last
+
+    async def _observe_on(self, pooled: Any, error: str | None) -> Observation:
+        config = self.sim.config
+        return await observe(
+            pooled,
+            self.instance,
+            config.profile,
+            screenshot=self.screenshot,
+            image_format=config.image_format,  # type: ignore[arg-type]
+            quality=config.jpeg_quality,
+            last_action_error=error,
+        )
+
+    def _begin_step(self, action: Action) -> None:
+        state = self.instance.state
+        state.step += 1
+        elapsed = action.seconds * 1000 if isinstance(action, WaitAction) else ACTION_MS
+        state.os.clock_ms += int(elapsed)
+        state.ui.toast = None
+        self.instance.changed()
+
+    def _check_open(self) -> None:
+        if self.instance.closed:
+            raise EnvError(f"instance {self.instance.id} is closed")
+
+    # ---- snapshot and fork
+    async def snapshot(self) -> bytes:
+        """The instance state and the task being judged, as JSON bytes."""
+        episode = self.instance.episode
+        document = {
+            "state": json.loads(self.instance.snapshot()),
+            "task": episode.task.model_dump(mode="json") if episode else None,
+            "answer": episode.answer if episode else None,
+        }
+        return json.dumps(document, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+    async def restore(self, snapshot: bytes) -> Observation:
+        """Return to a snapshot's state (and task) and observe."""
+        self._check_open()
+        self._load(snapshot)
+        return await self.observe()
+
+    def _load(self, snapshot: bytes) -> None:
+        document = json.loads(snapshot)
+        state = InstanceState.model_validate(document["state"])
+        episode = None
+        if document.get("task") is not None:
+            task = TaskInstance.model_validate(document["task"])
+            episode = TaskEpisode(self.sim.tasks.get(task.task_id), task)
+            episode.initial = _initial_state(self, task)
+            episode.answer = document.get("answer")
+        self.instance.state = state
+        self.instance.episode = episode
+        self.instance.changed()
+
+    async def fork(self, n: int) -> list[SimEnv]:
+        """``n`` envs on new instances identical to this one (state, route, scroll, focus)."""
+        self._check_open()
+        forks = []
+        for child in self.sim.fork_instance(self.instance, n):
+            episode = self.instance.episode
+            child.episode = episode.copy() if episode is not None else None
+            env = SimEnv(self.sim, child, screenshot=self.screenshot, answer_mode=self.answer_mode)
+            env._last = self._last
+            forks.append(env)
+        return forks
+
+
+def _initial_state(env: SimEnv, task: TaskInstance) -> dict[str, Any]:
+    """The judged state right after setup, recomputed (setup is deterministic)."""
+    from sim.tasks.judge import judged_state
+
+    state = InstanceState(seed=task.seed)
+    TaskEpisode(env.sim.tasks.get(task.task_id), task).setup(env.sim.phone, state)
+    return judged_state(env.sim.phone, state)

@@ -1,0 +1,112 @@
+"""Turning what a page shows into a bridge Observation: screenshot, UI tree, foreground.
+
+The tree comes from the page runtime (the widgets' data-* attributes, bounds from real
+layout) and is the same tree ``uiautomator`` would dump: invisible nodes are left out,
+bounds are device pixels clipped to the screen and to scroll containers.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from bridge.schema import (
+    BackendInfo,
+    Foreground,
+    Observation,
+    Screenshot,
+    ScreenSpec,
+    UINode,
+    UIStatus,
+)
+from sim.instance import Instance
+from sim.pages import PooledPage, SimProfile
+
+__all__ = ["ImageFormat", "foreground", "observe", "tree_nodes"]
+
+ImageFormat = Literal["jpeg", "png"]
+
+
+def tree_nodes(raw: list[dict[str, Any]]) -> list[UINode]:
+    """UINodes from the runtime's node dicts (document order, parents first)."""
+    return [
+        UINode(
+            id=node["id"],
+            parent=node["parent"],
+            index=node["index"],
+            class_name=node["class_name"],
+            text=node["text"],
+            content_desc=node["content_desc"],
+            resource_id=node["resource_id"],
+            hint=node["hint"],
+            package=node["package"],
+            bounds_px=tuple(node["bounds_px"]),
+            checkable=node["checkable"],
+            checked=node["checked"],
+            clickable=node["clickable"],
+            long_clickable=node["long_clickable"],
+            editable=node["editable"],
+            focusable=node["focusable"],
+            focused=node["focused"],
+            scrollable=node["scrollable"],
+            enabled=node["enabled"],
+            selected=node["selected"],
+            password=node["password"],
+        )
+        for node in raw
+    ]
+
+
+def foreground(instance: Instance) -> Foreground:
+    """Our app id, its package, activity and route (the launcher when no app is in front)."""
+    state = instance.state
+    if state.os.foreground is None:
+        return Foreground(app=None, package="com.android.launcher3", activity=".Launcher")
+    app = instance.phone.app(state.os.foreground)
+    route = state.os.route
+    activity = app.activity_for(route) if route is not None else app.activity
+    return Foreground(
+        app=app.id,
+        package=app.package,
+        activity=activity,
+        route=route.path if route is not None else None,
+    )
+
+
+async def observe(
+    pooled: PooledPage,
+    instance: Instance,
+    profile: SimProfile,
+    *,
+    screenshot: bool = True,
+    image_format: ImageFormat = "jpeg",
+    quality: int = 80,
+    last_action_error: str | None = None,
+) -> Observation:
+    """Observe ``instance`` on ``pooled`` (which must already show its current version)."""
+    raw = await pooled.page.evaluate("() => window.__mgb.tree()")
+    nodes = tree_nodes(raw)
+    shot = None
+    if screenshot:
+        options: dict[str, Any] = {"type": image_format, "animations": "disabled"}
+        if image_format == "jpeg":
+            options["quality"] = quality
+        data = await pooled.page.screenshot(**options)
+        shot = Screenshot(
+            format=image_format, width=profile.width_px, height=profile.height_px, data=data
+        )
+    return Observation(
+        step=instance.state.step,
+        screenshot=shot,
+        screen=ScreenSpec(
+            width_px=profile.width_px, height_px=profile.height_px, density_dpi=profile.density_dpi
+        ),
+        ui=nodes,
+        ui_status=UIStatus.OK if nodes else UIStatus.UNAVAILABLE,
+        foreground=foreground(instance),
+        keyboard_visible=instance.state.ui.keyboard_visible,
+        stable=True,
+        last_action_error=last_action_error,
+        backend=BackendInfo(
+            kind="sim", model=profile.model, android_version=profile.android_version
+        ),
+    )

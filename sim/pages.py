@@ -1,0 +1,117 @@
+"""A pool of Chromium pages shared by every instance, and keeping a page in sync with one.
+
+Instance count is bounded by JSON state, not by browsers: a step borrows a page, makes it
+show the instance (a swap of the screen's HTML, only when the page shows something else),
+acts, observes and gives the page back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+
+from playwright.async_api import Browser, BrowserContext, Page
+from pydantic import BaseModel, ConfigDict, Field
+
+from sim.instance import Instance
+
+__all__ = ["PagePool", "PooledPage", "SimProfile"]
+
+
+class SimProfile(BaseModel):
+    """The simulated screen: pixel size and density (device-pixel ratio = dpi / 160)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    width_px: int = Field(default=1080, gt=0)
+    height_px: int = Field(default=2400, gt=0)
+    density_dpi: int = Field(default=480, gt=0)
+    model: str = "mobilegym-sim"
+    android_version: str = "14"
+
+    @property
+    def dpr(self) -> float:
+        """Device pixels per CSS pixel."""
+        return self.density_dpi / 160.0
+
+    @property
+    def css_size(self) -> tuple[float, float]:
+        """The viewport in CSS pixels."""
+        return (self.width_px / self.dpr, self.height_px / self.dpr)
+
+
+@dataclass
+class PooledPage:
+    """A page of the pool and what it currently shows."""
+
+    page: Page
+    instance: str | None = None
+    version: int = -1
+    uses: int = field(default=0)
+
+    async def show(self, instance: Instance) -> None:
+        """Make the page show ``instance``'s current version (no-op when it already does)."""
+        if self.instance == instance.id and self.version == instance.version:
+            return
+        payload = instance.screen()
+        await self.page.evaluate("(p) => window.__mgb.load(p)", payload.model_dump())
+        self.instance, self.version = instance.id, instance.version
+
+    def forget(self) -> None:
+        """Mark the page as showing nothing known (after an error mid-gesture)."""
+        self.instance, self.version = None, -1
+
+
+class PagePool:
+    """``size`` pages in one browser context, lent out one step at a time."""
+
+    def __init__(self, browser: Browser, base_url: str, profile: SimProfile, size: int) -> None:
+        self._browser = browser
+        self._base_url = base_url
+        self._profile = profile
+        self._size = size
+        self._free: asyncio.Queue[PooledPage] = asyncio.Queue()
+        self._context: BrowserContext | None = None
+
+    async def start(self) -> None:
+        """Open the context and load the runtime into every page."""
+        width, height = self._profile.css_size
+        self._context = await self._browser.new_context(
+            viewport={"width": round(width), "height": round(height)},
+            device_scale_factor=self._profile.dpr,
+            is_mobile=True,
+            has_touch=True,
+            locale="en-US",
+            timezone_id="Asia/Shanghai",
+        )
+        pages = await asyncio.gather(*(self._open_page() for _ in range(self._size)))
+        for page in pages:
+            self._free.put_nowait(page)
+
+    async def _open_page(self) -> PooledPage:
+        assert self._context is not None
+        page = await self._context.new_page()
+        await page.goto(f"{self._base_url}/", wait_until="load")
+        await page.wait_for_function("() => window.__mgb !== undefined")
+        return PooledPage(page)
+
+    @asynccontextmanager
+    async def page(self) -> AsyncIterator[PooledPage]:
+        """Borrow a page for one step."""
+        pooled = await self._free.get()
+        try:
+            pooled.uses += 1
+            yield pooled
+        except BaseException:
+            pooled.forget()
+            raise
+        finally:
+            self._free.put_nowait(pooled)
+
+    async def close(self) -> None:
+        """Close every page and the context."""
+        if self._context is not None:
+            await self._context.close()
+            self._context = None

@@ -1,0 +1,288 @@
+"""The simulated Android: launching apps, the back stack, keys, text input, the shade.
+
+:class:`Phone` owns the set of apps and applies every change that is not an app's own
+business: ``os:*`` actions from the page (navigation bar, launcher, recents, shade,
+keyboard), hardware keys, typed text, focus and scroll reports. It holds no instance state
+itself — every method takes the :class:`~sim.state.InstanceState` to change — so one Phone
+serves any number of instances.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from sim.app import App, AppContext, Event, EventKind
+from sim.errors import SimError
+from sim.radios import set_airplane, toggle_tile
+from sim.render import TemplateRenderer
+from sim.state import AppTask, InstanceState, Route
+
+__all__ = [
+    "ActionEvent",
+    "EdgeEvent",
+    "FocusEvent",
+    "PageEvent",
+    "Phone",
+    "ScrolledEvent",
+    "UnknownApp",
+]
+
+_LETTERS = "qwertyuiopasdfghjklzxcvbnm"
+
+
+class UnknownApp(SimError, KeyError):
+    """An app id that is not installed; the message lists the installed ones."""
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+class _PageEvent(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ActionEvent(_PageEvent):
+    """A tap (or long press, double tap) the page resolved to a ``data-action``."""
+
+    type: Literal["action"] = "action"
+    kind: EventKind = "tap"
+    action: str = Field(min_length=1)
+    args: dict[str, str] = Field(default_factory=dict)
+
+
+class FocusEvent(_PageEvent):
+    """A tap on a text field: it takes focus and the keyboard shows."""
+
+    type: Literal["focus"] = "focus"
+    field: str = Field(min_length=1)
+    submit: str | None = None
+    args: dict[str, str] = Field(default_factory=dict)
+
+
+class ScrolledEvent(_PageEvent):
+    """A scroll container moved; its offset becomes part of the state."""
+
+    type: Literal["scrolled"] = "scrolled"
+    key: str = Field(min_length=1)
+    top: int = Field(ge=0)
+
+
+class EdgeEvent(_PageEvent):
+    """A system gesture: swipe down from the top (shade), up from the bottom (home)."""
+
+    type: Literal["edge"] = "edge"
+    edge: Literal["top", "bottom", "shade_up"]
+
+
+PageEvent = Annotated[
+    ActionEvent | FocusEvent | ScrolledEvent | EdgeEvent, Field(discriminator="type")
+]
+
+
+class Phone:
+    """The OS around the apps; stateless, shared by every instance."""
+
+    def __init__(self, apps: Iterable[App]) -> None:
+        self.apps: dict[str, App] = {}
+        for app in apps:
+            if app.id in self.apps:
+                raise SimError(f"two apps share the id {app.id!r}")
+            self.apps[app.id] = app
+        self.renderer = TemplateRenderer(self.apps.values())
+
+    # ---- lookups
+    def app(self, app_id: str) -> App:
+        """The installed app ``app_id``; :class:`UnknownApp` lists the installed ones."""
+        if app_id not in self.apps:
+            raise UnknownApp(f"no app {app_id!r}; installed: {', '.join(sorted(self.apps))}")
+        return self.apps[app_id]
+
+    def context(self, state: InstanceState, app_id: str) -> AppContext:
+        """An :class:`AppContext` for ``app_id`` in ``state``."""
+        return AppContext(self.app(app_id), state, self.renderer.render)
+
+    # ---- app lifecycle
+    def launch(self, state: InstanceState, app_id: str) -> None:
+        """Bring ``app_id`` to the front, starting it on its first screen if not running."""
+        app = self.app(app_id)
+        self._close_panels(state)
+        task = state.os.task(app_id)
+        if task is None:
+            task = AppTask(app=app_id, stack=[Route()])
+        else:
+            state.os.tasks.remove(task)
+        state.os.tasks.append(task)
+        state.os.foreground = app_id
+        app.on_open(self.context(state, app_id))
+
+    def home(self, state: InstanceState) -> None:
+        """Go to the home screen; running apps keep their back stacks."""
+        self._close_panels(state)
+        state.os.foreground = None
+
+    def back(self, state: InstanceState) -> None:
+        """Android's back: close a panel, hide the keyboard, or go back in the app."""
+        ui = state.ui
+        if ui.shade_open or ui.recents_open:
+            ui.shade_open = ui.recents_open = False
+        elif ui.keyboard_visible:
+            ui.keyboard_visible = False
+        elif state.os.foreground is not None:
+            ctx = self.context(state, state.os.foreground)
+            if not ctx.app.on_back(ctx):
+                ctx.back()
+
+    def _close_panels(self, state: InstanceState) -> None:
+        ui = state.ui
+        ui.shade_open = ui.recents_open = ui.keyboard_visible = False
+        ui.focus = None
+
+    # ---- page events
+    def apply(self, state: InstanceState, event: BaseModel) -> None:
+        """Apply an event reported by the page runtime."""
+        if isinstance(event, ActionEvent):
+            self._action(state, event)
+        elif isinstance(event, FocusEvent):
+            state.ui.focus = event.field
+            state.ui.focus_submit = event.submit
+            state.ui.focus_args = dict(event.args)
+            state.ui.keyboard_visible = True
+        elif isinstance(event, ScrolledEvent):
+            state.ui.scroll[event.key] = event.top
+        elif isinstance(event, EdgeEvent):
+            self._edge(state, event.edge)
+        else:
+            raise SimError(f"unknown page event {event!r}")
+
+    def _edge(self, state: InstanceState, edge: str) -> None:
+        if edge == "top":
+            state.ui.shade_open = True
+            state.ui.keyboard_visible = False
+        elif edge == "shade_up":
+            state.ui.shade_open = False
+        else:
+            self.home(state)
+
+    def _action(self, state: InstanceState, event: ActionEvent) -> None:
+        if event.action.startswith("os:"):
+            self._os_action(state, event.action[3:], event.args)
+            return
+        if state.os.foreground is None or state.ui.shade_open or state.ui.recents_open:
+            raise SimError(f"action {event.action!r} arrived with no app in front")
+        ctx = self.context(state, state.os.foreground)
+        ctx.app.handle(ctx, Event(event.kind, event.action, dict(event.args)))
+
+    def _os_action(self, state: InstanceState, name: str, args: dict[str, str]) -> None:
+        handlers: dict[str, Any] = {
+            "back": lambda: self.back(state),
+            "home": lambda: self.home(state),
+            "recents": lambda: self._recents(state),
+            "launch": lambda: self.launch(state, args["app"]),
+            "switch": lambda: self.launch(state, args["app"]),
+            "clear_recents": lambda: self._clear_recents(state),
+            "tile": lambda: toggle_tile(state.os.settings, args["tile"]),
+            "brightness": lambda: self._brightness(state, float(args["frac"])),
+            "open_notification": lambda: self._open_notification(state, int(args["id"])),
+            "clear_notifications": lambda: state.os.notifications.clear(),
+            "key": lambda: self.keyboard_key(state, args["k"]),
+        }
+        if name not in handlers:
+            raise SimError(f"unknown OS action 'os:{name}'")
+        handlers[name]()
+
+    def _recents(self, state: InstanceState) -> None:
+        opening = not state.ui.recents_open
+        self._close_panels(state)
+        state.ui.recents_open = opening
+
+    def _clear_recents(self, state: InstanceState) -> None:
+        state.os.tasks.clear()
+        state.os.foreground = None
+        self._close_panels(state)
+
+    def _brightness(self, state: InstanceState, frac: float) -> None:
+        state.os.settings["system"]["screen_brightness"] = round(min(max(frac, 0.0), 1.0) * 255)
+
+    def _open_notification(self, state: InstanceState, notification_id: int) -> None:
+        notes = state.os.notifications
+        note = next((n for n in notes if n.id == notification_id), None)
+        if note is None:
+            return
+        notes.remove(note)
+        self.launch(state, note.app)
+
+    # ---- keys and text
+    def key(self, state: InstanceState, key: str) -> str | None:
+        """Press a hardware/system key; returns an agent-facing error or None."""
+        if key == "back":
+            self.back(state)
+        elif key == "home":
+            self.home(state)
+        elif key == "recents":
+            self._recents(state)
+        elif key == "enter":
+            return self._enter(state)
+        elif key == "delete":
+            return self._delete(state)
+        elif key in ("volume_up", "volume_down"):
+            system = state.os.settings["system"]
+            step = 1 if key == "volume_up" else -1
+            system["volume_ring"] = min(15, max(0, int(system["volume_ring"]) + step))
+        elif key == "power":
+            state.os.screen_on = not state.os.screen_on
+        else:
+            raise SimError(f"unknown key {key!r}")
+        return None
+
+    def type_text(self, state: InstanceState, text: str, clear: bool) -> str | None:
+        """Type into the focused field (like ADBKeyboard); an error when nothing is focused."""
+        field = state.ui.focus
+        if field is None:
+            return "no text field is focused: tap a text field (or give `type` a target) first"
+        before = "" if clear else state.ui.fields.get(field, "")
+        state.ui.fields[field] = before + text
+        return None
+
+    def keyboard_key(self, state: InstanceState, code: str) -> None:
+        """A key of the on-screen keyboard."""
+        ui = state.ui
+        if code == "shift":
+            ui.keyboard_shift = not ui.keyboard_shift
+        elif code in ("123", "abc"):
+            ui.keyboard_mode = code
+        elif code == "backspace":
+            self._delete(state)
+        elif code == "enter":
+            self._enter(state)
+        else:
+            char = " " if code == "space" else code
+            if ui.keyboard_shift and char in _LETTERS:
+                char = char.upper()
+                ui.keyboard_shift = False
+            self.type_text(state, char, clear=False)
+
+    def _delete(self, state: InstanceState) -> str | None:
+        field = state.ui.focus
+        if field is None:
+            return "no text field is focused"
+        state.ui.fields[field] = state.ui.fields.get(field, "")[:-1]
+        return None
+
+    def _enter(self, state: InstanceState) -> str | None:
+        ui = state.ui
+        if ui.focus is None:
+            return None
+        if ui.focus_submit and state.os.foreground is not None:
+            ctx = self.context(state, state.os.foreground)
+            ctx.app.handle(ctx, Event("submit", ui.focus_submit, dict(ui.focus_args)))
+        else:
+            ui.keyboard_visible = False
+        return None
+
+    # ---- settings with side effects (shared with the Settings app)
+    def set_airplane(self, state: InstanceState, on: bool) -> None:
+        """Airplane mode with Android's radio side effects."""
+        set_airplane(state.os.settings, on)

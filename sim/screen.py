@@ -1,0 +1,172 @@
+"""Composing the whole screen of an instance: system bars, app or launcher, keyboard, shade.
+
+Everything here is a pure function of the instance state (and the installed apps), so any
+browser page can render any instance and two renders of one state are byte-identical.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from markupsafe import Markup
+
+from sim.phone import Phone
+from sim.radios import QUICK_TILES, is_on
+from sim.state import InstanceState
+
+__all__ = ["render_screen", "system_strings"]
+
+_APP_COLORS = ("#3b7dd8", "#2e9e6a", "#d9822b", "#8e5bd0", "#d04a5b", "#2a9bb0", "#6b7a8f")
+
+_KEYBOARD_ROWS = {
+    "abc": ("qwertyuiop", "asdfghjkl", "zxcvbnm"),
+    "123": ("1234567890", "@#$%&-+()", "*\"':;!?"),
+}
+
+
+@cache
+def system_strings(lang: str) -> dict[str, str]:
+    """Strings of the system UI (bars, shade, keyboard) in ``lang``."""
+    text = resources.files("sim").joinpath("system_strings.json").read_text("utf-8")
+    table: dict[str, dict[str, str]] = json.loads(text)
+    return table.get(lang) or table["en"]
+
+
+def _clock(state: InstanceState) -> str:
+    now = state.os.local_time()
+    if str(state.os.settings["system"].get("time_12_24")) == "12":
+        return f"{(now.hour % 12) or 12}:{now.minute:02d}"
+    return f"{now.hour}:{now.minute:02d}"
+
+
+def _date(state: InstanceState, s: dict[str, str]) -> str:
+    now = state.os.local_time()
+    weekday = s["weekdays"].split(",")[now.weekday()]
+    month = s["months"].split(",")[now.month - 1]
+    return s["date_format"].format(weekday=weekday, month=month, day=now.day)
+
+
+def _launcher(phone: Phone, state: InstanceState, s: dict[str, str]) -> str:
+    lang = state.os.lang
+    apps = [
+        {
+            "id": app.id,
+            "label": app.label(lang),
+            "icon": Markup(app.icon_svg()),
+            "color": _APP_COLORS[index % len(_APP_COLORS)],
+        }
+        for index, app in enumerate(phone.apps.values())
+        if not getattr(app, "hidden", False)
+    ]
+    values = {"apps": apps, "time": _clock(state), "date": _date(state, s)}
+    return phone.renderer.render("launcher.html", values)
+
+
+def _recents(phone: Phone, state: InstanceState, s: dict[str, str]) -> str:
+    lang = state.os.lang
+    cards = [
+        {"id": task.app, "label": phone.app(task.app).label(lang), "subtitle": task.stack[-1].path}
+        for task in reversed(state.os.tasks)
+    ]
+    return phone.renderer.render("recents.html", {"cards": cards, "s": s})
+
+
+def _keyboard(phone: Phone, state: InstanceState, s: dict[str, str]) -> str:
+    mode = state.ui.keyboard_mode if state.ui.keyboard_mode in _KEYBOARD_ROWS else "abc"
+    shift = state.ui.keyboard_shift
+    rows: list[list[dict[str, Any]]] = []
+    for index, letters in enumerate(_KEYBOARD_ROWS[mode]):
+        row = [
+            {"code": c, "label": c.upper() if shift else c, "desc": c.upper() if shift else c}
+            for c in letters
+        ]
+        if index == 2:
+            row.insert(
+                0, {"code": "shift", "icon": "shift", "desc": s["key_shift"], "special": True}
+            )
+            row.append(
+                {"code": "backspace", "icon": "backspace", "desc": s["key_delete"], "special": True}
+            )
+        rows.append(row)
+    toggle = "abc" if mode == "123" else "123"
+    rows.append(
+        [
+            {
+                "code": toggle,
+                "label": "ABC" if mode == "123" else "?123",
+                "desc": s["key_letters"] if mode == "123" else s["key_symbols"],
+                "special": True,
+            },
+            {"code": ",", "label": ",", "desc": ","},
+            {"code": "space", "label": "", "desc": s["key_space"], "wide": True},
+            {"code": ".", "label": ".", "desc": "."},
+            {"code": "enter", "icon": "enter", "desc": s["key_enter"], "special": True},
+        ]
+    )
+    return phone.renderer.render("keyboard.html", {"rows": rows})
+
+
+def _shade(phone: Phone, state: InstanceState, s: dict[str, str]) -> str:
+    settings = state.os.settings
+    tiles = [
+        {"id": tile, "icon": icon, "label": s[f"tile_{tile}"], "on": is_on(settings, tile)}
+        for tile, icon in QUICK_TILES
+    ]
+    lang = state.os.lang
+    notifications = [
+        {
+            "id": n.id,
+            "title": n.title,
+            "text": n.text,
+            "app_label": phone.app(n.app).label(lang) if n.app in phone.apps else n.app,
+            "when": state.os.local_time(n.time_ms).strftime("%H:%M"),
+        }
+        for n in reversed(state.os.notifications)
+    ]
+    values = {
+        "tiles": tiles,
+        "notifications": notifications,
+        "brightness": int(settings["system"]["screen_brightness"]),
+        "s": s,
+    }
+    return phone.renderer.render("shade.html", values)
+
+
+def _content(phone: Phone, state: InstanceState, s: dict[str, str]) -> tuple[str, str]:
+    """HTML of the main window and the package that owns it."""
+    if state.ui.recents_open:
+        return _recents(phone, state, s), "com.android.systemui"
+    if state.os.foreground is None:
+        return _launcher(phone, state, s), "com.android.launcher3"
+    ctx = phone.context(state, state.os.foreground)
+    return ctx.app.render(ctx), ctx.app.package
+
+
+def render_screen(phone: Phone, state: InstanceState) -> str:
+    """The full screen of ``state`` as HTML for the page's ``#screen`` element."""
+    if not state.os.screen_on:
+        return '<div class="screen-inner screen-off" style="background:#000"></div>'
+    s = system_strings(state.os.lang)
+    settings = state.os.settings
+    content, package = _content(phone, state, s)
+    values = {
+        "content": Markup(content),
+        "window_package": package,
+        "keyboard": Markup(_keyboard(phone, state, s)) if state.ui.keyboard_visible else "",
+        "shade": Markup(_shade(phone, state, s)) if state.ui.shade_open else "",
+        "toast": state.ui.toast or "",
+        "clock": _clock(state),
+        "battery": 85,
+        "wifi": settings["global"].get("wifi_on") == 1,
+        "bluetooth": settings["global"].get("bluetooth_on") == 1,
+        "airplane": settings["global"].get("airplane_mode_on") == 1,
+        "dnd": settings["global"].get("zen_mode", 0) != 0,
+        "dark": settings["secure"].get("ui_night_mode") == 2,
+        "font_scale": float(settings["system"].get("font_scale", 1.0)),
+        "lang": state.os.lang,
+        "s": s,
+    }
+    return phone.renderer.render("shell.html", values)

@@ -1,0 +1,90 @@
+"""The simulator's HTTP server: the phone page, its runtime's event endpoint, the env API.
+
+Bound to 127.0.0.1 unless configured otherwise. Pages served here post the gestures they
+resolved to ``/api/instances/{id}/page-events`` and get the new screen back; a person can
+open ``/play/{id}`` in a browser and use an instance with the mouse.
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+from string import Template
+from typing import TYPE_CHECKING
+
+from fastapi import FastAPI, HTTPException
+from fastapi.responses import HTMLResponse
+from fastapi.staticfiles import StaticFiles
+from pydantic import BaseModel, ConfigDict
+
+from sim.errors import SimError
+from sim.instance import ScreenPayload
+from sim.phone import PageEvent
+
+if TYPE_CHECKING:
+    from sim.simulator import Simulator
+
+__all__ = ["PageEventRequest", "build_app"]
+
+
+class PageEventRequest(BaseModel):
+    """A page's report: the version it showed and what the gesture resolved to."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    version: int
+    event: PageEvent
+
+
+def _static(name: str) -> str:
+    return resources.files("sim").joinpath("static", name).read_text("utf-8")
+
+
+def build_app(sim: Simulator) -> FastAPI:
+    """The FastAPI application of ``sim``."""
+    app = FastAPI(title="mobilegym-bridge simulator", docs_url="/docs", redoc_url=None)
+    static_dir = resources.files("sim").joinpath("static")
+    app.mount("/static", StaticFiles(directory=str(static_dir)), name="static")
+
+    @app.get("/", response_class=HTMLResponse)
+    def index() -> str:
+        return _static("index.html")
+
+    @app.get("/play/{instance_id}", response_class=HTMLResponse)
+    def play(instance_id: str) -> str:
+        _instance(sim, instance_id)
+        return Template(_static("play.html")).substitute(instance=instance_id)
+
+    @app.get("/api/instances/{instance_id}/screen")
+    def screen(instance_id: str) -> ScreenPayload:
+        return _instance(sim, instance_id).screen()
+
+    @app.post("/api/instances/{instance_id}/page-events")
+    def page_event(instance_id: str, request: PageEventRequest) -> ScreenPayload:
+        instance = _instance(sim, instance_id)
+        if request.version != instance.version:
+            raise HTTPException(
+                409,
+                f"the page showed version {request.version} of {instance_id} but the "
+                f"instance is at {instance.version}; reload the screen",
+            )
+        try:
+            sim.phone.apply(instance.state, request.event)
+        except (SimError, KeyError, ValueError) as exc:
+            raise HTTPException(
+                500, f"the simulator could not apply {request.event}: {exc}"
+            ) from exc
+        instance.changed()
+        return instance.screen()
+
+    if sim.config.serve_env_api:
+        from sim.env_api import env_router
+
+        app.include_router(env_router(sim))
+    return app
+
+
+def _instance(sim: Simulator, instance_id: str):
+    try:
+        return sim.instance(instance_id)
+    except KeyError as exc:
+        raise HTTPException(404, str(exc)) from exc

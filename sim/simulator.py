@@ -1,0 +1,184 @@
+"""The simulator process: apps, instances, a Chromium page pool and the loopback server.
+
+:class:`Simulator` is the one object a program needs: ``async with Simulator() as sim`` starts
+Chromium and a FastAPI server on 127.0.0.1 (the page runtime talks to it), then
+``await sim.env()`` gives a :class:`~sim.env.SimEnv` (bridge.Env) on a fresh instance. Many
+instances share the few pages; an instance costs only its JSON state.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import socket
+from collections.abc import Iterable, Sequence
+from contextlib import AsyncExitStack
+from typing import TYPE_CHECKING, Any
+
+import uvicorn
+from pydantic import BaseModel, ConfigDict, Field
+
+from sim.app import App
+from sim.browser import launch_chromium
+from sim.errors import SimError
+from sim.instance import Instance
+from sim.pages import PagePool, SimProfile
+from sim.phone import Phone
+from sim.state import InstanceState
+
+if TYPE_CHECKING:
+    from sim.env import SimEnv
+    from sim.tasks.registry import TaskRegistry
+
+__all__ = ["SimConfig", "Simulator", "UnknownInstance", "default_apps"]
+
+
+class UnknownInstance(SimError, KeyError):
+    """No live instance has this id."""
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+class SimConfig(BaseModel):
+    """How to run a simulator: pages, screen, server address, screenshot encoding."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    pages: int = Field(default=2, ge=1, le=64)
+    profile: SimProfile = Field(default_factory=SimProfile)
+    host: str = "127.0.0.1"
+    port: int = Field(default=0, ge=0, le=65535)
+    image_format: str = Field(default="jpeg", pattern="^(jpeg|png)$")
+    jpeg_quality: int = Field(default=80, ge=1, le=100)
+    serve_env_api: bool = True
+
+
+def default_apps() -> list[App]:
+    """The apps installed on a fresh simulated phone."""
+    from sim.apps.answersheet import AnswerSheetApp
+    from sim.apps.contacts import ContactsApp
+    from sim.apps.settings import SettingsApp
+
+    return [SettingsApp(), ContactsApp(), AnswerSheetApp()]
+
+
+def _listening_socket(host: str, port: int) -> socket.socket:
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    sock.listen(512)
+    sock.setblocking(False)
+    return sock
+
+
+class Simulator:
+    """Owns the phone model, the instances, Chromium, the page pool and the HTTP server."""
+
+    def __init__(
+        self,
+        config: SimConfig | None = None,
+        apps: Iterable[App] | None = None,
+        tasks: TaskRegistry | None = None,
+    ) -> None:
+        self.config = config or SimConfig()
+        self.phone = Phone(default_apps() if apps is None else apps)
+        self._tasks = tasks
+        self.instances: dict[str, Instance] = {}
+        self._ids = itertools.count(1)
+        self._stack: AsyncExitStack | None = None
+        self._pool: PagePool | None = None
+        self._server: uvicorn.Server | None = None
+        self._serve_task: asyncio.Task[None] | None = None
+        self.base_url = ""
+
+    @property
+    def tasks(self) -> TaskRegistry:
+        """The task registry (the default one unless another was given)."""
+        if self._tasks is None:
+            from sim.tasks.registry import default_registry
+
+            self._tasks = default_registry()
+        return self._tasks
+
+    @property
+    def pool(self) -> PagePool:
+        """The page pool; only available between ``start`` and ``close``."""
+        if self._pool is None:
+            raise SimError("the simulator is not started: use `async with Simulator() as sim`")
+        return self._pool
+
+    # ---- lifecycle
+    async def start(self) -> Simulator:
+        """Start the server and Chromium and load the page pool."""
+        from sim.server import build_app
+
+        self._stack = AsyncExitStack()
+        sock = _listening_socket(self.config.host, self.config.port)
+        host, port = sock.getsockname()[:2]
+        self.base_url = f"http://{host}:{port}"
+        server_config = uvicorn.Config(
+            build_app(self), log_level="warning", access_log=False, lifespan="off"
+        )
+        self._server = uvicorn.Server(server_config)
+        self._serve_task = asyncio.create_task(self._server.serve(sockets=[sock]))
+        browser = await self._stack.enter_async_context(launch_chromium())
+        self._pool = PagePool(browser, self.base_url, self.config.profile, self.config.pages)
+        await self._pool.start()
+        return self
+
+    async def close(self) -> None:
+        """Stop everything; idempotent."""
+        if self._pool is not None:
+            await self._pool.close()
+            self._pool = None
+        if self._stack is not None:
+            await self._stack.aclose()
+            self._stack = None
+        if self._server is not None and self._serve_task is not None:
+            self._server.should_exit = True
+            await self._serve_task
+            self._server = self._serve_task = None
+
+    async def __aenter__(self) -> Simulator:
+        return await self.start()
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    # ---- instances
+    def create_instance(self, seed: int = 0, state: InstanceState | None = None) -> Instance:
+        """A new instance: factory state (or ``state``) with this seed."""
+        instance_id = f"i{next(self._ids)}"
+        instance = Instance(instance_id, state or InstanceState(seed=seed), self.phone)
+        self.instances[instance_id] = instance
+        return instance
+
+    def instance(self, instance_id: str) -> Instance:
+        """The live instance ``instance_id``."""
+        try:
+            return self.instances[instance_id]
+        except KeyError:
+            raise UnknownInstance(f"no live instance {instance_id!r}") from None
+
+    def fork_instance(self, parent: Instance, n: int) -> list[Instance]:
+        """``n`` new instances whose state equals ``parent``'s (route, scroll, focus too)."""
+        if n < 1:
+            raise ValueError(f"fork needs n >= 1, got {n}")
+        return [self.create_instance(state=parent.state.model_copy(deep=True)) for _ in range(n)]
+
+    def drop_instance(self, instance_id: str) -> None:
+        """Forget an instance; idempotent."""
+        instance = self.instances.pop(instance_id, None)
+        if instance is not None:
+            instance.closed = True
+
+    async def env(self, seed: int = 0, **options: Any) -> SimEnv:
+        """A bridge Env on a fresh instance of this simulator."""
+        from sim.env import SimEnv
+
+        return SimEnv(self, self.create_instance(seed), **options)
+
+    def app_ids(self) -> Sequence[str]:
+        """Installed app ids."""
+        return list(self.phone.apps)

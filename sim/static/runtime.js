@@ -1,0 +1,313 @@
+// mobilegym-bridge page runtime: turns gestures into events for the simulator server,
+// applies the screen HTML it gets back, and reports when the page is idle.
+//
+// The server owns all state. This runtime only (1) hit-tests gestures with the browser's
+// real layout (document.elementFromPoint), (2) posts the resolved event, (3) swaps in the
+// returned HTML and restores scroll offsets, and (4) extracts the Android-like UI tree from
+// the data-* attributes of the widgets. Gestures arrive either from Python (Playwright
+// calls __mgb.tap etc. with CSS coordinates) or, in interactive mode, from a real pointer.
+"use strict";
+
+(() => {
+  const STATUS_BAR = 28;
+  const NAV_BAR = 44;
+  const SWIPE_MIN = 24;
+  const screenEl = () => document.getElementById("screen");
+
+  const mgb = {
+    instance: null,
+    version: -1,
+    pending: 0,
+    settled: 0,
+    lastError: null,
+  };
+
+  // ---------------------------------------------------------------- settling
+  const frame = () => new Promise((resolve) => requestAnimationFrame(() => resolve()));
+
+  async function settle() {
+    // Idle = fonts loaded, layout done and two frames painted after the last swap.
+    await document.fonts.ready;
+    await frame();
+    await frame();
+    mgb.settled += 1;
+  }
+
+  // ---------------------------------------------------------------- swapping
+  function applyScroll(scroll) {
+    for (const el of document.querySelectorAll("[data-scroll-key]")) {
+      el.scrollTop = scroll[el.dataset.scrollKey] || 0;
+    }
+  }
+
+  async function load(payload) {
+    mgb.instance = payload.instance;
+    mgb.version = payload.version;
+    screenEl().innerHTML = payload.html;
+    applyScroll(payload.scroll || {});
+    await settle();
+    return { version: mgb.version };
+  }
+
+  async function post(event) {
+    mgb.pending += 1;
+    try {
+      const response = await fetch(`/api/instances/${mgb.instance}/page-events`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ version: mgb.version, event }),
+      });
+      const text = await response.text();
+      let body = null;
+      try {
+        body = JSON.parse(text);
+      } catch (err) {
+        body = { detail: text.slice(0, 300) };
+      }
+      if (!response.ok) {
+        mgb.lastError = `HTTP ${response.status}: ${body.detail || text.slice(0, 300)}`;
+        throw new Error(mgb.lastError);
+      }
+      await load(body);
+      return body;
+    } finally {
+      mgb.pending -= 1;
+    }
+  }
+
+  // ---------------------------------------------------------------- hit testing
+  function args(el) {
+    const out = {};
+    for (const [name, value] of Object.entries(el.dataset)) {
+      if (name.startsWith("arg") && name.length > 3) {
+        out[name[3].toLowerCase() + name.slice(4)] = value;
+      }
+    }
+    return out;
+  }
+
+  function describe(el) {
+    if (!el) return null;
+    return {
+      class: el.dataset.class || el.tagName.toLowerCase(),
+      text: (el.dataset.text || el.textContent || "").trim().slice(0, 80),
+      desc: el.dataset.desc || "",
+      rid: el.dataset.rid || "",
+    };
+  }
+
+  // The innermost element under (x, y) that reacts to `attr`, or why nothing does.
+  function target(x, y, attrs) {
+    let el = document.elementFromPoint(x, y);
+    const hit = el;
+    while (el && el !== document.body) {
+      if (el.dataset) {
+        if (el.dataset.enabled === "false") return { hit, el: null, reason: "disabled" };
+        for (const attr of attrs) {
+          if (el.dataset[attr] !== undefined) return { hit, el, attr };
+        }
+        if (el.dataset.block !== undefined) return { hit, el: null, reason: "blocked" };
+      }
+      el = el.parentElement;
+    }
+    return { hit, el: null, reason: "nothing actionable" };
+  }
+
+  function actionEvent(found, kind, x) {
+    const el = found.el;
+    if (found.attr === "field") {
+      return { type: "focus", field: el.dataset.field, submit: el.dataset.submit || null, args: args(el) };
+    }
+    const a = args(el);
+    if (el.dataset.slider !== undefined) {
+      const rect = el.getBoundingClientRect();
+      a.frac = String(Math.min(1, Math.max(0, (x - rect.left) / rect.width)));
+    }
+    const action = found.attr === "longAction" ? el.dataset.longAction : el.dataset.action;
+    return { type: "action", kind, action, args: a };
+  }
+
+  async function gesture(x, y, kind, attrs) {
+    const found = target(x, y, attrs);
+    const result = { hit: describe(found.el || found.hit), posted: false, reason: found.reason || null };
+    if (found.el) {
+      await post(actionEvent(found, kind, x));
+      result.posted = true;
+    } else {
+      await settle();
+    }
+    return result;
+  }
+
+  const tap = (x, y) => gesture(x, y, "tap", ["action", "field"]);
+  // A long press without a long-press handler is a click on release, as on Android.
+  const longPress = (x, y) => gesture(x, y, "long_press", ["longAction", "action", "field"]);
+
+  async function doubleTap(x, y) {
+    const first = await tap(x, y);
+    const second = await tap(x, y);
+    return { ...second, posted: first.posted || second.posted };
+  }
+
+  // ---------------------------------------------------------------- swipes
+  function scrollContainer(x, y, vertical) {
+    let el = document.elementFromPoint(x, y);
+    while (el && el !== document.body) {
+      if (el.dataset && el.dataset.scrollKey !== undefined) {
+        const room = vertical ? el.scrollHeight - el.clientHeight : el.scrollWidth - el.clientWidth;
+        if (room > 0) return el;
+      }
+      el = el.parentElement;
+    }
+    return null;
+  }
+
+  async function swipe(x1, y1, x2, y2) {
+    const dx = x2 - x1;
+    const dy = y2 - y1;
+    const vertical = Math.abs(dy) >= Math.abs(dx);
+    const shadeOpen = !!document.querySelector(".shade");
+    if (vertical && y1 <= STATUS_BAR && dy > SWIPE_MIN) return edge("top");
+    if (vertical && shadeOpen && dy < -SWIPE_MIN) return edge("shade_up");
+    if (vertical && y1 >= screenEl().clientHeight - NAV_BAR && dy < -SWIPE_MIN) return edge("bottom");
+    const el = scrollContainer(x1, y1, vertical);
+    if (!el || !vertical) {
+      await settle();
+      return { hit: describe(document.elementFromPoint(x1, y1)), posted: false, reason: "nothing to scroll" };
+    }
+    const before = el.scrollTop;
+    el.scrollTop = Math.round(before - dy);
+    const top = Math.round(el.scrollTop);
+    if (top === before) {
+      await settle();
+      return { hit: describe(el), posted: false, reason: "already at the end" };
+    }
+    await post({ type: "scrolled", key: el.dataset.scrollKey, top });
+    return { hit: describe(el), posted: true, reason: null, scrolled: top - before };
+  }
+
+  async function edge(which) {
+    await post({ type: "edge", edge: which });
+    return { hit: null, posted: true, reason: null, edge: which };
+  }
+
+  // ---------------------------------------------------------------- UI tree
+  function clip(rect, box) {
+    return {
+      left: Math.max(rect.left, box.left),
+      top: Math.max(rect.top, box.top),
+      right: Math.min(rect.right, box.right),
+      bottom: Math.min(rect.bottom, box.bottom),
+    };
+  }
+
+  function ownText(el) {
+    if (el.dataset.text !== undefined) return el.dataset.text;
+    if (el.dataset.field !== undefined) {
+      return el.dataset.password === "true" ? "•".repeat((el.textContent || "").length) : el.textContent;
+    }
+    if (el.querySelector("[data-class]")) {
+      let text = "";
+      for (const child of el.childNodes) if (child.nodeType === Node.TEXT_NODE) text += child.textContent;
+      return text.replace(/\s+/g, " ").trim();
+    }
+    return (el.innerText || el.textContent || "").replace(/[ \t]+/g, " ").trim();
+  }
+
+  function flags(el, enabled) {
+    const d = el.dataset;
+    const editable = d.field !== undefined;
+    const clickable = d.action !== undefined || editable;
+    return {
+      clickable,
+      long_clickable: d.longAction !== undefined,
+      checkable: d.checkable === "true",
+      checked: d.checked === "true",
+      editable,
+      focusable: clickable || editable,
+      focused: d.focused === "true",
+      scrollable: d.scrollKey !== undefined && el.scrollHeight > el.clientHeight,
+      enabled,
+      selected: d.selected === "true",
+      password: d.password === "true",
+    };
+  }
+
+  function walk(el, box, parent, pkg, enabled, out, counters) {
+    for (const child of el.children) {
+      const style = getComputedStyle(child);
+      if (style.display === "none" || style.visibility === "hidden") continue;
+      const childPkg = child.dataset.window || pkg;
+      const childEnabled = enabled && child.dataset.enabled !== "false";
+      const rect = clip(child.getBoundingClientRect(), box);
+      const clips = style.overflowX !== "visible" || style.overflowY !== "visible";
+      const innerBox = clips ? rect : box;
+      if (child.dataset.class === undefined) {
+        walk(child, innerBox, parent, childPkg, childEnabled, out, counters);
+        continue;
+      }
+      if (rect.right <= rect.left || rect.bottom <= rect.top) continue;  // invisible: not dumped
+      const id = out.length;
+      const index = counters.get(parent) || 0;
+      counters.set(parent, index + 1);
+      out.push({ id, parent, index, class_name: child.dataset.class, text: ownText(child),
+        content_desc: child.dataset.desc || "", hint: child.dataset.hint || "",
+        resource_id: child.dataset.rid ? `${childPkg}:id/${child.dataset.rid}` : "",
+        package: childPkg, rect, ...flags(child, childEnabled) });
+      walk(child, innerBox, id, childPkg, childEnabled, out, counters);
+    }
+  }
+
+  function tree() {
+    const root = screenEl();
+    const r = root.getBoundingClientRect();
+    const box = { left: r.left, top: r.top, right: r.right, bottom: r.bottom };
+    const nodes = [];
+    walk(root, box, null, "android", true, nodes, new Map());
+    const dpr = window.devicePixelRatio || 1;
+    for (const node of nodes) {
+      const rc = node.rect;
+      node.bounds_px = [rc.left, rc.top, rc.right, rc.bottom].map((v) => Math.round(v * dpr));
+      delete node.rect;
+    }
+    return nodes;
+  }
+
+  // ---------------------------------------------------------------- interactive mode
+  function interactive() {
+    let down = null;
+    const root = screenEl();
+    root.addEventListener("pointerdown", (e) => {
+      const rect = root.getBoundingClientRect();
+      down = { x: e.clientX - rect.left, y: e.clientY - rect.top, t: e.timeStamp };
+    });
+    root.addEventListener("pointerup", async (e) => {
+      if (!down) return;
+      const start = down;
+      down = null;
+      const rect = root.getBoundingClientRect();
+      const x = e.clientX - rect.left;
+      const y = e.clientY - rect.top;
+      const sx = start.x;
+      const sy = start.y;
+      const moved = Math.hypot(x - sx, y - sy);
+      try {
+        if (moved > 12) await swipe(sx, sy, x, y);
+        else if (e.timeStamp - start.t > 500) await longPress(x, y);
+        else await tap(x, y);
+      } catch (err) {
+        console.error(err);
+      }
+    });
+    root.addEventListener("wheel", async (e) => {
+      e.preventDefault();
+      const rect = root.getBoundingClientRect();
+      const x = e.clientX - rect.left;
+      const y = e.clientY - rect.top;
+      await swipe(x, y, x, y - e.deltaY);
+    }, { passive: false });
+  }
+
+  Object.assign(mgb, { load, tap, longPress, doubleTap, swipe, tree, settle, post, interactive });
+  window.__mgb = mgb;
+})();

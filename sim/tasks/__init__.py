@@ -1,0 +1,1 @@
+"""Tasks: seeded templates with setup, checks over state, expected changes and oracles."""
