@@ -255,6 +255,12 @@ class AppContext:
             self.state.ui.focus = None
             self.state.ui.keyboard_visible = False
 
+    def focus(self, key: str | None, submit: str | None = None) -> None:
+        """Focus the field ``key`` and show the keyboard (None: unfocus, hide it)."""
+        ui = self.state.ui
+        ui.focus, ui.focus_submit, ui.focus_args = key, submit, {}
+        ui.keyboard_visible = key is not None
+
     def toast(self, message: str) -> None:
         """Show a short message at the bottom of the screen until the next action."""
         self.state.ui.toast = message

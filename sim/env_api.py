@@ -124,7 +124,7 @@ def env_router(sim: Simulator) -> APIRouter:
         return EnvCreated(env_id=env.instance.id, observation=observation)
 
     @router.get("")
-    def list_envs() -> list[EnvInfo]:
+    async def list_envs() -> list[EnvInfo]:
         return [
             EnvInfo(env_id=env_id, task_id=env.instance.episode.task.task_id
                     if env.instance.episode else None, step=env.instance.state.step)

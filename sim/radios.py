@@ -1,16 +1,17 @@
 """Settings writes with Android's side effects, shared by the Settings app and the shade.
 
 On Android, turning airplane mode on switches the radios off and turning it off brings back
-the ones that were on; Wi-Fi and Bluetooth may still be switched on by hand in between. The
-radios' earlier states are kept where Android keeps them, in ``global`` settings
-(``wifi_saved_state``, ``bluetooth_saved_state``), so a snapshot carries them.
+the ones that were on; Wi-Fi and Bluetooth may still be switched by hand in between, and
+that choice wins. The radios' earlier states are kept where Android keeps them, in
+``global`` settings (``wifi_saved_state``, ``bluetooth_saved_state``), so a snapshot carries
+them and every path (the Settings app, the shade) behaves the same.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["QUICK_TILES", "is_on", "set_airplane", "toggle_tile"]
+__all__ = ["QUICK_TILES", "RADIO_KEYS", "is_on", "set_airplane", "set_radio", "toggle_tile"]
 
 Settings = dict[str, dict[str, Any]]
 
@@ -38,21 +39,32 @@ def is_on(settings: Settings, tile: str) -> bool:
     }[tile]
 
 
+RADIO_KEYS = ("wifi_on", "bluetooth_on")
+"""The radios airplane mode switches off (``global`` settings keys)."""
+
+
+def set_radio(settings: Settings, key: str, on: bool) -> None:
+    """Switch one radio by hand; in airplane mode this choice wins when the mode ends."""
+    if key not in RADIO_KEYS:
+        raise KeyError(f"{key!r} is not a radio; expected one of {RADIO_KEYS}")
+    g = settings["global"]
+    g[key] = int(on)
+    g.pop(key.replace("_on", "_saved_state"), None)
+
+
 def set_airplane(settings: Settings, on: bool) -> None:
     """Turn airplane mode on (radios off, states saved) or off (saved radios restored)."""
     g = settings["global"]
     if on == (g.get("airplane_mode_on") == 1):
         return
-    if on:
-        g["wifi_saved_state"] = g.get("wifi_on", 0)
-        g["bluetooth_saved_state"] = g.get("bluetooth_on", 0)
-        g["wifi_on"] = 0
-        g["bluetooth_on"] = 0
-        g["airplane_mode_on"] = 1
-    else:
-        g["airplane_mode_on"] = 0
-        g["wifi_on"] = max(g.get("wifi_on", 0), g.pop("wifi_saved_state", 0))
-        g["bluetooth_on"] = max(g.get("bluetooth_on", 0), g.pop("bluetooth_saved_state", 0))
+    g["airplane_mode_on"] = int(on)
+    for key in RADIO_KEYS:
+        saved = key.replace("_on", "_saved_state")
+        if on:
+            g[saved] = int(g.get(key, 0) == 1)
+            g[key] = 0
+        elif g.pop(saved, 0) == 1:
+            g[key] = 1
 
 
 def toggle_tile(settings: Settings, tile: str) -> None:
@@ -61,10 +73,8 @@ def toggle_tile(settings: Settings, tile: str) -> None:
     g, s = settings["global"], settings["secure"]
     if tile == "airplane":
         set_airplane(settings, on)
-    elif tile == "wifi":
-        g["wifi_on"] = int(on)
-    elif tile == "bluetooth":
-        g["bluetooth_on"] = int(on)
+    elif tile in ("wifi", "bluetooth"):
+        set_radio(settings, f"{tile}_on", on)
     elif tile == "dnd":
         g["zen_mode"] = int(on)
     elif tile == "dark":

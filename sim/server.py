@@ -16,7 +16,6 @@ from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict
 
-from sim.errors import SimError
 from sim.instance import ScreenPayload
 from sim.phone import PageEvent
 
@@ -46,20 +45,20 @@ def build_app(sim: Simulator) -> FastAPI:
     app.mount("/static", StaticFiles(directory=str(static_dir)), name="static")
 
     @app.get("/", response_class=HTMLResponse)
-    def index() -> str:
+    async def index() -> str:
         return _static("index.html")
 
     @app.get("/play/{instance_id}", response_class=HTMLResponse)
-    def play(instance_id: str) -> str:
+    async def play(instance_id: str) -> str:
         _instance(sim, instance_id)
         return Template(_static("play.html")).substitute(instance=instance_id)
 
     @app.get("/api/instances/{instance_id}/screen")
-    def screen(instance_id: str) -> ScreenPayload:
+    async def screen(instance_id: str) -> ScreenPayload:
         return _instance(sim, instance_id).screen()
 
     @app.post("/api/instances/{instance_id}/page-events")
-    def page_event(instance_id: str, request: PageEventRequest) -> ScreenPayload:
+    async def page_event(instance_id: str, request: PageEventRequest) -> ScreenPayload:
         instance = _instance(sim, instance_id)
         if request.version != instance.version:
             raise HTTPException(
@@ -69,7 +68,7 @@ def build_app(sim: Simulator) -> FastAPI:
             )
         try:
             sim.phone.apply(instance.state, request.event)
-        except (SimError, KeyError, ValueError) as exc:
+        except Exception as exc:  # a bug in an app must not take the server down
             raise HTTPException(
                 500, f"the simulator could not apply {request.event}: {exc}"
             ) from exc

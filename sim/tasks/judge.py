@@ -43,8 +43,24 @@ def judged_state(phone: Phone, state: InstanceState) -> dict[str, Any]:
     return {"settings": settings, "apps": apps}
 
 
+def _by_id(value: Any) -> dict[str, Any] | None:
+    """A list of dicts that all carry a distinct ``id``, keyed by it; else None."""
+    if not isinstance(value, list) or not all(isinstance(v, Mapping) and "id" in v for v in value):
+        return None
+    keyed = {str(item["id"]): item for item in value}
+    return keyed if len(keyed) == len(value) else None
+
+
 def changed_paths(before: Any, after: Any, prefix: str = "") -> list[str]:
-    """Dotted paths whose values differ (list items are compared as whole values)."""
+    """Dotted paths whose values differ.
+
+    Lists of records with ids are compared record by record (``apps.contacts.contacts.c012
+    .starred``), so a task may change one contact without being blamed for the others;
+    other lists are compared as whole values.
+    """
+    keyed_before, keyed_after = _by_id(before), _by_id(after)
+    if keyed_before is not None and keyed_after is not None:
+        before, after = keyed_before, keyed_after
     if isinstance(before, Mapping) and isinstance(after, Mapping):
         paths: list[str] = []
         for key in sorted(set(before) | set(after), key=str):
@@ -111,14 +127,16 @@ def _date(value: Any) -> date | None:
 
 
 def _time(value: Any) -> time | None:
-    found = re.search(r"(\d{1,2})[:：点時时](\d{2})?\s*(am|pm|上午|下午)?", str(value).lower())
+    text = str(value).lower()
+    found = re.search(r"(\d{1,2})\s*[:：点時时]\s*(\d{2})?", text)
     if not found:
         return None
     hour, minute = int(found.group(1)), int(found.group(2) or 0)
-    marker = found.group(3)
-    if marker in ("pm", "下午") and hour < 12:
+    afternoon = re.search(r"pm|p\.m\.|下午|晚上", text) is not None
+    morning = re.search(r"am|a\.m\.|上午|早上|凌晨", text) is not None
+    if afternoon and hour < 12:
         hour += 12
-    if marker in ("am", "上午") and hour == 12:
+    if morning and hour == 12:
         hour = 0
     return time(hour, minute) if hour < 24 and minute < 60 else None
 

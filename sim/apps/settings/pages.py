@@ -1,0 +1,218 @@
+"""The screens of the Settings app: route → template, Android activity and template values.
+
+Each ``*_values`` function reads the instance (settings by Android namespace, the app's
+overlay, world data) and returns exactly the variables its template uses; templates only
+lay the values out with the shared widgets.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from sim.app import AppContext
+from sim.apps.settings import model
+
+__all__ = [
+    "DEVICE_NAME_FIELD",
+    "PAGES",
+    "Page",
+    "connected_ssid",
+    "dialog_values",
+    "locale_label_key",
+    "read_overlay",
+]
+
+DEVICE_NAME_FIELD = "settings.device_name"
+"""Draft key of the device-name text field in the rename dialog."""
+
+Values = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Page:
+    """One screen: its template, the activity ``dumpsys`` would report, its values."""
+
+    template: str
+    activity: str
+    values: Callable[[AppContext], Values]
+
+
+def _global(ctx: AppContext) -> dict[str, Any]:
+    return ctx.settings.get("global", {})
+
+
+def _system(ctx: AppContext) -> dict[str, Any]:
+    return ctx.settings.get("system", {})
+
+
+def read_overlay(ctx: AppContext) -> dict[str, Any]:
+    """The app's overlay for reading (``ctx.data`` would create it: renders stay pure)."""
+    return ctx.state.apps.get(ctx.app.id, {})
+
+
+def connected_ssid(ctx: AppContext) -> str | None:
+    """The network Wi-Fi is connected to, None when Wi-Fi is off."""
+    if not model.is_on(_global(ctx).get("wifi_on")):
+        return None
+    return read_overlay(ctx).get("wifi_ssid", ctx.world["wifi"]["connected"])
+
+
+def locale_label_key(code: str) -> str:
+    """String key of a language's own name (``en-US`` → ``locale_en_us``)."""
+    return "locale_" + code.lower().replace("-", "_")
+
+
+def _on_off(ctx: AppContext, value: Any) -> str:
+    return ctx.t("on") if model.is_on(value) else ctx.t("off")
+
+
+def _timeout_text(ctx: AppContext, ms: Any) -> str:
+    key, n = model.timeout_label(ms)
+    return ctx.t(key, n=n)
+
+
+def main_values(ctx: AppContext) -> Values:
+    """The top-level list: connectivity summaries, airplane switch, sub-page entries."""
+    g = _global(ctx)
+    airplane = model.is_on(g.get("airplane_mode_on"))
+    ssid = connected_ssid(ctx)
+    wifi = ssid or (ctx.t("not_connected") if model.is_on(g.get("wifi_on")) else ctx.t("off"))
+    mobile = ctx.t("unavailable_airplane") if airplane else _on_off(ctx, g.get("mobile_data"))
+    locale = model.locale_choice(_system(ctx).get("system_locales")) or model.LOCALES[0]
+    return {
+        "wifi_summary": wifi,
+        "bluetooth_summary": _on_off(ctx, g.get("bluetooth_on")),
+        "mobile_summary": mobile,
+        "airplane": airplane,
+        "locale_label": ctx.t(locale_label_key(locale)),
+        "device_name": str(g.get("device_name", "")),
+    }
+
+
+def wifi_values(ctx: AppContext) -> Values:
+    """The Wi-Fi switch and, when on, the visible networks (connected one first)."""
+    ssid = connected_ssid(ctx)
+    networks = sorted(ctx.world["wifi"]["networks"],
+                      key=lambda n: (n["ssid"] != ssid, -int(n["signal"])))
+    rows = []
+    for net in networks:
+        if net["ssid"] == ssid:
+            summary = ctx.t("connected")
+        elif net["saved"]:
+            summary = ctx.t("saved")
+        else:
+            summary = ctx.t("secured") if net["secured"] else ctx.t("open_network")
+        desc = ctx.t("signal_desc", ssid=net["ssid"], n=net["signal"])
+        rows.append({"ssid": net["ssid"], "summary": summary, "desc": desc,
+                     "connected": net["ssid"] == ssid})
+    return {"wifi_on": model.is_on(_global(ctx).get("wifi_on")), "networks": rows}
+
+
+def bluetooth_values(ctx: AppContext) -> Values:
+    """The Bluetooth switch, this phone's name and, when on, the paired devices."""
+    g = _global(ctx)
+    return {
+        "bluetooth_on": model.is_on(g.get("bluetooth_on")),
+        "device_name": str(g.get("device_name", "")),
+        "paired": [device["name"] for device in ctx.world["bluetooth"]["paired"]],
+    }
+
+
+def mobile_values(ctx: AppContext) -> Values:
+    """The mobile-data switch, disabled in airplane mode."""
+    g = _global(ctx)
+    return {"airplane": model.is_on(g.get("airplane_mode_on")),
+            "data_on": model.is_on(g.get("mobile_data"))}
+
+
+def display_values(ctx: AppContext) -> Values:
+    """Brightness slider, dark theme switch, timeout and font-size entries."""
+    s = _system(ctx)
+    brightness = int(s.get("screen_brightness", 128))
+    font = model.font_scale_name(s.get("font_scale", 1.0))
+    return {
+        "brightness": brightness,
+        "brightness_shown": ctx.t("percent", n=round(brightness * 100 / model.BRIGHTNESS_MAX)),
+        "dark": int(ctx.settings.get("secure", {}).get("ui_night_mode", 1))
+        == model.NIGHT_MODE_ON,
+        "timeout_summary": _timeout_text(ctx, s.get("screen_off_timeout", 60_000)),
+        "font_summary": ctx.t(f"font_{font}") if font else str(s.get("font_scale")),
+    }
+
+
+def timeout_values(ctx: AppContext) -> Values:
+    """The screen-timeout choices, the current one checked."""
+    current = int(_system(ctx).get("screen_off_timeout", 60_000))
+    return {"choices": [{"label": _timeout_text(ctx, ms), "ms": ms, "checked": ms == current}
+                        for ms in model.TIMEOUT_CHOICES_MS]}
+
+
+def font_values(ctx: AppContext) -> Values:
+    """The font-size choices, the current one checked."""
+    current = model.font_scale_name(_system(ctx).get("font_scale", 1.0))
+    return {"choices": [{"label": ctx.t(f"font_{name}"), "size": name, "checked": name == current}
+                        for name in model.FONT_SCALES]}
+
+
+def sound_values(ctx: AppContext) -> Values:
+    """Ring volume, Do not disturb and the ringer-mode choices."""
+    g = _global(ctx)
+    ringer = int(g.get("mode_ringer", 2))
+    return {
+        "ring_volume": int(_system(ctx).get("volume_ring", 10)),
+        "ring_max": model.RING_VOLUME_MAX,
+        "dnd": model.is_on(g.get("zen_mode")),
+        "ringers": [{"label": ctx.t(f"ringer_{name}"), "mode": name, "checked": value == ringer}
+                    for name, value in model.RINGER_MODES.items()],
+    }
+
+
+def language_values(ctx: AppContext) -> Values:
+    """The languages, each in its own script, the current one checked."""
+    current = model.locale_choice(_system(ctx).get("system_locales"))
+    return {"choices": [{"label": ctx.t(locale_label_key(code)), "locale": code,
+                         "checked": code == current} for code in model.LOCALES]}
+
+
+def about_values(ctx: AppContext) -> Values:
+    """Device name (editable) and read-only facts from world data."""
+    about = ctx.world["about"]
+    facts = [("model", about["model"]), ("android_version", about["android_version"]),
+             ("os_version", about["os_version"]), ("security_patch", about["security_patch"]),
+             ("processor", about["processor"]), ("ram", about["ram"]),
+             ("storage", about["storage"]), ("build_number", about["build_number"]),
+             ("kernel", about["kernel"])]
+    rows = [{"title": ctx.t(key), "value": value, "rid": key} for key, value in facts]
+    rows += [{"title": ctx.t("imei", n=n), "value": about[f"imei{n}"], "rid": f"imei{n}"}
+             for n in (1, 2)]
+    rows.append({"title": ctx.t("serial"), "value": about["serial"], "rid": "serial"})
+    return {"device_name": str(_global(ctx).get("device_name", "")), "facts": rows}
+
+
+def dialog_values(ctx: AppContext) -> Values:
+    """The rename dialog: the draft name, focus, and an error after an empty OK."""
+    error = read_overlay(ctx).get("dialog_error")
+    return {
+        "field_key": DEVICE_NAME_FIELD,
+        "name": ctx.field(DEVICE_NAME_FIELD),
+        "focused": ctx.state.ui.focus == DEVICE_NAME_FIELD,
+        "error": ctx.t(error) if error else None,
+    }
+
+
+PAGES: dict[str, Page] = {
+    "/": Page("main.html", ".Settings", main_values),
+    "/wifi": Page("wifi.html", ".wifi.WifiSettings", wifi_values),
+    "/bluetooth": Page("bluetooth.html", ".bluetooth.BluetoothSettings", bluetooth_values),
+    "/mobile": Page("mobile.html", ".network.MobileNetworkSettings", mobile_values),
+    "/display": Page("display.html", ".display.DisplaySettings", display_values),
+    "/display/timeout": Page("timeout.html", ".display.ScreenTimeoutSettings", timeout_values),
+    "/display/font": Page("font.html", ".display.ToggleFontSizePreferenceFragment",
+                          font_values),
+    "/sound": Page("sound.html", ".sound.SoundSettings", sound_values),
+    "/language": Page("language.html", ".localepicker.LocaleListEditor", language_values),
+    "/about": Page("about.html", ".deviceinfo.aboutphone.MyDeviceInfoFragment", about_values),
+}
+"""Every route of the app."""

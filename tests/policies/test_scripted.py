@@ -1,0 +1,84 @@
+"""The plan executor on hand-built observations: finding nodes, scrolling, giving up."""
+
+from __future__ import annotations
+
+import pytest
+
+from bridge.plans import AnswerStep, OpenAppStep, Selector, TapStep, TypeStep
+from bridge.schema import BackendInfo, Observation, PolicyContext, ScreenSpec, UINode
+from policies.scripted import PlanPolicy
+
+SCREEN = ScreenSpec(width_px=1080, height_px=2400)
+
+
+def _obs(*nodes: UINode) -> Observation:
+    return Observation(step=0, screen=SCREEN, ui=list(nodes), backend=BackendInfo(kind="sim"))
+
+
+def _list(*texts: str, first: int = 1) -> list[UINode]:
+    nodes = [UINode(id=0, class_name="androidx.recyclerview.widget.RecyclerView",
+                    bounds_px=(0, 200, 1080, 2200), scrollable=True)]
+    for offset, text in enumerate(texts):
+        top = 200 + offset * 150
+        nodes.append(UINode(id=len(nodes), parent=0, class_name="android.widget.TextView",
+                            text=text, resource_id="com.android.settings:id/title",
+                            bounds_px=(0, top, 1080, top + 150), clickable=True))
+    return nodes
+
+
+@pytest.mark.asyncio
+async def test_taps_the_matching_node_then_finishes() -> None:
+    policy = PlanPolicy([OpenAppStep(app="settings"), TapStep(on=Selector(text="Display"))])
+    await policy.reset("Open display settings", PolicyContext())
+    first = await policy.act(_obs(*_list("Wi-Fi")))
+    assert first.action is not None and first.action.type == "open_app"
+    second = await policy.act(_obs(*_list("Wi-Fi", "Display")))
+    assert second.action is not None and second.action.type == "tap"
+    assert second.action.target.element == 2
+    third = await policy.act(_obs(*_list("Wi-Fi", "Display")))
+    assert third.action is not None and third.action.type == "finish"
+
+
+@pytest.mark.asyncio
+async def test_scrolls_to_find_and_gives_up_when_the_list_stops() -> None:
+    policy = PlanPolicy([TapStep(on=Selector(text="About phone"))])
+    await policy.reset("x", PolicyContext())
+    screen = _obs(*_list("Wi-Fi", "Display"))
+    out = await policy.act(screen)
+    assert out.action is not None and out.action.type == "scroll"
+    assert out.action.direction == "down" and out.action.target.element == 0
+    stuck = await policy.act(screen)  # nothing moved: the end of the list
+    assert stuck.action is not None and stuck.action.type == "finish"
+    assert stuck.action.status == "abort" and "About phone" in (stuck.action.message or "")
+
+
+@pytest.mark.asyncio
+async def test_type_into_a_field_and_answer() -> None:
+    field = UINode(id=1, parent=0, class_name="android.widget.EditText", hint="Name",
+                   bounds_px=(0, 300, 1080, 420), editable=True)
+    root = UINode(id=0, class_name="android.widget.FrameLayout", bounds_px=(0, 0, 1080, 2400))
+    policy = PlanPolicy([TypeStep(text="张伟", into=Selector(hint="Name")),
+                         AnswerStep(fields={"n": 3})])
+    await policy.reset("x", PolicyContext())
+    typed = await policy.act(_obs(root, field))
+    assert typed.action is not None and typed.action.type == "type"
+    assert typed.action.target.element == 1 and typed.action.clear
+    answered = await policy.act(_obs(root, field))
+    assert answered.action is not None and answered.action.type == "answer"
+
+
+@pytest.mark.asyncio
+async def test_tap_at_a_relative_position() -> None:
+    slider = UINode(id=1, parent=0, class_name="android.widget.SeekBar",
+                    bounds_px=(100, 1000, 1000, 1100), clickable=True)
+    root = UINode(id=0, class_name="android.widget.FrameLayout", bounds_px=(0, 0, 1080, 2400))
+    policy = PlanPolicy([TapStep(on=Selector(class_name="SeekBar"), at=(1.0, 0.5))])
+    await policy.reset("x", PolicyContext())
+    out = await policy.act(_obs(root, slider))
+    point = out.action.target.point
+    assert point is not None and point.x == pytest.approx(999 / 1080) and point.y > 1000 / 2400
+
+
+def test_selector_needs_a_field() -> None:
+    with pytest.raises(ValueError, match="at least one"):
+        Selector()
