@@ -18,7 +18,7 @@ client sends can take the server down.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, TypeVar
 
 from fastapi import APIRouter, HTTPException, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
@@ -33,6 +33,8 @@ if TYPE_CHECKING:
     from sim.simulator import Simulator
 
 __all__ = ["CreateRequest", "EnvCreated", "EnvInfo", "ForkRequest", "ResetRequest", "env_router"]
+
+T = TypeVar("T")
 
 
 class _Body(BaseModel):

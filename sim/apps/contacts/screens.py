@@ -63,7 +63,8 @@ def _topbar_actions(ctx: AppContext, contact: dict[str, Any]) -> list[dict[str, 
     args = {"id": contact["id"]}
     star = "remove_favorite" if contact["starred"] else "add_favorite"
     return [
-        {"icon": "star", "desc": ctx.t(star), "action": "star", "args": args, "rid": "menu_star"},
+        {"icon": "star", "desc": ctx.t(star), "action": "star", "args": args, "rid": "menu_star",
+         "filled": bool(contact["starred"])},
         {"icon": "edit", "desc": ctx.t("edit"), "action": "edit", "args": args, "rid": "menu_edit"},
         {"icon": "delete", "desc": ctx.t("delete"), "action": "delete", "args": args,
          "rid": "menu_delete"},

@@ -510,8 +510,8 @@ def test_delete_cancel_keeps_the_contact(ctx: AppContext, app: ContactsApp) -> N
     tap(ctx, "delete", id="c002")
     html = render(ctx)
     assert texts(html, rid="alertTitle") == ["Delete this contact?"]
-    assert texts(html, rid="button1") == ["Cancel"]
-    assert nodes(html, rid="button2", action="delete_confirm", arg_id="c002")
+    assert texts(html, rid="button2") == ["Cancel"]  # Android: the negative button
+    assert nodes(html, rid="button1", action="delete_confirm", arg_id="c002")
     tap(ctx, "dialog_cancel")
     assert not nodes(render(ctx), rid="alertTitle")
     tap(ctx, "delete", id="c002")
@@ -670,7 +670,7 @@ def test_every_route_renders_in_chinese(zh: AppContext) -> None:
     tap(zh, "delete", id="c001")
     html = render(zh)
     assert texts(html, rid="alertTitle") == ["要删除此联系人吗？"]
-    assert texts(html, rid="button1") == ["取消"] and texts(html, rid="button2") == ["删除"]
+    assert texts(html, rid="button2") == ["取消"] and texts(html, rid="button1") == ["删除"]
     tap(zh, "dialog_cancel")
     tap(zh, "edit", id="c001")
     zh.set_field("contacts.edit.name", "")
