@@ -65,7 +65,11 @@ class PooledPage:
 
 
 class PagePool:
-    """``size`` pages in one browser context, lent out one step at a time."""
+    """``size`` pages, each in its own browser context, lent out one step at a time.
+
+    One context per page: pages sharing a context are background tabs of one window, and
+    Chromium produces their frames (which screenshots wait for) only about once a second.
+    """
 
     def __init__(self, browser: Browser, base_url: str, profile: SimProfile, size: int) -> None:
         self._browser = browser
@@ -73,12 +77,17 @@ class PagePool:
         self._profile = profile
         self._size = size
         self._free: asyncio.Queue[PooledPage] = asyncio.Queue()
-        self._context: BrowserContext | None = None
+        self._contexts: list[BrowserContext] = []
 
     async def start(self) -> None:
-        """Open the context and load the runtime into every page."""
+        """Open the contexts and load the runtime into every page."""
+        pages = await asyncio.gather(*(self._open_page() for _ in range(self._size)))
+        for page in pages:
+            self._free.put_nowait(page)
+
+    async def _open_page(self) -> PooledPage:
         width, height = self._profile.css_size
-        self._context = await self._browser.new_context(
+        context = await self._browser.new_context(
             viewport={"width": round(width), "height": round(height)},
             device_scale_factor=self._profile.dpr,
             is_mobile=True,
@@ -86,13 +95,8 @@ class PagePool:
             locale="en-US",
             timezone_id="Asia/Shanghai",
         )
-        pages = await asyncio.gather(*(self._open_page() for _ in range(self._size)))
-        for page in pages:
-            self._free.put_nowait(page)
-
-    async def _open_page(self) -> PooledPage:
-        assert self._context is not None
-        page = await self._context.new_page()
+        self._contexts.append(context)
+        page = await context.new_page()
         await page.goto(f"{self._base_url}/", wait_until="load")
         await page.wait_for_function("() => window.__mgb !== undefined")
         return PooledPage(page)
@@ -111,7 +115,7 @@ class PagePool:
             self._free.put_nowait(pooled)
 
     async def close(self) -> None:
-        """Close every page and the context."""
-        if self._context is not None:
-            await self._context.close()
-            self._context = None
+        """Close every page and context; idempotent."""
+        contexts, self._contexts = self._contexts, []
+        for context in contexts:
+            await context.close()

@@ -2,8 +2,12 @@
 
 A template is a class with typed, seeded parameters, instructions in English and Chinese,
 a setup (a patch of the instance state that also makes sure the goal is not already met),
-pure checks over the judged state, the paths it is allowed to change, typed AnswerSheet
-fields for query tasks, and an oracle plan that solves it through the UI.
+pure checks over the judged state, the paths it is allowed to change (globs that may name
+parameters: ``apps.contacts.contacts.{contact}.starred``), typed AnswerSheet fields for
+query tasks, and an oracle plan that solves it through the UI.
+
+The phone's UI language follows the task's (a Chinese instruction meets a Chinese phone);
+a setup may still change it, and an oracle gets the language it will meet.
 
 Example::
 
@@ -124,6 +128,11 @@ class TaskTemplate:
     def oracle(self, p: Params, lang: str) -> Plan:
         """A plan that solves the task through the UI."""
         raise NotImplementedError(f"{self.id} has no oracle")
+
+    def allowed_changes(self, p: Params) -> tuple[str, ...]:
+        """Globs of the paths this instance may change: ``expected_changes`` with the
+        parameters filled in (override when the set depends on the parameters' values)."""
+        return tuple(glob.format(**p) if "{" in glob else glob for glob in self.expected_changes)
 
     def text_values(self, p: Params, lang: str) -> dict[str, Any]:
         """Values for the instruction template in ``lang`` (default: the parameters)."""

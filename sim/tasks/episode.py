@@ -11,7 +11,10 @@ from sim.state import InstanceState
 from sim.tasks.base import SetupContext, TaskTemplate
 from sim.tasks.judge import judged_state, match_answer, unexpected_changes
 
-__all__ = ["PreSatisfiedTask", "TaskEpisode"]
+__all__ = ["UI_LOCALES", "PreSatisfiedTask", "TaskEpisode"]
+
+UI_LOCALES = {"en": "en-US", "zh": "zh-CN"}
+"""The phone's ``system.system_locales`` for a task in each language."""
 
 
 class PreSatisfiedTask(SimError):
@@ -29,7 +32,9 @@ class TaskEpisode:
         self.answer: dict[str, AnswerValue] | None = None
 
     def setup(self, phone: Phone, state: InstanceState) -> None:
-        """Apply the template's setup and remember the judged state at the start."""
+        """Set the UI language to the task's, apply the template's setup (which may change
+        it again) and remember the judged state at the start."""
+        state.os.settings["system"]["system_locales"] = UI_LOCALES[self.task.lang]
         self.template.setup(SetupContext(phone, state), self.params)
         self.initial = judged_state(phone, state)
         if self.template.answer_fields:
@@ -76,6 +81,8 @@ class TaskEpisode:
         """Judge the instance now: checks, answer fields, and side effects."""
         final = judged_state(phone, state)
         checks = self.template.checks(final, self.params) + self.answer_checks(state)
-        unexpected = unexpected_changes(self.initial, final, self.template.expected_changes)
+        unexpected = unexpected_changes(
+            self.initial, final, self.template.allowed_changes(self.params)
+        )
         kind = "answer" if self.template.kind == "query" else "state"
         return Verdict.from_checks(checks, side_effects=unexpected, kind=kind)
