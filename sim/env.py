@@ -61,6 +61,11 @@ class SimEnv:
     # ---- bridge.Env
     async def reset(self, task: TaskInstance) -> Observation:
         """Fresh state for ``task.seed``, the task's setup applied, on the home screen."""
+        self.pose(task)
+        return await self.observe()
+
+    def pose(self, task: TaskInstance) -> None:
+        """Set the instance up for ``task`` without rendering it (cheap: JSON only)."""
         self._check_open()
         template = self.sim.tasks.get(task.task_id)
         state = InstanceState(seed=task.seed)
@@ -73,7 +78,6 @@ class SimEnv:
         self.instance.state = state
         self.instance.episode = episode
         self.instance.changed()
-        return await self.observe()
 
     async def step(self, action: Action) -> StepResult:
         """Carry out ``action`` and observe the settled screen."""

@@ -7,6 +7,7 @@ bounds are device pixels clipped to the screen and to scroll containers.
 
 from __future__ import annotations
 
+import json
 from typing import Any, Literal
 
 from bridge.schema import (
@@ -83,14 +84,11 @@ async def observe(
     last_action_error: str | None = None,
 ) -> Observation:
     """Observe ``instance`` on ``pooled`` (which must already show its current version)."""
-    raw = await pooled.page.evaluate("() => window.__mgb.tree()")
+    raw = json.loads(await pooled.page.evaluate("() => window.__mgb.treeJson()"))
     nodes = tree_nodes(raw)
     shot = None
     if screenshot:
-        options: dict[str, Any] = {"type": image_format, "animations": "disabled"}
-        if image_format == "jpeg":
-            options["quality"] = quality
-        data = await pooled.page.screenshot(**options)
+        data = await pooled.screenshot(image_format, quality)
         shot = Screenshot(
             format=image_format, width=profile.width_px, height=profile.height_px, data=data
         )

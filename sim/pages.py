@@ -47,6 +47,7 @@ class PooledPage:
     """A page of the pool and what it currently shows."""
 
     page: Page
+    profile: SimProfile
     instance: str | None = None
     version: int = -1
     uses: int = field(default=0)
@@ -58,6 +59,16 @@ class PooledPage:
         payload = instance.screen()
         await self.page.evaluate("(p) => window.__mgb.load(p)", payload.model_dump())
         self.instance, self.version = instance.id, instance.version
+
+    async def screenshot(self, image_format: str = "jpeg", quality: int = 80) -> bytes:
+        """The screen at device resolution.
+
+        Playwright's screenshot, not a bare CDP ``Page.captureScreenshot``: the latter with a
+        scaled clip silently resets the page's emulated device-pixel ratio to 1.
+        """
+        if image_format == "jpeg":
+            return await self.page.screenshot(type="jpeg", quality=quality)
+        return await self.page.screenshot(type="png")
 
     def forget(self) -> None:
         """Mark the page as showing nothing known (after an error mid-gesture)."""
@@ -99,7 +110,7 @@ class PagePool:
         page = await context.new_page()
         await page.goto(f"{self._base_url}/", wait_until="load")
         await page.wait_for_function("() => window.__mgb !== undefined")
-        return PooledPage(page)
+        return PooledPage(page, self._profile)
 
     @asynccontextmanager
     async def page(self) -> AsyncIterator[PooledPage]:

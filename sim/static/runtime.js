@@ -26,10 +26,15 @@
   const frame = () => new Promise((resolve) => requestAnimationFrame(() => resolve()));
 
   async function settle() {
-    // Idle = fonts loaded, layout done and two frames painted after the last swap.
-    await document.fonts.ready;
-    await frame();
-    await frame();
+    // Idle = layout done with every font it asked for loaded, and a frame produced after
+    // that (no animations exist, so nothing else can still be moving). Layout is forced
+    // first: fonts are only requested by layout, so before it `fonts.ready` means nothing.
+    for (;;) {
+      void screenEl().offsetHeight;
+      await document.fonts.ready;
+      await frame();
+      if (document.fonts.status === "loaded") break;
+    }
     mgb.settled += 1;
   }
 
@@ -308,6 +313,9 @@
     }, { passive: false });
   }
 
-  Object.assign(mgb, { load, tap, longPress, doubleTap, swipe, tree, settle, post, interactive });
+  // The tree as one JSON string: far cheaper to hand to Playwright than nested objects.
+  const treeJson = () => JSON.stringify(tree());
+
+  Object.assign(mgb, { load, tap, longPress, doubleTap, swipe, tree, treeJson, settle, post, interactive });
   window.__mgb = mgb;
 })();

@@ -1,27 +1,88 @@
 """Task templates over the Settings app (and the shade, which reaches the same settings).
 
 Every judged value is an Android settings key, so the phone's ``settings get`` reads the
-same thing (see the device variants in issue 4).
+same thing (see the device variants in issue 4). Each task here changes one setting and
+starts with it the other way (or at another value). Questions about the phone are in
+:mod:`sim.tasks.settings_query_tasks`, routines that change several settings in
+:mod:`sim.tasks.settings_routine_tasks`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from functools import cache
+from typing import Any, ClassVar
 
-from bridge.plans import FinishStep, OpenAppStep, Plan, Selector, TapStep
+from bridge.plans import FinishStep, OpenAppStep, Plan, Selector, TapStep, TypeStep
 from bridge.schema import Check
+from sim.apps.settings import SettingsApp, model
 from sim.tasks.base import SetupContext, TaskTemplate
 from sim.tasks.judge import check
-from sim.tasks.params import Boolean
+from sim.tasks.params import Boolean, Choice, Integer
 
-__all__ = ["TEMPLATES", "SetAirplaneMode", "SetWifi"]
+__all__ = [
+    "TEMPLATES",
+    "MuteRingVolume",
+    "RenameDevice",
+    "SetAirplaneMode",
+    "SetBluetooth",
+    "SetBrightnessExtreme",
+    "SetDarkTheme",
+    "SetDoNotDisturb",
+    "SetFontSize",
+    "SetLanguage",
+    "SetMobileData",
+    "SetRingerMode",
+    "SetScreenTimeout",
+    "SetWifi",
+    "after",
+    "pick_radio",
+    "settings_plan",
+    "settings_text",
+    "timeout_text",
+]
 
 _ON = {"en": {True: "on", False: "off"}, "zh": {True: "打开", False: "关闭"}}
 
 
 def _g(state: Mapping[str, Any], key: str) -> Any:
     return state["settings"]["global"].get(key)
+
+
+def _sys(state: Mapping[str, Any], key: str) -> Any:
+    return state["settings"]["system"].get(key)
+
+
+@cache
+def _strings(lang: str) -> Mapping[str, str]:
+    return SettingsApp().strings(lang)
+
+
+def settings_text(key: str, lang: str, **values: object) -> str:
+    """A Settings UI string as the phone shows it in ``lang`` (what oracles tap by text)."""
+    text = _strings(lang)[key]
+    return text.format(**values) if values else text
+
+
+def timeout_text(ms: int, lang: str) -> str:
+    """How the screen-timeout list names ``ms`` (``2 minutes``, ``30 秒``)."""
+    key, n = model.timeout_label(ms)
+    return settings_text(key, lang, n=n)
+
+
+def settings_plan(*rids: str) -> Plan:
+    """Open Settings and tap the rows with these resource ids, in order."""
+    return [OpenAppStep(app="settings"), *(TapStep(on=Selector(resource_id=r)) for r in rids)]
+
+
+def pick_radio(label: str) -> TapStep:
+    """Tap the radio button named ``label`` (a page title may read the same, e.g. Sound)."""
+    return TapStep(on=Selector(resource_id="radio", text=label))
+
+
+def after(options: tuple[Any, ...], value: Any) -> Any:
+    """The option after ``value`` (cyclic): a start that is surely not the target."""
+    return options[(options.index(value) + 1) % len(options)]
 
 
 class SetWifi(TaskTemplate):
@@ -87,4 +148,319 @@ class SetAirplaneMode(TaskTemplate):
         ]
 
 
-TEMPLATES: tuple[TaskTemplate, ...] = (SetWifi(), SetAirplaneMode())
+# ---------------------------------------------------------------- one switch (L1)
+
+
+class _SwitchTask(TaskTemplate):
+    """Turn one switch on or off; the setup starts it the other way.
+
+    ``values`` are the setting's (off, on) values; ``rids`` the rows to tap from the main
+    list, the switch row last.
+    """
+
+    apps = ("settings",)
+    level = "L1"
+    kind = "operate"
+    params = {"on": Boolean()}
+    namespace: ClassVar[str] = "global"
+    key: ClassVar[str]
+    values: ClassVar[tuple[int, int]] = (0, 1)
+    rids: ClassVar[tuple[str, ...]]
+
+    def text_values(self, p: dict[str, Any], lang: str) -> dict[str, Any]:
+        return {"state": _ON[lang][p["on"]]}
+
+    def setup(self, s: SetupContext, p: dict[str, Any]) -> None:
+        s.settings[self.namespace][self.key] = self.values[not p["on"]]
+
+    def checks(self, state: Mapping[str, Any], p: dict[str, Any]) -> list[Check]:
+        actual = state["settings"][self.namespace].get(self.key)
+        return [check(self.key, self.values[p["on"]], actual)]
+
+    def oracle(self, p: dict[str, Any], lang: str) -> Plan:
+        return [*settings_plan(*self.rids), FinishStep()]
+
+
+class SetBluetooth(_SwitchTask):
+    """Switch Bluetooth on or off (S2; probe ``settings get global bluetooth_on``)."""
+
+    id = "settings/SetBluetooth-v1"
+    instructions = {"en": "Turn Bluetooth {state}.", "zh": "{state}蓝牙。"}
+    key = "bluetooth_on"
+    rids = ("bluetooth_settings", "bluetooth_enable")
+    expected_changes = ("settings.global.bluetooth_on",)
+
+
+class SetMobileData(_SwitchTask):
+    """Switch mobile data on or off (S12; probe ``settings get global mobile_data``)."""
+
+    id = "settings/SetMobileData-v1"
+    instructions = {"en": "Turn mobile data {state}.", "zh": "{state}移动数据。"}
+    key = "mobile_data"
+    rids = ("msim_settings", "mobile_data_enable")
+    expected_changes = ("settings.global.mobile_data",)
+
+
+class SetDarkTheme(_SwitchTask):
+    """Dark theme on or off (S4; probe ``settings get secure ui_night_mode``: 2 on, 1 off)."""
+
+    id = "settings/SetDarkTheme-v1"
+    instructions = {"en": "Turn dark theme {state}.", "zh": "{state}深色模式。"}
+    namespace = "secure"
+    key = "ui_night_mode"
+    values = (model.NIGHT_MODE_OFF, model.NIGHT_MODE_ON)
+    rids = ("display_settings", "dark_mode_display_enable")
+    expected_changes = ("settings.secure.ui_night_mode",)
+
+
+class SetDoNotDisturb(_SwitchTask):
+    """Do not disturb on or off (S7; probe ``settings get global zen_mode``, any non-zero on)."""
+
+    id = "settings/SetDoNotDisturb-v1"
+    instructions = {"en": "Turn Do not disturb {state}.", "zh": "{state}勿扰模式。"}
+    key = "zen_mode"
+    rids = ("sound_settings", "zen_mode")
+    expected_changes = ("settings.global.zen_mode",)
+
+    def checks(self, state: Mapping[str, Any], p: dict[str, Any]) -> list[Check]:
+        return [check("zen_mode", int(p["on"]), int(model.is_on(_g(state, "zen_mode"))))]
+
+
+# ---------------------------------------------------------------- sliders
+
+
+class MuteRingVolume(TaskTemplate):
+    """Ring volume to zero from wherever it is (probe ``settings get system volume_ring``)."""
+
+    id = "settings/MuteRingVolume-v1"
+    apps = ("settings",)
+    level = "L1"
+    kind = "operate"
+    instructions = {"en": "Turn the ring volume all the way down.", "zh": "把铃声音量调到最低。"}
+    params = {"start": Integer(3, model.RING_VOLUME_MAX)}
+    expected_changes = ("settings.system.volume_ring",)
+
+    def setup(self, s: SetupContext, p: dict[str, Any]) -> None:
+        s.settings["system"]["volume_ring"] = p["start"]
+
+    def checks(self, state: Mapping[str, Any], p: dict[str, Any]) -> list[Check]:
+        return [check("volume_ring", 0, _sys(state, "volume_ring"))]
+
+    def oracle(self, p: dict[str, Any], lang: str) -> Plan:
+        slider = TapStep(on=Selector(resource_id="ring_volume"), at=(0.0, 0.5))
+        return [*settings_plan("sound_settings"), slider, FinishStep()]
+
+
+class SetBrightnessExtreme(TaskTemplate):
+    """Brightness to its maximum or minimum (S6: extremes only, mid values differ per device)."""
+
+    id = "settings/SetBrightnessExtreme-v1"
+    apps = ("settings",)
+    level = "L2"
+    kind = "operate"
+    instructions = {
+        "en": "Set the screen brightness to the {level}.",
+        "zh": "把屏幕亮度调到{level}。",
+    }
+    params = {"level": Choice(("max", "min")), "start": Integer(40, 215)}
+    expected_changes = ("settings.system.screen_brightness",)
+    _WORDS: ClassVar[dict[str, dict[str, str]]] = {
+        "en": {"max": "maximum", "min": "minimum"},
+        "zh": {"max": "最亮", "min": "最暗"},
+    }
+
+    def text_values(self, p: dict[str, Any], lang: str) -> dict[str, Any]:
+        return {"level": self._WORDS[lang][p["level"]]}
+
+    def setup(self, s: SetupContext, p: dict[str, Any]) -> None:
+        s.settings["system"]["screen_brightness"] = p["start"]
+
+    def checks(self, state: Mapping[str, Any], p: dict[str, Any]) -> list[Check]:
+        target = model.BRIGHTNESS_MAX if p["level"] == "max" else 0
+        return [check("screen_brightness", target, _sys(state, "screen_brightness"))]
+
+    def oracle(self, p: dict[str, Any], lang: str) -> Plan:
+        end = (1.0, 0.5) if p["level"] == "max" else (0.0, 0.5)
+        slider = TapStep(on=Selector(resource_id="brightness"), at=end)
+        return [*settings_plan("display_settings"), slider, FinishStep()]
+
+
+# ---------------------------------------------------------------- one choice of a list (L2)
+
+
+class _ChoiceTask(TaskTemplate):
+    """Pick one option of a radio list; the setup starts at the option after it.
+
+    Subclasses give the setting, the options (setting values), the rows leading to the list
+    and how the phone names an option (:meth:`label`), which the oracle taps.
+    """
+
+    apps = ("settings",)
+    level = "L2"
+    kind = "operate"
+    namespace: ClassVar[str] = "system"
+    key: ClassVar[str]
+    options: ClassVar[tuple[Any, ...]]
+    rids: ClassVar[tuple[str, ...]]
+
+    def label(self, value: Any, lang: str) -> str:
+        """The option's text on screen in ``lang``."""
+        raise NotImplementedError
+
+    def actual(self, state: Mapping[str, Any]) -> Any:
+        """The current option, comparable with the parameter ``value``."""
+        return state["settings"][self.namespace].get(self.key)
+
+    def text_values(self, p: dict[str, Any], lang: str) -> dict[str, Any]:
+        return {"label": self.label(p["value"], lang)}
+
+    def setup(self, s: SetupContext, p: dict[str, Any]) -> None:
+        s.settings[self.namespace][self.key] = self.stored(after(self.options, p["value"]))
+
+    def stored(self, value: Any) -> Any:
+        """The setting's value for an option (the option itself by default)."""
+        return value
+
+    def checks(self, state: Mapping[str, Any], p: dict[str, Any]) -> list[Check]:
+        return [check(self.key, p["value"], self.actual(state))]
+
+    def oracle(self, p: dict[str, Any], lang: str) -> Plan:
+        return [*settings_plan(*self.rids), pick_radio(self.label(p["value"], lang)), FinishStep()]
+
+
+class SetScreenTimeout(_ChoiceTask):
+    """Screen timeout to one of the 7 listed values (S22; ``system.screen_off_timeout`` ms)."""
+
+    id = "settings/SetScreenTimeout-v1"
+    instructions = {
+        "en": "Make the screen turn off after {label} of inactivity.",
+        "zh": "把自动锁屏时间设为 {label}。",
+    }
+    key = "screen_off_timeout"
+    options = model.TIMEOUT_CHOICES_MS
+    params = {"value": Choice(model.TIMEOUT_CHOICES_MS)}
+    rids = ("display_settings", "screen_timeout")
+    expected_changes = ("settings.system.screen_off_timeout",)
+
+    def label(self, value: Any, lang: str) -> str:
+        return timeout_text(value, lang)
+
+
+class SetRingerMode(_ChoiceTask):
+    """Ringer mode sound / vibrate / silent (S8; ``global.mode_ringer`` 2 / 1 / 0)."""
+
+    id = "settings/SetRingerMode-v1"
+    instructions = {"en": "Set the ringer mode to {label}.", "zh": "把铃声模式设为“{label}”。"}
+    namespace = "global"
+    key = "mode_ringer"
+    options = tuple(model.RINGER_MODES)
+    params = {"value": Choice(tuple(model.RINGER_MODES))}
+    rids = ("sound_settings",)
+    expected_changes = ("settings.global.mode_ringer",)
+
+    def label(self, value: Any, lang: str) -> str:
+        return settings_text(f"ringer_{value}", lang)
+
+    def stored(self, value: Any) -> Any:
+        return model.RINGER_MODES[value]
+
+    def actual(self, state: Mapping[str, Any]) -> Any:
+        mode = _g(state, "mode_ringer")
+        return next((name for name, v in model.RINGER_MODES.items() if v == mode), mode)
+
+
+class SetFontSize(_ChoiceTask):
+    """Font size by name (S10; ``system.font_scale`` 0.85 / 1.0 / 1.15 / 1.3)."""
+
+    id = "settings/SetFontSize-v1"
+    instructions = {"en": "Change the font size to {label}.", "zh": "把字体大小改为“{label}”。"}
+    key = "font_scale"
+    options = tuple(model.FONT_SCALES)
+    params = {"value": Choice(tuple(model.FONT_SCALES))}
+    rids = ("display_settings", "font_size")
+    expected_changes = ("settings.system.font_scale",)
+
+    def label(self, value: Any, lang: str) -> str:
+        return settings_text(f"font_{value}", lang)
+
+    def stored(self, value: Any) -> Any:
+        return model.FONT_SCALES[value]
+
+    def actual(self, state: Mapping[str, Any]) -> Any:
+        return model.font_scale_name(_sys(state, "font_scale"))
+
+
+class SetLanguage(_ChoiceTask):
+    """The system language (``system.system_locales``); the UI switches with it, so the
+    oracle taps rows by resource id and the languages by their own names, which read the
+    same in every language."""
+
+    id = "settings/SetLanguage-v1"
+    instructions = {
+        "en": "Change the phone's language to {name}.",
+        "zh": "把手机的系统语言切换为{name}。",
+    }
+    key = "system_locales"
+    options = model.LOCALES
+    params = {"value": Choice(model.LOCALES)}
+    rids = ("language_settings",)
+    expected_changes = ("settings.system.system_locales",)
+    _NAMES: ClassVar[dict[str, dict[str, str]]] = {
+        "en": {"en-US": "English", "zh-CN": "Simplified Chinese"},
+        "zh": {"en-US": "英语", "zh-CN": "简体中文"},
+    }
+
+    def text_values(self, p: dict[str, Any], lang: str) -> dict[str, Any]:
+        return {"name": self._NAMES[lang][p["value"]]}
+
+    def label(self, value: Any, lang: str) -> str:
+        return settings_text(f"locale_{value.lower().replace('-', '_')}", lang)
+
+    def actual(self, state: Mapping[str, Any]) -> Any:
+        return model.locale_choice(_sys(state, "system_locales"))
+
+
+# ---------------------------------------------------------------- device name
+
+
+class RenameDevice(TaskTemplate):
+    """Rename the phone (S18; ``global.device_name``), Latin or Chinese names."""
+
+    id = "settings/RenameDevice-v1"
+    apps = ("settings",)
+    level = "L2"
+    kind = "operate"
+    instructions = {"en": 'Rename this phone to "{name}".', "zh": "把设备名称改为“{name}”。"}
+    params = {"name": Choice(("Alex's Phone", "客厅的手机", "Redmi 工作机", "Travel Phone"))}
+    expected_changes = ("settings.global.device_name",)
+
+    def setup(self, s: SetupContext, p: dict[str, Any]) -> None:
+        s.settings["global"]["device_name"] = "Redmi Note 12 Turbo"
+
+    def checks(self, state: Mapping[str, Any], p: dict[str, Any]) -> list[Check]:
+        return [check("device_name", p["name"], _g(state, "device_name"))]
+
+    def oracle(self, p: dict[str, Any], lang: str) -> Plan:
+        return [
+            *settings_plan("my_device", "device_name"),
+            TypeStep(text=p["name"], into=Selector(resource_id="edit_text")),
+            TapStep(on=Selector(resource_id="button1")),
+            FinishStep(),
+        ]
+
+
+TEMPLATES: tuple[TaskTemplate, ...] = (
+    SetWifi(),
+    SetAirplaneMode(),
+    SetBluetooth(),
+    SetMobileData(),
+    SetDarkTheme(),
+    SetDoNotDisturb(),
+    MuteRingVolume(),
+    SetBrightnessExtreme(),
+    SetScreenTimeout(),
+    SetRingerMode(),
+    SetFontSize(),
+    SetLanguage(),
+    RenameDevice(),
+)

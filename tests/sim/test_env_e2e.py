@@ -60,7 +60,11 @@ async def test_tap_type_and_back_through_the_page(sim: Simulator) -> None:
     assert _node(typed.observation, resource_id=search.resource_id).text == "张"
     back = await env.step(KeyAction(key="back"))
     assert not back.observation.keyboard_visible  # as on Android, the field keeps focus
-    await env.step(KeyAction(key="home"))
+    home = await env.step(KeyAction(key="home"))
+    # bounds stay in device pixels step after step (the page's pixel ratio never drifts)
+    for obs in (result.observation, typed.observation, home.observation):
+        assert max(n.bounds_px[2] for n in obs.ui) == 1080
+        assert max(n.bounds_px[3] for n in obs.ui) == 2400
     nothing = await env.step(TypeAction(text="x"))
     assert nothing.error is not None and "no text field is focused" in nothing.error
     assert nothing.observation.last_action_error == nothing.error

@@ -1,0 +1,14 @@
+"""Simulator benchmark (what `mgb sim bench` runs): prints one JSON object.
+
+    .venv/bin/python benchmarks/sim_bench.py [--quick]
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from sim.bench import run_bench
+
+if __name__ == "__main__":
+    print(json.dumps(run_bench(quick="--quick" in sys.argv[1:]), indent=2))

@@ -1,0 +1,174 @@
+"""Simulator benchmark: start-up, resets, snapshots, forks, step latency, memory, throughput.
+
+``benchmarks/sim_bench.py`` and ``mgb sim bench`` run :func:`run_bench`, which prints one
+JSON object. Every figure is measured here, on this machine, in one run; compare ratios
+rather than absolute numbers on a shared machine. ``quick`` shrinks the counts so that the
+test suite can run it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from bridge.schema import KeyAction, OpenAppAction, TapAction, Target
+from sim.env import SimEnv
+from sim.simulator import SimConfig, Simulator
+
+__all__ = ["cold_start_s", "rss_bytes", "run_bench"]
+
+_COLD_START = """
+import asyncio, sys
+from sim.simulator import SimConfig, Simulator
+async def main():
+    async with Simulator(SimConfig(pages=1)) as sim:
+        env = await sim.env()
+        await env.observe()
+        print("first-observation", flush=True)
+asyncio.run(main())
+"""
+
+
+def rss_bytes() -> int:
+    """Resident memory of this process (Linux ``/proc``)."""
+    with open("/proc/self/status", encoding="ascii") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+    raise OSError("VmRSS not found in /proc/self/status")
+
+
+def cold_start_s() -> float:
+    """Seconds from starting a Python process to its first observation."""
+    started = time.perf_counter()
+    process = subprocess.Popen(
+        [sys.executable, "-c", _COLD_START], stdout=subprocess.PIPE, text=True
+    )
+    assert process.stdout is not None
+    for line in process.stdout:
+        if line.strip() == "first-observation":
+            elapsed = time.perf_counter() - started
+            break
+    else:
+        raise RuntimeError("the cold-start probe exited without an observation")
+    process.wait(timeout=60)
+    return elapsed
+
+
+def _pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+async def _timed(call: Callable[[], Awaitable[Any]]) -> tuple[float, Any]:
+    started = time.perf_counter()
+    value = await call()
+    return (time.perf_counter() - started) * 1000, value
+
+
+async def _step_pair(env: SimEnv) -> list[float]:
+    """Open Settings by tapping its icon, then go home: two settled steps (ms)."""
+    obs = env._last or await env.observe()
+    icon = next(n for n in obs.ui if n.text == "Settings" and n.clickable)
+    tap, _ = await _timed(lambda: env.step(TapAction(target=Target.node(icon.id))))
+    home, _ = await _timed(lambda: env.step(KeyAction(key="home")))
+    return [tap, home]
+
+
+async def _latency(sim: Simulator, instances: int, rounds: int) -> list[float]:
+    envs = [await sim.env() for _ in range(instances)]
+    for env in envs:
+        await env.observe()
+
+    async def drive(env: SimEnv) -> list[float]:
+        times: list[float] = []
+        for _ in range(rounds):
+            times += await _step_pair(env)
+        return times
+
+    per_env = await asyncio.gather(*(drive(env) for env in envs))
+    for env in envs:
+        await env.close()
+    return [t for times in per_env for t in times]
+
+
+async def _throughput(pages: int, envs: int, rounds: int) -> float:
+    async with Simulator(SimConfig(pages=pages)) as sim:
+        started = time.perf_counter()
+        steps = len(await _latency(sim, envs, rounds))
+        return steps / (time.perf_counter() - started)
+
+
+async def _memory(sim: Simulator, count: int) -> float:
+    """Bytes of resident memory per idle instance reset to a task."""
+    world = {app_id: app.world for app_id, app in sim.phone.apps.items()}
+    before = rss_bytes()
+    envs = []
+    for index in range(count):
+        env = await sim.env()
+        task = sim.tasks.instantiate("contacts/StarContact-v1"
+                                     if "contacts/StarContact-v1" in sim.tasks.ids()
+                                     else sim.tasks.ids()[0], index, world)
+        env.pose(task)
+        envs.append(env)
+    per_instance = (rss_bytes() - before) / count
+    for env in envs:
+        await env.close()
+    return per_instance
+
+
+async def _core(sim: Simulator, quick: bool) -> dict[str, Any]:
+    world = {app_id: app.world for app_id, app in sim.phone.apps.items()}
+    task = sim.tasks.instantiate(sim.tasks.ids()[0], 0, world)
+    create_ms, env = await _timed(sim.env)
+    first_ms, _ = await _timed(env.observe)
+    reset_ms = [(await _timed(lambda: env.reset(task)))[0] for _ in range(3 if quick else 10)]
+    await env.step(OpenAppAction(app="settings"))
+    snapshot_ms, snapshot = await _timed(env.snapshot)
+    restore_ms, _ = await _timed(lambda: env.restore(snapshot))
+    fork_ms, forks = await _timed(lambda: env.fork(8))
+    for child in (*forks, env):
+        await child.close()
+    return {
+        "instance_create_to_first_observation_ms": round(create_ms + first_ms, 1),
+        "reset_ms_p50": round(statistics.median(reset_ms), 1),
+        "snapshot_ms": round(snapshot_ms, 2),
+        "snapshot_bytes": len(snapshot),
+        "restore_ms": round(restore_ms, 1),
+        "fork8_ms": round(fork_ms, 2),
+    }
+
+
+async def _measure(quick: bool) -> dict[str, Any]:
+    rounds = 3 if quick else 25
+    async with Simulator(SimConfig(pages=4)) as sim:
+        result = await _core(sim, quick)
+        single = await _latency(sim, 1, rounds)
+        eight = await _latency(sim, 8, max(2, rounds // 4))
+        result.update(
+            step_ms_p50=round(_pct(single, 0.5), 1),
+            step_ms_p95=round(_pct(single, 0.95), 1),
+            step8_ms_p50=round(_pct(eight, 0.5), 1),
+            step8_ms_p95=round(_pct(eight, 0.95), 1),
+        )
+        for count in (20,) if quick else (100, 1000):
+            result[f"rss_bytes_per_idle_instance_{count}"] = round(await _memory(sim, count))
+    for pages in (1, 4) if quick else (1, 4, 8):
+        result[f"steps_per_s_{pages}_pages"] = round(
+            await _throughput(pages, 8, 1 if quick else 4), 2
+        )
+    return result
+
+
+def run_bench(quick: bool = False) -> dict[str, Any]:
+    """Measure everything; ``quick`` for a smoke run inside the test suite."""
+    result: dict[str, Any] = {"quick": quick, "cpus": os.cpu_count()}
+    result["cold_start_to_first_observation_s"] = round(cold_start_s(), 2)
+    result.update(asyncio.run(_measure(quick)))
+    return result
