@@ -7,12 +7,14 @@ open ``/play/{id}`` in a browser and use an instance with the mouse.
 
 from __future__ import annotations
 
+import secrets
+from collections.abc import Awaitable, Callable
 from importlib import resources
 from string import Template
 from typing import TYPE_CHECKING
 
-from fastapi import FastAPI, HTTPException
-from fastapi.responses import HTMLResponse
+from fastapi import FastAPI, HTTPException, Request, Response
+from fastapi.responses import HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict
 
@@ -41,6 +43,7 @@ def _static(name: str) -> str:
 def build_app(sim: Simulator) -> FastAPI:
     """The FastAPI application of ``sim``."""
     app = FastAPI(title="mobilegym-bridge simulator", docs_url="/docs", redoc_url=None)
+    _require_token(app, sim.config.token)
     static_dir = resources.files("sim").joinpath("static")
     app.mount("/static", StaticFiles(directory=str(static_dir)), name="static")
 
@@ -80,6 +83,24 @@ def build_app(sim: Simulator) -> FastAPI:
 
         app.include_router(env_router(sim))
     return app
+
+
+_LOOPBACK = {"127.0.0.1", "::1", "localhost"}
+
+
+def _require_token(app: FastAPI, token: str | None) -> None:
+    """Refuse non-loopback clients without ``token`` (the pages of the pool are loopback)."""
+
+    @app.middleware("http")
+    async def check(request: Request, call_next: Callable[[Request], Awaitable[Response]]):
+        client = request.client.host if request.client else ""
+        if client in _LOOPBACK:
+            return await call_next(request)
+        given = request.headers.get("authorization", "").removeprefix("Bearer ").strip()
+        given = given or request.query_params.get("token", "")
+        if token is None or not secrets.compare_digest(given, token):
+            return JSONResponse({"detail": "a token is required from this address"}, 401)
+        return await call_next(request)
 
 
 def _instance(sim: Simulator, instance_id: str):

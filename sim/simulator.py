@@ -49,6 +49,8 @@ class SimConfig(BaseModel):
     profile: SimProfile = Field(default_factory=SimProfile)
     host: str = "127.0.0.1"
     port: int = Field(default=0, ge=0, le=65535)
+    token: str | None = Field(default=None, min_length=16)
+    """Required (Bearer header or ``?token=``) from clients that are not on loopback."""
     image_format: str = Field(default="jpeg", pattern="^(jpeg|png)$")
     jpeg_quality: int = Field(default=80, ge=1, le=100)
     serve_env_api: bool = True

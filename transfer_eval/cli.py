@@ -19,6 +19,7 @@ from bridge.jsonschema import write_json_schemas
 from bridge.uitree import parse_hierarchy
 from transfer_eval.demo import DemoReport, run_dump_demo
 from transfer_eval.dump_view import render_wireframes, wireframe_html
+from transfer_eval.sim_cli import sim_app
 
 __all__ = ["mgb_app", "transfer_eval_app"]
 
@@ -29,6 +30,7 @@ mgb_app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
 )
+mgb_app.add_typer(sim_app, name="sim")
 transfer_eval_app = typer.Typer(
     name="transfer-eval",
     help="Measure how much of a simulator gain carries over to a real phone.",

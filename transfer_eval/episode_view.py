@@ -1,0 +1,126 @@
+"""Static pages for a run directory: an index of episodes and one page per episode.
+
+Each step shows the frame the policy saw with the action drawn on it (a ring where it
+tapped, an arrow for a swipe), the action, the policy's thought and any error; the verdict's
+checks are listed with expected and actual values. Pages use relative links, so a run
+directory can be copied anywhere and opened from disk.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from importlib import resources
+from string import Template
+
+from bridge.durable import write_atomic
+from bridge.schema import EpisodeRecord, StepRecord, Verdict
+from bridge.trajectory import RunStore
+
+__all__ = ["episode_page", "write_run_index"]
+
+
+def _template(name: str) -> Template:
+    text = resources.files(__package__).joinpath("templates", name).read_text("utf-8")
+    return Template(text)
+
+
+def _overlay(step: StepRecord) -> str:
+    """SVG marks of what the step did, in screen pixels scaled to the frame."""
+    result = step.result
+    if result is None or result.executed is None or result.executed.point_px is None:
+        return ""
+    screen = step.observation.screen
+    x, y = result.executed.point_px
+    marks = (
+        f'<circle cx="{x:.0f}" cy="{y:.0f}" r="60" fill="none" stroke="#ff2d55" stroke-width="14"/>'
+    )
+    if result.executed.end_point_px is not None:
+        ex, ey = result.executed.end_point_px
+        marks += (
+            f'<line x1="{x:.0f}" y1="{y:.0f}" x2="{ex:.0f}" y2="{ey:.0f}" stroke="#ff2d55" '
+            f'stroke-width="14" marker-end="url(#a)"/>'
+        )
+    return (
+        f'<svg viewBox="0 0 {screen.width_px} {screen.height_px}"><defs><marker id="a" '
+        'markerWidth="4" markerHeight="4" refX="2" refY="2" orient="auto"><path d="M0,0 L4,2 '
+        f'L0,4 z" fill="#ff2d55"/></marker></defs>{marks}</svg>'
+    )
+
+
+def _step_card(step: StepRecord) -> str:
+    action = step.output.action
+    text = action.model_dump_json(exclude_none=True) if action else "(invalid output)"
+    image = f'<img src="{html.escape(step.frame)}" alt="step {step.step}">' if step.frame else ""
+    error = step.output.error or (step.result.error if step.result else None)
+    return (
+        f'<div class="step"><div class="shot">{image}{_overlay(step)}</div>'
+        f"<h3>step {step.step}</h3><div class='action'>{html.escape(text)}</div>"
+        + (f"<div class='thought'>{html.escape(step.output.thought or '')}</div>")
+        + (f"<div class='error'>{html.escape(error)}</div>" if error else "")
+        + "</div>"
+    )
+
+
+def _json(value: object) -> str:
+    return html.escape(json.dumps(value, ensure_ascii=False))
+
+
+def _checks_table(verdict: Verdict | None) -> str:
+    if verdict is None:
+        return ""
+    rows = "".join(
+        f"<tr><td>{html.escape(c.name)}</td><td>{_json(c.expected)}</td><td>{_json(c.actual)}</td>"
+        f"<td class='{'pass' if c.passed else 'fail'}'>{'pass' if c.passed else 'FAIL'}</td></tr>"
+        for c in verdict.checks
+    )
+    effects = ", ".join(verdict.side_effects) or "none"
+    return (
+        "<table class='checks'><tr><th>check</th><th>expected</th><th>actual</th><th></th></tr>"
+        f"{rows}</table><div class='meta'>side effects: {html.escape(effects)}</div>"
+    )
+
+
+def episode_page(record: EpisodeRecord, steps: list[StepRecord]) -> str:
+    """The HTML page of one episode."""
+    verdict = record.verdict
+    meta = (
+        f"<span class='badge {record.outcome}'>{record.outcome}</span> · "
+        f"{html.escape(record.task.instruction)} · policy {html.escape(record.policy)} · "
+        f"{record.steps} steps · ended by {record.termination}"
+        + (f" · progress {verdict.progress:.2f} · clean {verdict.clean}" if verdict else "")
+        + (f"<br>error: {html.escape(record.error)}" if record.error else "")
+    )
+    return _template("episode.html").substitute(
+        title=html.escape(f"{record.task.task_id} (seed {record.task.seed}, {record.task.lang})"),
+        meta=meta,
+        checks=_checks_table(verdict),
+        steps="\n".join(_step_card(step) for step in steps),
+    )
+
+
+def _row(record: EpisodeRecord) -> str:
+    verdict = record.verdict
+    link = f"episodes/{record.episode_id}/index.html"
+    progress = "" if verdict is None else f"{verdict.progress:.2f}"
+    return (
+        f"<tr><td><a href='{html.escape(link)}'>{html.escape(record.episode_id)}</a></td>"
+        f"<td>{html.escape(record.task.task_id)}</td><td>{html.escape(record.task.instruction)}</td>"
+        f"<td><span class='badge {record.outcome}'>{record.outcome}</span></td>"
+        f"<td>{'' if verdict is None else verdict.clean}</td>"
+        f"<td>{progress}</td><td>{record.steps}</td></tr>"
+    )
+
+
+def write_run_index(store: RunStore) -> None:
+    """Write ``index.html`` for the run and for each completed episode."""
+    records = sorted(store.completed().values(), key=lambda r: r.episode_id)
+    for record in records:
+        page = episode_page(record, store.read_steps(record.episode_id))
+        write_atomic(store.episode_dir(record.episode_id) / "index.html", page.encode("utf-8"))
+    wins = sum(r.outcome == "success" for r in records)
+    meta = f"{len(records)} episodes · {wins} succeeded · run {html.escape(store.manifest.run_id)}"
+    index = _template("run_index.html").substitute(
+        title="mobilegym-bridge run", meta=meta, rows="\n".join(_row(r) for r in records)
+    )
+    write_atomic(store.root / "index.html", index.encode("utf-8"))

@@ -1,0 +1,181 @@
+"""``mgb sim``: serve the simulator, list its tasks, run episodes, benchmark it."""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import json
+import secrets
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from bridge.schema import EpisodeRecord
+from sim.bench import run_bench
+from sim.simulator import SimConfig, Simulator, default_apps
+from sim.tasks.registry import UnknownTask, default_registry
+from transfer_eval.sim_run import SimRunConfig, run_sim
+
+__all__ = ["sim_app"]
+
+console = Console()
+sim_app = typer.Typer(
+    help="The simulator: serve it, list tasks, run episodes, benchmark.",
+    no_args_is_help=True,
+    add_completion=False,
+)
+
+
+def _is_loopback(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return host == "localhost"
+
+
+async def _serve(config: SimConfig) -> None:
+    async with Simulator(config) as sim:
+        demo = sim.create_instance(seed=0)
+        console.print(f"simulator on [bold]{sim.base_url}[/]")
+        console.print(f"  play an instance in a browser: {sim.base_url}/play/{demo.id}")
+        console.print(f"  env API docs:                  {sim.base_url}/docs")
+        if config.token:
+            console.print(f"  token for non-loopback clients: [bold]{config.token}[/]")
+        console.print("Ctrl-C stops it.")
+        await asyncio.Event().wait()
+
+
+@sim_app.command("serve")
+def serve_command(
+    host: Annotated[str, typer.Option(help="Address to bind; not loopback needs a token.")] = (
+        "127.0.0.1"
+    ),
+    port: Annotated[int, typer.Option(help="Port (0 picks a free one).")] = 8765,
+    pages: Annotated[int, typer.Option(help="Chromium pages rendering instances.")] = 2,
+    token: Annotated[str | None, typer.Option(help="Token for non-loopback clients.")] = None,
+) -> None:
+    """Serve the apps, the interactive player and the HTTP env API."""
+    if not _is_loopback(host) and token is None:
+        token = secrets.token_urlsafe(24)
+    try:
+        asyncio.run(_serve(SimConfig(host=host, port=port, pages=pages, token=token)))
+    except KeyboardInterrupt:
+        console.print("stopped")
+
+
+@sim_app.command("tasks")
+def tasks_command(
+    app: Annotated[str | None, typer.Option(help="Only tasks of this app.")] = None,
+    level: Annotated[str | None, typer.Option(help="Only this level (L1-L4).")] = None,
+) -> None:
+    """List the task templates."""
+    table = Table(title="simulator tasks")
+    for column in ("id", "app", "level", "kind", "max steps", "instruction (en, seed 0)"):
+        table.add_column(column, overflow="fold")
+    registry = default_registry()
+    world = {a.id: a.world for a in default_apps()}
+    shown = 0
+    for template in sorted(registry, key=lambda t: (t.apps, t.level, t.id)):
+        if (app and app not in template.apps) or (level and template.level != level):
+            continue
+        task = registry.instantiate(template.id, 0, world, "en")
+        table.add_row(
+            template.id,
+            ",".join(template.apps),
+            template.level,
+            template.kind,
+            str(template.budget()),
+            task.instruction,
+        )
+        shown += 1
+    console.print(table)
+    console.print(f"{shown} of {len(registry)} templates")
+
+
+def _parse_ints(text: str) -> list[int]:
+    try:
+        return [int(part) for part in text.split(",") if part.strip()]
+    except ValueError as exc:
+        raise typer.BadParameter(f"{text!r} is not a comma-separated list of integers") from exc
+
+
+@sim_app.command("run")
+def run_command(
+    task: Annotated[list[str], typer.Option(help="Task id (repeatable); 'all' runs every one.")],
+    out: Annotated[Path, typer.Option(help="Run directory (resumed if it exists).")],
+    policy: Annotated[str, typer.Option(help="Policy spec.")] = "scripted",
+    seeds: Annotated[str, typer.Option(help="Comma-separated seeds.")] = "0",
+    lang: Annotated[str, typer.Option(help="Comma-separated languages (en, zh).")] = "en",
+    answer_mode: Annotated[str, typer.Option(help="'action' or 'sheet'.")] = "action",
+    concurrency: Annotated[int, typer.Option(help="Episodes at once.")] = 2,
+) -> None:
+    """Run episodes in the simulator and write a trajectory with frames, trees and a page."""
+    registry = default_registry()
+    ids = registry.ids() if task == ["all"] else task
+    try:
+        for task_id in ids:
+            registry.get(task_id)
+    except UnknownTask as exc:
+        raise typer.BadParameter(str(exc), param_hint="--task") from exc
+    config = SimRunConfig(
+        tasks=ids,
+        seeds=_parse_ints(seeds),
+        langs=lang.split(","),
+        policy=policy,
+        out=out,
+        answer_mode=answer_mode,
+        concurrency=concurrency,
+    )
+    total = len(ids) * len(config.seeds) * len(config.langs)
+    columns = (
+        TextColumn("episodes"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("{task.fields[wins]} succeeded"),
+    )
+    with Progress(*columns, console=console) as progress:
+        bar = progress.add_task("run", total=total, wins=0)
+        wins = 0
+
+        def done(record: EpisodeRecord) -> None:
+            nonlocal wins
+            wins += record.outcome == "success"
+            progress.update(bar, advance=1, wins=wins)
+
+        try:
+            records = asyncio.run(run_sim(config, on_done=done))
+        except ValueError as exc:
+            raise typer.BadParameter(str(exc), param_hint="--policy") from exc
+    _print_records(records)
+    console.print(f"trajectory: [bold]{(out / 'index.html').resolve()}[/]")
+
+
+def _print_records(records: list[EpisodeRecord]) -> None:
+    table = Table(title="episodes")
+    for column in ("episode", "outcome", "steps", "progress", "clean"):
+        table.add_column(column)
+    for record in records:
+        verdict = record.verdict
+        table.add_row(
+            record.episode_id,
+            record.outcome,
+            str(record.steps),
+            "" if verdict is None else f"{verdict.progress:.2f}",
+            "" if verdict is None else str(verdict.clean),
+        )
+    console.print(table)
+
+
+@sim_app.command("bench")
+def bench_command(
+    quick: Annotated[bool, typer.Option(help="Small counts (a smoke run).")] = False,
+) -> None:
+    """Benchmark the simulator; prints one JSON object (see benchmarks/sim_bench.py)."""
+    with console.status("benchmarking the simulator"):
+        result = run_bench(quick=quick)
+    print(json.dumps(result, indent=2))

@@ -1,0 +1,112 @@
+"""Running simulator episodes into a run directory (what ``mgb sim run`` does).
+
+The composition root for one world: it builds the simulator, instantiates tasks, picks the
+policy, and records everything with :mod:`bridge.trajectory` (frames, trees, steps,
+verdicts), then writes an ``index.html`` a person can open to see what happened.
+"""
+
+from __future__ import annotations
+
+import platform
+from collections.abc import Callable, Sequence
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from bridge.policy import Policy
+from bridge.runner import EpisodeJob, run_episodes
+from bridge.schema import EpisodeRecord, Observation, TaskInstance
+from bridge.trajectory import RunManifest, RunStore
+from bridge.uitree import to_xml
+from policies.scripted import PlanPolicy
+from sim.simulator import SimConfig, Simulator
+from sim.tasks.base import TaskTemplate
+from transfer_eval.episode_view import write_run_index
+
+__all__ = ["SimRunConfig", "episode_id", "run_sim"]
+
+
+class SimRunConfig(BaseModel):
+    """What to run: tasks x seeds x languages with one policy, into ``out``."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    tasks: list[str] = Field(min_length=1)
+    seeds: list[int] = Field(default_factory=lambda: [0], min_length=1)
+    langs: list[str] = Field(default_factory=lambda: ["en"], min_length=1)
+    policy: str = "scripted"
+    out: Path
+    pages: int = Field(default=2, ge=1)
+    concurrency: int = Field(default=2, ge=1)
+    answer_mode: str = "action"
+    step_timeout_s: float = Field(default=60.0, gt=0)
+
+
+def episode_id(task_id: str, seed: int, lang: str) -> str:
+    """A file-safe episode id: ``settings.SetWifi-v1_s0_en``."""
+    return f"{task_id.replace('/', '.')}_s{seed}_{lang}"
+
+
+def _versions() -> dict[str, str]:
+    try:
+        ours = version("mobilegym-bridge")
+    except PackageNotFoundError:
+        ours = "unknown"
+    return {"mobilegym-bridge": ours, "python": platform.python_version()}
+
+
+def _policy_factory(spec: str, template: TaskTemplate, task: TaskInstance) -> Callable[[], Policy]:
+    if spec != "scripted":
+        raise ValueError(
+            f"unknown policy {spec!r} for the simulator runner; today it runs 'scripted' "
+            "(the task's oracle). VLM, replay and learned policies arrive with policies.load."
+        )
+    return lambda: PlanPolicy(template.oracle(task.params, task.lang), name="scripted")
+
+
+def _tree_xml(observation: Observation) -> str | None:
+    return to_xml(observation.ui) if observation.ui else None
+
+
+async def run_sim(
+    config: SimRunConfig, on_done: Callable[[EpisodeRecord], None] | None = None
+) -> list[EpisodeRecord]:
+    """Run every (task, seed, lang) episode, resuming a run directory that exists."""
+    manifest = RunManifest(
+        config=config.model_dump(mode="json", exclude={"out"}),
+        versions=_versions(),
+        seeds=list(config.seeds),
+    )
+    store = RunStore.create(config.out, manifest, resume=True)
+    async with Simulator(SimConfig(pages=config.pages)) as sim:
+        jobs = _jobs(sim, config)
+        records = await run_episodes(
+            jobs,
+            store=store,
+            concurrency=config.concurrency,
+            step_timeout_s=config.step_timeout_s,
+            tree_xml=_tree_xml,
+            on_episode_done=on_done,
+        )
+    write_run_index(store)
+    return records
+
+
+def _jobs(sim: Simulator, config: SimRunConfig) -> Sequence[EpisodeJob]:
+    world = {app_id: app.world for app_id, app in sim.phone.apps.items()}
+    jobs = []
+    for task_id in config.tasks:
+        template = sim.tasks.get(task_id)
+        for seed in config.seeds:
+            for lang in config.langs:
+                task = sim.tasks.instantiate(task_id, seed, world, lang)
+                jobs.append(
+                    EpisodeJob(
+                        episode_id=episode_id(task_id, seed, lang),
+                        task=task,
+                        make_env=lambda: sim.env(answer_mode=config.answer_mode),
+                        make_policy=_policy_factory(config.policy, template, task),
+                    )
+                )
+    return jobs
