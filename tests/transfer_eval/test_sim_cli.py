@@ -53,7 +53,7 @@ def test_run_writes_a_trajectory_with_frames_trees_and_pages(tmp_path: Path) -> 
     tree = parse_hierarchy((episode_dir / steps[0].tree).read_bytes())
     assert any(node.text == "Settings" for node in tree.nodes)
     page = (episode_dir / "index.html").read_text(encoding="utf-8")
-    assert "wifi_on" in page and "    assert "wifi_on" in page and '"type":"open_app"' in pagequot;type    assert "wifi_on" in page and '"type":"open_app"' in pagequot;:    assert "wifi_on" in page and '"type":"open_app"' in pagequot;open_app    assert "wifi_on" in page and '"type":"open_app"' in pagequot;" in page
+    assert "wifi_on" in page and "&quot;type&quot;:&quot;open_app&quot;" in page
     assert "settings.SetWifi-v1_s1_en" in (out / "index.html").read_text(encoding="utf-8")
     again = runner.invoke(mgb_app, args, env=WIDE)  # resuming a finished run runs nothing
     assert again.exit_code == 0 and len(store.results_path.read_text().splitlines()) == 2
