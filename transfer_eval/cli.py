@@ -100,14 +100,7 @@ def _demo_table(report: DemoReport) -> Table:
     return table
 
 
-@mgb_app.command("demo")
-def demo_command(
-    dumps: Annotated[Path, typer.Option(help="Directory of uiautomator dumps.")] = Path(
-        "tests/fixtures/real_dumps"
-    ),
-    out: Annotated[Path, typer.Option(help="Where the gallery is written.")] = Path("demo-out"),
-) -> None:
-    """Parse real phones' UI dumps, draw them in Chromium, and write a gallery page."""
+def _gallery(dumps: Path, out: Path) -> DemoReport:
     with Progress(console=console, transient=True) as progress:
         task = progress.add_task("parsing dumps", total=len(list(dumps.glob("*.xml"))))
         try:
@@ -125,6 +118,38 @@ def demo_command(
     if not all(d.round_trip_ok for d in report.dumps):
         raise _fail("a dump did not survive XML -> nodes -> XML -> nodes")
     console.print(f"gallery: [bold]{report.gallery.resolve()}[/] (open it in a browser)")
+    return report
+
+
+_DUMPS = Path("tests/fixtures/real_dumps")
+
+
+@mgb_app.command("gallery")
+def gallery_command(
+    dumps: Annotated[Path, typer.Option(help="Directory of uiautomator dumps.")] = _DUMPS,
+    out: Annotated[Path, typer.Option(help="Where the gallery is written.")] = Path(
+        "demo-out/dumps"
+    ),
+) -> None:
+    """Parse real phones' UI dumps, draw them in Chromium, and write a gallery page."""
+    _gallery(dumps, out)
+
+
+@mgb_app.command("demo")
+def demo_command(
+    out: Annotated[Path, typer.Option(help="Where the demo writes.")] = Path("demo-out"),
+    dumps: Annotated[Path, typer.Option(help="Directory of uiautomator dumps.")] = _DUMPS,
+) -> None:
+    """Every simulator task solved by its oracle in English and Chinese, then the dump gallery.
+
+    The run (frames, UI trees, verdicts, pages) is resumable: a second demo reuses it.
+    """
+    from transfer_eval.sim_cli import run_command
+
+    console.rule("simulator: every task, solved through the UI by its oracle")
+    run_command(task=["all"], out=out / "sim-run", lang="en,zh")
+    console.rule("real phones' UI dumps, parsed and drawn")
+    _gallery(dumps, out / "dumps")
 
 
 @transfer_eval_app.callback(invoke_without_command=True)

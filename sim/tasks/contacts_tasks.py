@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 from bridge.plans import FinishStep, OpenAppStep, Plan, Selector, TapStep, TypeStep
 from bridge.schema import Check
@@ -267,7 +267,7 @@ class _StarTask(TaskTemplate):
     apps = ("contacts",)
     level = "L2"
     kind = "operate"
-    starred = True
+    starred: ClassVar[bool] = True
     expected_changes = ("apps.contacts.contacts.{contact}.starred",)
 
     def derive(self, p: dict[str, Any], world: World) -> dict[str, Any]:

@@ -1,4 +1,5 @@
-"""Questions about the phone that Settings answers: model, Android version, Wi-Fi, Bluetooth.
+"""Questions about the phone that Settings answers (model, Android version, Wi-Fi, Bluetooth),
+and a hybrid that changes a setting and reports it.
 
 World facts (the About page, the paired devices) reach the answer through :meth:`derive`;
 what a setup poses (the network joined) is read back from the judged state at the start.

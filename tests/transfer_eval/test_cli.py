@@ -56,14 +56,14 @@ def test_transfer_eval_says_it_is_not_built_yet() -> None:
 
 
 @pytest.mark.browser
-def test_demo_draws_a_gallery_in_chromium(tmp_path: Path) -> None:
+def test_gallery_draws_dumps_in_chromium(tmp_path: Path) -> None:
     dumps = tmp_path / "dumps"
     dumps.mkdir()
     for name in ("02_douyin_feed_1080x2032.xml", "36_systemui_quick_settings_320x439.xml"):
         shutil.copy(DUMPS / name, dumps / name)
     out = tmp_path / "out"
     result = runner.invoke(
-        mgb_app, ["demo", "--dumps", str(dumps), "--out", str(out)], env={"COLUMNS": "200"}
+        mgb_app, ["gallery", "--dumps", str(dumps), "--out", str(out)], env={"COLUMNS": "200"}
     )
     assert result.exit_code == 0, result.output
     assert "warning" not in result.output, "CJK glyphs do not render: install fonts-noto-cjk"
@@ -77,6 +77,6 @@ def test_demo_draws_a_gallery_in_chromium(tmp_path: Path) -> None:
     assert image.std() > 10, "the wireframe is blank"
 
 
-def test_demo_without_dumps_is_a_clear_error(tmp_path: Path) -> None:
-    result = runner.invoke(mgb_app, ["demo", "--dumps", str(tmp_path), "--out", str(tmp_path)])
+def test_gallery_without_dumps_is_a_clear_error(tmp_path: Path) -> None:
+    result = runner.invoke(mgb_app, ["gallery", "--dumps", str(tmp_path), "--out", str(tmp_path)])
     assert result.exit_code == 1 and "no *.xml dumps" in result.output

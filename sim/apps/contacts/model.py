@@ -272,13 +272,16 @@ def matches(contact: Mapping[str, Any], query: str) -> bool:
     """Whether a contact matches a search, as Android's contact search does.
 
     Name word prefixes ignoring case and accents (``gar`` → ``Carlos García``), Chinese
-    substrings, pinyin (``zhangwei``, ``wei``, initials ``zw`` → ``张伟``), or a run of a phone
-    number's digits (``138 0013`` → ``+86 138 0013 8000``).
+    substrings, pinyin (``zhangwei``, ``wei``, initials ``zw`` → ``张伟``), the company the
+    same way (``acme``), or a run of a phone number's digits (``138 0013`` → ``+86 138 0013
+    8000``).
     """
     folded = _fold(query.strip())
     if not folded:
         return True
     if _name_match(_fold(contact["name"]), folded):
+        return True
+    if contact.get("company") and _name_match(_fold(contact["company"]), folded):
         return True
     if _pinyin_match(contact["name"], folded.replace(" ", "")):
         return True

@@ -715,3 +715,9 @@ def test_package_ships_its_resources() -> None:
     for name in ("world.json", "strings.json", "icon.svg", "templates/list.html",
                  "templates/contact.html", "templates/edit.html"):
         assert package.joinpath(name).is_file(), name
+
+
+def test_search_matches_the_company_as_android_does() -> None:
+    contact = {"id": "x", "name": "Zed Q", "company": "Acme Corp", "phones": []}
+    assert matches(contact, "acme") and matches(contact, "corp")
+    assert not matches(contact, "cme")
