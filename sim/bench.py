@@ -47,17 +47,17 @@ def rss_bytes() -> int:
 def cold_start_s() -> float:
     """Seconds from starting a Python process to its first observation."""
     started = time.perf_counter()
-    process = subprocess.Popen(
-        [sys.executable, "-c", _COLD_START], stdout=subprocess.PIPE, text=True
-    )
-    assert process.stdout is not None
-    for line in process.stdout:
-        if line.strip() == "first-observation":
-            elapsed = time.perf_counter() - started
-            break
-    else:
-        raise RuntimeError("the cold-start probe exited without an observation")
-    process.wait(timeout=60)
+    command = [sys.executable, "-c", _COLD_START]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, text=True) as process:
+        assert process.stdout is not None
+        for line in process.stdout:
+            if line.strip() == "first-observation":
+                elapsed = time.perf_counter() - started
+                break
+        else:
+            raise RuntimeError("the cold-start probe exited without an observation")
+        process.stdout.read()
+        process.wait(timeout=60)
     return elapsed
 
 
