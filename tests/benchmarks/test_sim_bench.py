@@ -30,7 +30,7 @@ EXPECTED = {
 @pytest.mark.browser
 def test_quick_benchmark_reports_every_figure() -> None:
     result = run_bench(quick=True)
-    assert EXPECTED <= set(result), EXPECTED - set(result)
+    assert set(result) >= EXPECTED, EXPECTED - set(result)
     assert 0 < result["snapshot_bytes"] < 20_000
     assert result["step_ms_p50"] > 0 and result["step_ms_p95"] >= result["step_ms_p50"]
     assert result["step8_ms_p95"] >= result["step8_ms_p50"] > 0
