@@ -1,0 +1,92 @@
+"""Statistics against values computed by hand."""
+
+from __future__ import annotations
+
+import pytest
+
+from transfer_eval.stats import (
+    Outcome,
+    agreement,
+    bootstrap_retention,
+    bucket,
+    gain,
+    mcnemar_p,
+    rate,
+    retention,
+    wilson,
+)
+
+
+def _cells(task: str, base_sim: bool, trained_sim: bool, base_real: bool, trained_real: bool,
+           repeat: int = 0) -> list[Outcome]:
+    values = {("base", "sim"): base_sim, ("trained", "sim"): trained_sim,
+              ("base", "real"): base_real, ("trained", "real"): trained_real}
+    return [Outcome(task_id=task, policy=p, world=w, repeat=repeat, success=s)
+            for (p, w), s in values.items()]
+
+
+def test_wilson_known_values() -> None:
+    half = wilson(5, 10)
+    assert (round(half.low, 4), round(half.high, 4)) == (0.2366, 0.7634)
+    none = wilson(0, 10)
+    assert none.low == 0.0 and round(none.high, 4) == 0.2775
+    assert wilson(0, 0).high == 1.0
+    full = wilson(20, 20)
+    assert full.high == 1.0 and round(full.low, 4) == 0.8389
+
+
+# 4 tasks: sim 0.25 -> 1.00 (gain 0.75), real 0.50 -> 0.75 (gain 0.25): retention 1/3
+TABLE = [
+    *_cells("t1", False, True, False, True),
+    *_cells("t2", False, True, False, True),
+    *_cells("t3", False, True, True, True),
+    *_cells("t4", True, True, True, False),
+]
+
+
+def test_rates_gains_and_retention() -> None:
+    assert rate(TABLE, "base", "sim").rate.value == 0.25
+    assert rate(TABLE, "trained", "real").successes == 3
+    assert gain(TABLE, "sim") == pytest.approx(0.75)
+    assert gain(TABLE, "real") == pytest.approx(0.25)
+    assert retention(TABLE) == pytest.approx(1 / 3)
+
+
+def test_retention_is_undefined_without_a_sim_gain() -> None:
+    flat = [*_cells("t1", True, True, False, True), *_cells("t2", False, False, False, True)]
+    assert gain(flat, "sim") == 0.0 and retention(flat) is None
+    summary = bootstrap_retention(flat)
+    assert summary.value is None and "below" in (summary.undefined_reason or "")
+
+
+def test_bootstrap_is_paired_seeded_and_covers_the_point() -> None:
+    first = bootstrap_retention(TABLE, resamples=500, seed=3)
+    again = bootstrap_retention(TABLE, resamples=500, seed=3)
+    assert first == again
+    assert first.low is not None and first.high is not None
+    assert first.low <= first.value <= first.high  # type: ignore[operator]
+    # every task moves its four cells together: identical tasks give a degenerate interval
+    same = [o for i in range(6) for o in _cells(f"t{i}", False, True, False, True)]
+    exact = bootstrap_retention(same, resamples=200)
+    assert (exact.value, exact.low, exact.high) == (1.0, 1.0, 1.0)
+
+
+def test_mcnemar_exact() -> None:
+    outcomes = []
+    for i in range(8):  # trained-only wins
+        outcomes += [Outcome(task_id=f"t{i}", policy="base", world="sim", success=False),
+                     Outcome(task_id=f"t{i}", policy="trained", world="sim", success=True)]
+    outcomes += [Outcome(task_id="x", policy="base", world="sim", success=True),
+                 Outcome(task_id="x", policy="trained", world="sim", success=False)]
+    b, c, p = mcnemar_p(outcomes, "sim")
+    assert (b, c) == (1, 8) and p == pytest.approx(20 / 512)
+    assert mcnemar_p(outcomes, "real") == (0, 0, 1.0)
+
+
+def test_buckets_and_agreement() -> None:
+    assert bucket(_cells("a", True, True, True, True)) == "stable-pass"
+    assert bucket(_cells("b", False, True, False, False)) == "uplift"
+    assert bucket(_cells("c", True, False, True, True)) == "mid"
+    # sim == real for base/trained of t1, t2 (4 pairs); t3 base differs; t4 trained differs
+    assert agreement(TABLE) == pytest.approx(6 / 8)
+    assert agreement([]) is None

@@ -1,0 +1,208 @@
+"""Statistics of a paired sim/real evaluation: rates, gains, retention and how sure we are.
+
+Input is one :class:`Outcome` per finished (task, policy, world, repeat) cell; infra errors
+never reach this module (they are retried, then reported apart). Everything is a pure
+function of the outcomes and a seed, so a report is reproducible.
+
+Definitions:
+    * success rate of a policy in a world: successes / episodes, with a Wilson 95% interval;
+    * gain in a world: rate(trained) - rate(base);
+    * retention: real gain / sim gain — *undefined* when the sim gain is smaller than
+      ``min_sim_gain`` (a ratio of near-zero numbers is noise, not a finding); its interval
+      is a percentile bootstrap that resamples *tasks* with replacement, a task's four
+      cells moving together (the design is paired);
+    * McNemar: exact two-sided binomial test on the discordant (task, repeat) pairs of base
+      vs trained within one world;
+    * buckets (as the MobileGym paper's, by simulator rates): ``stable-pass`` (base and
+      trained both >= 0.8 in sim), ``uplift`` (trained - base >= 0.5 in sim), ``mid`` (the
+      rest);
+    * sim-real agreement: the fraction of (task, policy, repeat) pairs whose sim outcome
+      equals the real outcome.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict
+
+__all__ = [
+    "Interval",
+    "Outcome",
+    "RateSummary",
+    "RetentionSummary",
+    "agreement",
+    "bootstrap_retention",
+    "bucket",
+    "gain",
+    "mcnemar_p",
+    "rate",
+    "retention",
+    "wilson",
+]
+
+POLICIES = ("base", "trained")
+WORLDS = ("sim", "real")
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Outcome(_Frozen):
+    """One finished cell: did this policy solve this task in this world on this repeat."""
+
+    task_id: str
+    policy: str
+    world: str
+    repeat: int = 0
+    success: bool
+    level: str | None = None
+    app: str | None = None
+
+
+class Interval(_Frozen):
+    """A point estimate with a 95% interval."""
+
+    value: float
+    low: float
+    high: float
+
+
+class RateSummary(_Frozen):
+    """Successes, episodes and the rate with its Wilson interval."""
+
+    successes: int
+    episodes: int
+    rate: Interval
+
+
+class RetentionSummary(_Frozen):
+    """Retention with a bootstrap interval, or why it is undefined."""
+
+    value: float | None
+    low: float | None
+    high: float | None
+    undefined_reason: str | None = None
+    bootstrap_undefined_share: float = 0.0
+
+
+def wilson(successes: int, n: int, z: float = 1.959964) -> Interval:
+    """The Wilson score interval of a binomial proportion (0/0 gives [0, 1] around 0)."""
+    if n == 0:
+        return Interval(value=0.0, low=0.0, high=1.0)
+    p = successes / n
+    denominator = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denominator
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denominator
+    return Interval(value=p, low=max(0.0, centre - half), high=min(1.0, centre + half))
+
+
+def _select(outcomes: Iterable[Outcome], policy: str, world: str) -> list[Outcome]:
+    return [o for o in outcomes if o.policy == policy and o.world == world]
+
+
+def rate(outcomes: Iterable[Outcome], policy: str, world: str) -> RateSummary:
+    """Success rate of ``policy`` in ``world``."""
+    chosen = _select(outcomes, policy, world)
+    wins = sum(o.success for o in chosen)
+    return RateSummary(successes=wins, episodes=len(chosen), rate=wilson(wins, len(chosen)))
+
+
+def _mean(outcomes: Sequence[Outcome], policy: str, world: str) -> float | None:
+    chosen = _select(outcomes, policy, world)
+    return sum(o.success for o in chosen) / len(chosen) if chosen else None
+
+
+def gain(outcomes: Sequence[Outcome], world: str) -> float | None:
+    """rate(trained) - rate(base) in ``world``; None when either has no episode."""
+    base, trained = _mean(outcomes, "base", world), _mean(outcomes, "trained", world)
+    return None if base is None or trained is None else trained - base
+
+
+def retention(outcomes: Sequence[Outcome], min_sim_gain: float = 0.05) -> float | None:
+    """Real gain / sim gain, or None when the sim gain is too small to divide by."""
+    sim, real = gain(outcomes, "sim"), gain(outcomes, "real")
+    if sim is None or real is None or abs(sim) < min_sim_gain:
+        return None
+    return real / sim
+
+
+def _by_task(outcomes: Iterable[Outcome]) -> dict[str, list[Outcome]]:
+    tasks: dict[str, list[Outcome]] = defaultdict(list)
+    for outcome in outcomes:
+        tasks[outcome.task_id].append(outcome)
+    return dict(tasks)
+
+
+def bootstrap_retention(
+    outcomes: Sequence[Outcome],
+    *,
+    resamples: int = 2000,
+    seed: int = 0,
+    min_sim_gain: float = 0.05,
+) -> RetentionSummary:
+    """Retention with a task-level paired percentile bootstrap interval."""
+    point = retention(outcomes, min_sim_gain)
+    if point is None:
+        sim = gain(outcomes, "sim")
+        reason = "no paired episodes" if sim is None else (
+            f"the sim gain ({sim:+.3f}) is below {min_sim_gain}: nothing to retain")
+        return RetentionSummary(value=None, low=None, high=None, undefined_reason=reason)
+    tasks = list(_by_task(outcomes).values())
+    rng = np.random.default_rng(seed)
+    values, undefined = [], 0
+    for _ in range(resamples):
+        picks = rng.integers(0, len(tasks), size=len(tasks))
+        sample = [o for index in picks for o in tasks[index]]
+        value = retention(sample, min_sim_gain)
+        if value is None:
+            undefined += 1
+        else:
+            values.append(value)
+    low, high = (np.percentile(values, [2.5, 97.5]) if values else (math.nan, math.nan))
+    return RetentionSummary(value=point, low=float(low), high=float(high),
+                            bootstrap_undefined_share=undefined / resamples)
+
+
+def mcnemar_p(outcomes: Sequence[Outcome], world: str) -> tuple[int, int, float]:
+    """(base-only wins b, trained-only wins c, exact two-sided p) over paired cells."""
+    cells: dict[tuple[str, int], dict[str, bool]] = defaultdict(dict)
+    for o in outcomes:
+        if o.world == world:
+            cells[(o.task_id, o.repeat)][o.policy] = o.success
+    pairs = [c for c in cells.values() if "base" in c and "trained" in c]
+    b = sum(c["base"] and not c["trained"] for c in pairs)
+    c = sum(c["trained"] and not c["base"] for c in pairs)
+    n = b + c
+    if n == 0:
+        return b, c, 1.0
+    tail = sum(math.comb(n, k) for k in range(min(b, c) + 1)) / 2**n
+    return b, c, min(1.0, 2 * tail)
+
+
+def bucket(task_outcomes: Sequence[Outcome]) -> str:
+    """``stable-pass``, ``uplift`` or ``mid`` for one task, from its simulator rates."""
+    base = _mean(task_outcomes, "base", "sim")
+    trained = _mean(task_outcomes, "trained", "sim")
+    if base is None or trained is None:
+        return "mid"
+    if base >= 0.8 and trained >= 0.8:
+        return "stable-pass"
+    if trained - base >= 0.5:
+        return "uplift"
+    return "mid"
+
+
+def agreement(outcomes: Sequence[Outcome]) -> float | None:
+    """Share of (task, policy, repeat) pairs where the sim outcome equals the real one."""
+    cells: dict[tuple[str, str, int], dict[str, bool]] = defaultdict(dict)
+    for o in outcomes:
+        cells[(o.task_id, o.policy, o.repeat)][o.world] = o.success
+    pairs = [c for c in cells.values() if "sim" in c and "real" in c]
+    if not pairs:
+        return None
+    return sum(c["sim"] == c["real"] for c in pairs) / len(pairs)
