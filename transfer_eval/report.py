@@ -1,0 +1,192 @@
+"""The paired-evaluation report as data: every number of ``report.json``, from the outcomes.
+
+:func:`build_report` is pure: same outcomes, same seed → the same report, which is what
+makes a resumed run's report identical to an uninterrupted one. Rendering to Markdown and
+HTML lives in ``report_md.py`` / ``report_html.py``.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+
+from pydantic import BaseModel, ConfigDict
+
+from transfer_eval.stats import (
+    POLICIES,
+    WORLDS,
+    Outcome,
+    RateSummary,
+    RetentionSummary,
+    agreement,
+    bootstrap_retention,
+    bucket,
+    gain,
+    mcnemar_p,
+    rate,
+)
+
+__all__ = ["BucketRow", "GroupRow", "McNemar", "Report", "TaskRow", "build_report"]
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class McNemar(_Frozen):
+    """Trained vs base in one world over paired cells."""
+
+    world: str
+    base_only: int
+    trained_only: int
+    p_value: float
+
+
+class GroupRow(_Frozen):
+    """Success rates of one level or app, per policy and world (None: no episode)."""
+
+    group: str
+    tasks: int
+    rates: dict[str, float | None]
+
+
+class BucketRow(_Frozen):
+    """A MobileGym-style bucket: how many tasks, and the four rates."""
+
+    bucket: str
+    tasks: int
+    rates: dict[str, float | None]
+
+
+class TaskRow(_Frozen):
+    """One task: its four rates, gains, bucket, sim-real agreement, replay link."""
+
+    task_id: str
+    level: str | None
+    app: str | None
+    rates: dict[str, float | None]
+    sim_gain: float | None
+    real_gain: float | None
+    bucket: str
+    agreement: float | None
+    replay: str | None = None
+
+
+class Report(_Frozen):
+    """Everything a paired evaluation concluded, machine-readable."""
+
+    device_backend: str
+    """``virtual`` or ``device``: virtual results are never presented as hardware."""
+    device_model: str | None
+    base: str
+    trained: str
+    suite: str
+    repeats: int
+    tasks: int
+    episodes: int
+    infra_errors: int
+    rates: dict[str, RateSummary]
+    """Keyed ``"<policy>/<world>"``, e.g. ``"trained/real"``."""
+    sim_gain: float | None
+    real_gain: float | None
+    retention: RetentionSummary
+    mcnemar: list[McNemar]
+    agreement: float | None
+    levels: list[GroupRow]
+    apps: list[GroupRow]
+    buckets: list[BucketRow]
+    per_task: list[TaskRow]
+
+
+def _key(policy: str, world: str) -> str:
+    return f"{policy}/{world}"
+
+
+def _rates(outcomes: Sequence[Outcome]) -> dict[str, float | None]:
+    out: dict[str, float | None] = {}
+    for policy in POLICIES:
+        for world in WORLDS:
+            summary = rate(outcomes, policy, world)
+            out[_key(policy, world)] = summary.rate.value if summary.episodes else None
+    return out
+
+
+def _groups(outcomes: Sequence[Outcome], attribute: str) -> list[GroupRow]:
+    groups: dict[str, list[Outcome]] = defaultdict(list)
+    for outcome in outcomes:
+        groups[getattr(outcome, attribute) or "?"].append(outcome)
+    return [
+        GroupRow(group=name, tasks=len({o.task_id for o in chosen}), rates=_rates(chosen))
+        for name, chosen in sorted(groups.items())
+    ]
+
+
+def _task_rows(outcomes: Sequence[Outcome], replays: dict[str, str]) -> list[TaskRow]:
+    tasks: dict[str, list[Outcome]] = defaultdict(list)
+    for outcome in outcomes:
+        tasks[outcome.task_id].append(outcome)
+    return [
+        TaskRow(
+            task_id=task_id,
+            level=chosen[0].level,
+            app=chosen[0].app,
+            rates=_rates(chosen),
+            sim_gain=gain(chosen, "sim"),
+            real_gain=gain(chosen, "real"),
+            bucket=bucket(chosen),
+            agreement=agreement(chosen),
+            replay=replays.get(task_id),
+        )
+        for task_id, chosen in sorted(tasks.items())
+    ]
+
+
+def _buckets(rows: Sequence[TaskRow], outcomes: Sequence[Outcome]) -> list[BucketRow]:
+    result = []
+    for name in ("uplift", "stable-pass", "mid"):
+        ids = {row.task_id for row in rows if row.bucket == name}
+        chosen = [o for o in outcomes if o.task_id in ids]
+        result.append(BucketRow(bucket=name, tasks=len(ids), rates=_rates(chosen)))
+    return result
+
+
+def build_report(
+    outcomes: Sequence[Outcome],
+    *,
+    device_backend: str,
+    device_model: str | None,
+    base: str,
+    trained: str,
+    suite: str,
+    repeats: int,
+    infra_errors: int,
+    replays: dict[str, str] | None = None,
+    seed: int = 0,
+) -> Report:
+    """Every figure of the report from the finished cells (infra errors excluded)."""
+    rows = _task_rows(outcomes, replays or {})
+    return Report(
+        device_backend=device_backend,
+        device_model=device_model,
+        base=base,
+        trained=trained,
+        suite=suite,
+        repeats=repeats,
+        tasks=len(rows),
+        episodes=len(outcomes),
+        infra_errors=infra_errors,
+        rates={_key(p, w): rate(outcomes, p, w) for p in POLICIES for w in WORLDS},
+        sim_gain=gain(outcomes, "sim"),
+        real_gain=gain(outcomes, "real"),
+        retention=bootstrap_retention(outcomes, seed=seed),
+        mcnemar=[
+            McNemar(world=w, base_only=b, trained_only=c, p_value=p)
+            for w in WORLDS
+            for b, c, p in [mcnemar_p(outcomes, w)]
+        ],
+        agreement=agreement(outcomes),
+        levels=_groups(outcomes, "level"),
+        apps=_groups(outcomes, "app"),
+        buckets=_buckets(rows, outcomes),
+        per_task=rows,
+    )
