@@ -17,7 +17,7 @@ from bridge.durable import write_atomic
 from bridge.schema import EpisodeRecord, StepRecord, Verdict
 from bridge.trajectory import RunStore
 
-__all__ = ["episode_page", "write_run_index"]
+__all__ = ["action_overlay", "episode_page", "write_run_index"]
 
 
 def _template(name: str) -> Template:
@@ -25,7 +25,7 @@ def _template(name: str) -> Template:
     return Template(text)
 
 
-def _overlay(step: StepRecord) -> str:
+def action_overlay(step: StepRecord) -> str:
     """SVG marks of what the step did, in screen pixels scaled to the frame."""
     result = step.result
     if result is None or result.executed is None or result.executed.point_px is None:
@@ -54,7 +54,7 @@ def _step_card(step: StepRecord) -> str:
     image = f'<img src="{html.escape(step.frame)}" alt="step {step.step}">' if step.frame else ""
     error = step.output.error or (step.result.error if step.result else None)
     return (
-        f'<div class="step"><div class="shot">{image}{_overlay(step)}</div>'
+        f'<div class="step"><div class="shot">{image}{action_overlay(step)}</div>'
         f"<h3>step {step.step}</h3><div class='action'>{html.escape(text)}</div>"
         + (f"<div class='thought'>{html.escape(step.output.thought or '')}</div>")
         + (f"<div class='error'>{html.escape(error)}</div>" if error else "")
