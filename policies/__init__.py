@@ -1,1 +1,5 @@
 """Policies: scripted, random, replay, VLM adapters and a small learned policy."""
+
+from policies.registry import PolicySpec, PolicySpecError, load, parse_spec
+
+__all__ = ["PolicySpec", "PolicySpecError", "load", "parse_spec"]

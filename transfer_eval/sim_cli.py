@@ -15,6 +15,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from bridge.schema import EpisodeRecord
+from policies.registry import PolicySpecError
 from sim.bench import run_bench
 from sim.simulator import SimConfig, Simulator, default_apps
 from sim.tasks.registry import UnknownTask, default_registry
@@ -149,7 +150,7 @@ def run_command(
 
         try:
             records = asyncio.run(run_sim(config, on_done=done))
-        except ValueError as exc:
+        except PolicySpecError as exc:
             raise typer.BadParameter(str(exc), param_hint="--policy") from exc
     _print_records(records)
     console.print(f"trajectory: [bold]{(out / 'index.html').resolve()}[/]")

@@ -14,12 +14,13 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from bridge.plans import Plan
 from bridge.policy import Policy
 from bridge.runner import EpisodeJob, run_episodes
-from bridge.schema import EpisodeRecord, Observation, TaskInstance
+from bridge.schema import EpisodeRecord, Observation, PolicyContext, TaskInstance
 from bridge.trajectory import RunManifest, RunStore
 from bridge.uitree import to_xml
-from policies.scripted import PlanPolicy
+from policies.registry import load, parse_spec
 from sim.simulator import SimConfig, Simulator
 from sim.tasks.base import TaskTemplate
 from transfer_eval.episode_view import write_run_index
@@ -57,12 +58,12 @@ def _versions() -> dict[str, str]:
 
 
 def _policy_factory(spec: str, template: TaskTemplate, task: TaskInstance) -> Callable[[], Policy]:
-    if spec != "scripted":
-        raise ValueError(
-            f"unknown policy {spec!r} for the simulator runner; today it runs 'scripted' "
-            "(the task's oracle). VLM, replay and learned policies arrive with policies.load."
-        )
-    return lambda: PlanPolicy(template.oracle(task.params, task.lang), name="scripted")
+    """A fresh policy per episode; ``scripted`` follows this task's oracle plan."""
+
+    def plan_for(_instruction: str, _context: PolicyContext) -> Plan:
+        return template.oracle(task.params, task.lang)
+
+    return lambda: load(spec, plan_for=plan_for, seed=task.seed)
 
 
 def _tree_xml(observation: Observation) -> str | None:
@@ -72,7 +73,13 @@ def _tree_xml(observation: Observation) -> str | None:
 async def run_sim(
     config: SimRunConfig, on_done: Callable[[EpisodeRecord], None] | None = None
 ) -> list[EpisodeRecord]:
-    """Run every (task, seed, lang) episode, resuming a run directory that exists."""
+    """Run every (task, seed, lang) episode, resuming a run directory that exists.
+
+    Raises:
+        policies.registry.PolicySpecError: the policy spec is malformed (checked before any
+            episode starts, so a typo is one clear error rather than N infra errors).
+    """
+    parse_spec(config.policy)
     manifest = RunManifest(
         config=config.model_dump(mode="json", exclude={"out"}),
         versions=_versions(),

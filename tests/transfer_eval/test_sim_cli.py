@@ -59,3 +59,11 @@ def test_run_writes_a_trajectory_with_frames_trees_and_pages(tmp_path: Path) -> 
     assert again.exit_code == 0 and len(store.results_path.read_text().splitlines()) == 2
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["config"]["tasks"] == ["settings/SetWifi-v1"]
+
+
+def test_a_bad_policy_spec_is_one_clear_error(tmp_path: Path) -> None:
+    args = ["sim", "run", "--task", "settings/SetWifi-v1", "--policy", "rando",
+            "--out", str(tmp_path / "r")]
+    result = runner.invoke(mgb_app, args, env=WIDE)
+    assert result.exit_code != 0 and "random[:SEED]" in result.output
+    assert not (tmp_path / "r" / "results.jsonl").exists()

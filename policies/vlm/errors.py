@@ -1,0 +1,22 @@
+"""Errors of the VLM policies.
+
+::
+
+    BridgeError (bridge.errors)
+     ├── PolicyError        the endpoint failed after every retry, or an adapter crashed:
+     │                      the episode ends as ``infra_error`` (raised by client.py, base.py)
+     └── VLMConfigError     a spec names an unknown adapter or option, or a bad option value
+                            (raised when the policy is built, before any episode)
+
+Unparseable model output is neither: it becomes ``PolicyOutput(action=None, error=...)``.
+"""
+
+from __future__ import annotations
+
+from bridge.errors import BridgeError, PolicyError
+
+__all__ = ["PolicyError", "VLMConfigError"]
+
+
+class VLMConfigError(BridgeError, ValueError):
+    """A VLM policy spec or option that cannot be used; the message lists what can."""
