@@ -18,7 +18,9 @@ from bridge.errors import BridgeError
 from bridge.jsonschema import write_json_schemas
 from bridge.uitree import parse_hierarchy
 from transfer_eval.demo import DemoReport, run_dump_demo
+from transfer_eval.device_cli import device_app
 from transfer_eval.dump_view import render_wireframes, wireframe_html
+from transfer_eval.paired import PairedConfig
 from transfer_eval.sim_cli import sim_app
 
 __all__ = ["mgb_app", "transfer_eval_app"]
@@ -31,6 +33,7 @@ mgb_app = typer.Typer(
     add_completion=False,
 )
 mgb_app.add_typer(sim_app, name="sim")
+mgb_app.add_typer(device_app, name="device")
 transfer_eval_app = typer.Typer(
     name="transfer-eval",
     help="Measure how much of a simulator gain carries over to a real phone.",
@@ -153,11 +156,34 @@ def demo_command(
 
 
 @transfer_eval_app.callback(invoke_without_command=True)
-def transfer_eval_command() -> None:
-    """Paired base/trained evaluation in the simulator and on a phone (not built yet)."""
-    console.print(
-        "[yellow]transfer-eval is not available yet:[/] the simulator, the phone driver and "
-        "the paired evaluation are still being built (issues 3, 4 and 6). `mgb --help` lists "
-        "what works today."
+def transfer_eval_command(
+    device: Annotated[str, typer.Option(help="An adb serial, or 'virtual'.")] = "virtual",
+    base: Annotated[str, typer.Option(help="Policy spec of the base model.")] = (
+        "learned:checkpoints/base"
+    ),
+    trained: Annotated[str, typer.Option(help="Policy spec of the trained model.")] = (
+        "learned:checkpoints/trained"
+    ),
+    suite: Annotated[str, typer.Option(help="Suite name or .json path.")] = "paired",
+    repeats: Annotated[int, typer.Option(help="Episodes per (task, policy, world).")] = 1,
+    out: Annotated[Path, typer.Option(help="Run directory.")] = Path("runs/transfer-eval"),
+    resume: Annotated[Path | None, typer.Option(help="Finish an earlier run.")] = None,
+    adb_port: Annotated[int, typer.Option(help="The adb server of a real phone.")] = 5037,
+) -> None:
+    """Paired base/trained evaluation in the simulator and on a phone, with a report."""
+    from transfer_eval.evaluate import evaluate
+
+    run_dir = resume or out
+    config = PairedConfig(
+        device=device,
+        base=base,
+        trained=trained,
+        suite=suite,
+        repeats=repeats,
+        out=run_dir,
+        adb_port=adb_port,
     )
-    raise typer.Exit(code=2)
+    try:
+        evaluate(config, console)
+    except (BridgeError, ValueError) as exc:
+        raise _fail(str(exc)) from exc

@@ -61,10 +61,27 @@ class DeviceVariant:
     """How the real phone differs, for reports (e.g. which probe, what it cannot see)."""
 
     async def setup(self, shell: Shell, task: TaskInstance) -> Mapping[str, Any] | None:
+        """Bring the phone to the task's starting point: :meth:`prepare`, then :meth:`pose`.
+
+        Returns the baseline from :meth:`pose`; the env hands it to :meth:`judge` as
+        ``ctx.baseline``.
+        """
+        await self.prepare(shell, task)
+        return await self.pose(shell, task)
+
+    async def prepare(self, shell: Shell, task: TaskInstance) -> None:
+        """Undo what earlier episodes may have left that every task depends on: the UI
+        language (the task's) and the font scale (default). A phone is not reset between
+        episodes, so without this one language task would break every later one."""
+        locale = "zh-CN" if task.lang == "zh" else "en-US"
+        await shell(f"settings put system system_locales {locale}")
+        await shell("settings put system font_scale 1.0")
+
+    async def pose(self, shell: Shell, task: TaskInstance) -> Mapping[str, Any] | None:
         """Pose the task on the phone (``settings put``, ``content insert`` ...).
 
         May return a baseline read from the phone (e.g. how many favourites there are at
-        the start); the env hands it back to :meth:`judge` as ``ctx.baseline``.
+        the start).
         """
         return None
 

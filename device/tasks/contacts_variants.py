@@ -70,7 +70,7 @@ class StarVariant(_ContactsVariant):
     task_id = "contacts/StarContact-v1"
     starred: ClassVar[bool] = True
 
-    async def setup(self, shell: Shell, task: TaskInstance) -> Mapping[str, Any] | None:
+    async def pose(self, shell: Shell, task: TaskInstance) -> Mapping[str, Any] | None:
         await ensure_contact(shell, task.params["name"])
         await set_starred(shell, task.params["name"], not self.starred)
         return None
@@ -102,7 +102,7 @@ class DeleteVariant(_ContactsVariant):
 
     task_id = "contacts/DeleteContact-v1"
 
-    async def setup(self, shell: Shell, task: TaskInstance) -> Mapping[str, Any] | None:
+    async def pose(self, shell: Shell, task: TaskInstance) -> Mapping[str, Any] | None:
         await ensure_contact(shell, task.params["name"])
         return None
 
@@ -124,7 +124,7 @@ class CreateVariant(_ContactsVariant):
 
     task_id = "contacts/CreateContact-v1"
 
-    async def setup(self, shell: Shell, task: TaskInstance) -> Mapping[str, Any] | None:
+    async def pose(self, shell: Shell, task: TaskInstance) -> Mapping[str, Any] | None:
         await delete_named(shell, task.params["name"])
         return None
 
@@ -152,11 +152,11 @@ class CreateWithCompanyVariant(CreateVariant):
 
     async def details(self, ctx: VariantContext) -> list[Check]:
         rows = await data_rows(ctx.shell, ctx.params["name"], ORGANIZATION)
-        orgs = [(row.get("data1"), row.get("data4")) for row in rows]
-        wanted = (ctx.params["company"], ctx.params["title"])
+        orgs = [[row.get("data1"), row.get("data4")] for row in rows]
+        wanted = [ctx.params["company"], ctx.params["title"]]
         return [
             *await super().details(ctx),
-            Check(name="organization", expected=list(wanted), actual=orgs, passed=wanted in orgs),
+            Check(name="organization", expected=wanted, actual=orgs, passed=wanted in orgs),
         ]
 
 
@@ -167,10 +167,10 @@ class CreateWorkEmailVariant(CreateVariant):
 
     async def details(self, ctx: VariantContext) -> list[Check]:
         rows = await data_rows(ctx.shell, ctx.params["name"], EMAIL)
-        emails = [(row.get("data1"), row.get("data2")) for row in rows]
-        wanted = (ctx.params["email"], "2")
+        emails = [[row.get("data1"), row.get("data2")] for row in rows]
+        wanted = [ctx.params["email"], "2"]
         return [
-            Check(name="work email", expected=list(wanted), actual=emails, passed=wanted in emails)
+            Check(name="work email", expected=wanted, actual=emails, passed=wanted in emails)
         ]
 
 
@@ -179,7 +179,7 @@ class EditPhoneVariant(_ContactsVariant):
 
     task_id = "contacts/EditContactPhone-v1"
 
-    async def setup(self, shell: Shell, task: TaskInstance) -> Mapping[str, Any] | None:
+    async def pose(self, shell: Shell, task: TaskInstance) -> Mapping[str, Any] | None:
         await ensure_contact(shell, task.params["name"], phone="+86 139 0000 0000")
         return None
 
@@ -206,7 +206,7 @@ class QueryPhoneVariant(_QueryVariant):
     field = "number"
     kind = "phone"
 
-    async def setup(self, shell: Shell, task: TaskInstance) -> Mapping[str, Any] | None:
+    async def pose(self, shell: Shell, task: TaskInstance) -> Mapping[str, Any] | None:
         await ensure_contact(shell, task.params["name"], phone=task.params["number"])
         rows = await data_rows(shell, task.params["name"], PHONE)
         return {"truth": rows[0]["data1"] if rows else task.params["number"]}
@@ -218,7 +218,7 @@ class QueryCompanyVariant(_QueryVariant):
     task_id = "contacts/QueryCompany-v1"
     field = "company"
 
-    async def setup(self, shell: Shell, task: TaskInstance) -> Mapping[str, Any] | None:
+    async def pose(self, shell: Shell, task: TaskInstance) -> Mapping[str, Any] | None:
         await ensure_contact(shell, task.params["name"], company=task.params["company"])
         rows = await data_rows(shell, task.params["name"], ORGANIZATION)
         return {"truth": rows[0]["data1"] if rows else task.params["company"]}
@@ -230,7 +230,7 @@ class WhoseNumberVariant(_QueryVariant):
     task_id = "contacts/WhoseNumber-v1"
     field = "name"
 
-    async def setup(self, shell: Shell, task: TaskInstance) -> Mapping[str, Any] | None:
+    async def pose(self, shell: Shell, task: TaskInstance) -> Mapping[str, Any] | None:
         await ensure_contact(shell, task.params["name"], phone=task.params["number"])
         return {"truth": task.params["name"]}
 
@@ -242,7 +242,7 @@ class CountFavoritesVariant(_QueryVariant):
     field = "count"
     kind = "number"
 
-    async def setup(self, shell: Shell, task: TaskInstance) -> Mapping[str, Any] | None:
+    async def pose(self, shell: Shell, task: TaskInstance) -> Mapping[str, Any] | None:
         rows = await query(shell, CONTACTS, ["_id"], "starred=1")
         return {"truth": len(rows)}
 
@@ -253,7 +253,7 @@ class CountSurnameVariant(_ContactsVariant):
     task_id = "contacts/CountSurname-v1"
     judged_by: ClassVar[Judging] = "answer"
 
-    async def setup(self, shell: Shell, task: TaskInstance) -> Mapping[str, Any] | None:
+    async def pose(self, shell: Shell, task: TaskInstance) -> Mapping[str, Any] | None:
         rows = await query(shell, CONTACTS, ["_id", "display_name", "starred"])
         people = [r for r in rows if has_surname(r.get("display_name", ""), task.params["surname"])]
         return {"count": len(people), "favorites": sum(r.get("starred") == "1" for r in people)}

@@ -112,7 +112,7 @@ class _SettingsVariant(DeviceVariant):
         """What must hold at the end."""
         raise NotImplementedError
 
-    async def setup(self, shell: Shell, task: TaskInstance) -> Mapping[str, Any] | None:
+    async def pose(self, shell: Shell, task: TaskInstance) -> Mapping[str, Any] | None:
         for namespace, key, value in self.start(task.params):
             await write_setting(shell, namespace, key, value)
         return None

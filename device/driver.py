@@ -1,0 +1,392 @@
+"""``AndroidDriver``: what a phone can do and show, in device pixels, over one adb link.
+
+Input goes through ``adb shell input`` (tap, long press, swipe, keys, ASCII text), whose
+output reveals MIUI's refusal of injected events, and through uiautomator2 where the shell
+cannot do it (a double tap fast enough to count, Unicode text via the clipboard, clearing a
+field). The clipboard path calls uiautomator2's ``setClipboard`` / ``getClipboard`` /
+``pasteClipboard`` directly: ``Device.send_keys`` would install the ADBKeyboard apk when the
+clipboard fails, and this driver never installs anything.
+
+Observing: screenshots from uiautomator2 (``takeScreenshot``, JPEG) with ``screencap -p`` as
+fallback; the hierarchy from uiautomator2 (``dumpWindowHierarchy``) with ``uiautomator
+dump`` as fallback when the uiautomator2 server is broken; an empty dump is retried, then
+reported as idle-timeout. Settling compares consecutive screenshots (opencv) until two differ
+by less than a threshold, or a timeout passes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import binascii
+import re
+import time
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol
+
+import cv2
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
+
+from bridge.actions import KeyName
+from bridge.coords import ScreenGeometry
+from bridge.errors import UITreeError
+from bridge.schema import ScreenSpec, UIStatus
+from bridge.uitree import UITree, parse_hierarchy
+from device.adb import mentions_inject_events
+from device.errors import DeviceError, InjectEventsDenied, UiAutomatorError
+
+__all__ = [
+    "KEYCODES",
+    "AndroidDriver",
+    "DeviceLink",
+    "Dump",
+    "Frame",
+    "ScreenFacts",
+    "SettleConfig",
+    "Settled",
+    "frame_change",
+    "is_ascii_safe",
+]
+
+KEYCODES: dict[KeyName, int] = {
+    "home": 3,
+    "back": 4,
+    "volume_up": 24,
+    "volume_down": 25,
+    "power": 26,
+    "enter": 66,
+    "delete": 67,
+    "recents": 187,
+}
+"""Android keycodes of the contract's keys (``input keyevent``)."""
+
+_ASCII_SAFE = re.compile(r"(?!-)[A-Za-z0-9._,:@/+=-]+")
+_SIZE = re.compile(r"(Override|Physical) size: (\d+)x(\d+)")
+_DENSITY = re.compile(r"(Override|Physical) density: (\d+)")
+_ORIENTATION = re.compile(r"orientation=(\d)")
+_FOCUS = re.compile(r"mCurrentFocus=Window\{[^}]*?\s(?P<pkg>[\w.]+)/(?P<act>[\w.$]+)\}")
+_FOCUSED_APP = re.compile(
+    r"mFocusedApp=.*?ActivityRecord\{[^}]*?\s(?P<pkg>[\w.]+)/(?P<act>[\w.$]+)"
+)
+_RESUMED = re.compile(
+    r"ResumedActivity[:=]\s*ActivityRecord\{[^}]*?\s(?P<pkg>[\w.]+)/(?P<act>[\w.$]+)"
+)
+_INPUT_SHOWN = re.compile(r"\bmInputShown=true\b")
+
+
+def is_ascii_safe(text: str) -> bool:
+    """Whether ``input text`` can type ``text`` verbatim: letters, digits, ``._,:@/+=-``.
+
+    Spaces, ``%``, quotes, shell metacharacters and anything non-ASCII go through the
+    clipboard instead (``input text`` turns ``%s`` into a space and cannot type Unicode).
+    """
+    return _ASCII_SAFE.fullmatch(text) is not None
+
+
+class DeviceLink(Protocol):
+    """What the driver needs from a connection (:class:`device.adb.AdbSession` has it)."""
+
+    async def shell(self, command: str, timeout_s: float | None = None) -> str:
+        """Text output of an ``adb shell`` command line."""
+        ...
+
+    async def shell_bytes(self, command: str, timeout_s: float | None = None) -> bytes:
+        """Raw output of an ``adb shell`` command line."""
+        ...
+
+    async def rpc(self, method: str, *params: Any, timeout_s: float | None = None) -> Any:
+        """A uiautomator2 JSON-RPC call."""
+        ...
+
+    async def uiautomator_dump(self, timeout_s: float | None = None) -> str:
+        """The platform ``uiautomator dump`` file (or the command's error output)."""
+        ...
+
+
+@dataclass(frozen=True)
+class Frame:
+    """A screenshot: the encoded bytes as captured and the decoded BGR pixels."""
+
+    data: bytes
+    format: Literal["jpeg", "png"]
+    image: np.ndarray
+
+    @property
+    def width(self) -> int:
+        """Width in pixels."""
+        return int(self.image.shape[1])
+
+    @property
+    def height(self) -> int:
+        """Height in pixels."""
+        return int(self.image.shape[0])
+
+    def is_black(self, level: int = 16, bright_fraction: float = 0.002) -> bool:
+        """Whether (nearly) every pixel is black: what a ``FLAG_SECURE`` window captures.
+
+        At most ``bright_fraction`` of the pixels may be above ``level`` (status-bar icons on
+        some phones), so a dark-themed screen with any real content is not black.
+        """
+        gray = cv2.cvtColor(self.image, cv2.COLOR_BGR2GRAY)
+        return np.count_nonzero(gray > level) <= bright_fraction * gray.size
+
+
+@dataclass(frozen=True)
+class Dump:
+    """A hierarchy dump: the XML and its tree when usable, and the status to report."""
+
+    xml: str | None
+    tree: UITree | None
+    status: UIStatus
+    source: str = ""
+
+
+class ScreenFacts(BaseModel):
+    """The panel's natural size (``wm size``), density (``wm density``) and rotation."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    width_px: int = Field(gt=0)
+    height_px: int = Field(gt=0)
+    density_dpi: int = Field(gt=0)
+    rotation: Literal[0, 90, 180, 270] = 0
+
+    @property
+    def geometry(self) -> ScreenGeometry:
+        """The bridge.coords geometry (natural size and rotation)."""
+        return ScreenGeometry(
+            width_px=self.width_px, height_px=self.height_px, rotation=self.rotation
+        )
+
+    def spec(self) -> ScreenSpec:
+        """The screen as displayed (logical size, swapped at 90 and 270 degrees)."""
+        size = self.geometry.logical_size
+        return ScreenSpec(
+            width_px=size.width,
+            height_px=size.height,
+            density_dpi=self.density_dpi,
+            orientation=self.rotation,
+        )
+
+
+class SettleConfig(BaseModel):
+    """When the screen counts as settled: consecutive frames nearly equal, or a timeout."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    threshold: float = Field(default=0.004, ge=0, le=1, description="max changed fraction")
+    pixel_delta: int = Field(default=24, ge=0, le=255, description="gray levels = changed")
+    interval_s: float = Field(default=0.15, ge=0, description="poll interval between frames")
+    timeout_s: float = Field(default=5.0, gt=0)
+
+
+@dataclass(frozen=True)
+class Settled:
+    """The outcome of settling: the last frame, whether it is stable, and the cost."""
+
+    frame: Frame
+    stable: bool
+    frames: int
+    elapsed_s: float
+
+
+def _thumb(image: np.ndarray, width: int) -> np.ndarray:
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+    height = max(1, round(gray.shape[0] * width / gray.shape[1]))
+    return cv2.resize(gray, (width, height), interpolation=cv2.INTER_AREA)
+
+
+def frame_change(a: np.ndarray, b: np.ndarray, pixel_delta: int = 24) -> float:
+    """Fraction of pixels (on 180-px-wide thumbnails) that differ by more than ``pixel_delta``.
+
+    Frames of different shapes (a rotation) count as entirely changed.
+    """
+    if a.shape != b.shape:
+        return 1.0
+    diff = cv2.absdiff(_thumb(a, 180), _thumb(b, 180))
+    return float(np.count_nonzero(diff > pixel_delta)) / diff.size
+
+
+def decode_frame(data: bytes, image_format: Literal["jpeg", "png"]) -> Frame:
+    """Decode a captured image; DeviceError when the bytes are not an image."""
+    image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR) if data else None
+    if image is None:
+        raise DeviceError(
+            f"the phone's screenshot ({len(data)} bytes of {image_format}) is not an image; "
+            "is the screen on and unlocked?"
+        )
+    return Frame(data=data, format=image_format, image=image)
+
+
+class AndroidDriver:
+    """Device-level operations on one phone (pixels, packages, keycodes); all async."""
+
+    def __init__(
+        self,
+        link: DeviceLink,
+        *,
+        settle: SettleConfig | None = None,
+        dump_attempts: int = 3,
+        dump_interval_s: float = 0.3,
+    ) -> None:
+        self.link = link
+        self.settle_config = settle or SettleConfig()
+        self.dump_attempts = max(1, dump_attempts)
+        self.dump_interval_s = dump_interval_s
+
+    # ---- observing
+    async def screenshot(self) -> Frame:
+        """The screen: uiautomator2's JPEG, or ``screencap -p`` when that fails."""
+        try:
+            encoded = await self.link.rpc("takeScreenshot", 1, 80)
+        except UiAutomatorError:
+            encoded = None
+        if isinstance(encoded, str) and encoded:
+            try:
+                return decode_frame(base64.b64decode(encoded), "jpeg")
+            except (binascii.Error, DeviceError):
+                pass  # a garbled JPEG: screencap below is the ground truth
+        return decode_frame(await self.link.shell_bytes("screencap -p"), "png")
+
+    async def hierarchy(self) -> Dump:
+        """The UI tree: retried while empty, then ``idle_timeout`` without a tree."""
+        for attempt in range(self.dump_attempts):
+            if attempt:
+                await asyncio.sleep(self.dump_interval_s)  # poll: the window may be changing
+            xml, source = await self._dump_once()
+            try:
+                return Dump(xml=xml, tree=parse_hierarchy(xml), status=UIStatus.OK, source=source)
+            except UITreeError:
+                continue
+        return Dump(xml=None, tree=None, status=UIStatus.IDLE_TIMEOUT)
+
+    async def _dump_once(self) -> tuple[str, str]:
+        try:
+            xml = await self.link.rpc("dumpWindowHierarchy", False, 50)
+            return (xml if isinstance(xml, str) else ""), "uiautomator2"
+        except UiAutomatorError:
+            return await self.link.uiautomator_dump(), "uiautomator dump"
+
+    async def screen(self) -> ScreenFacts:
+        """Natural size, density and current rotation (``wm size``, ``wm density``,
+        ``dumpsys display``)."""
+        size = _override_first(_SIZE, await self.link.shell("wm size"), "wm size")
+        density = _override_first(_DENSITY, await self.link.shell("wm density"), "wm density")
+        return ScreenFacts(
+            width_px=int(size[0]),
+            height_px=int(size[1]),
+            density_dpi=int(density[0]),
+            rotation=await self.rotation(),
+        )
+
+    async def rotation(self) -> Literal[0, 90, 180, 270]:
+        """The display rotation in degrees (first ``orientation=`` of ``dumpsys display``)."""
+        match = _ORIENTATION.search(await self.link.shell("dumpsys display"))
+        index = int(match.group(1)) if match else 0
+        return (0, 90, 180, 270)[index % 4]  # type: ignore[return-value]
+
+    async def foreground(self) -> tuple[str | None, str | None]:
+        """The focused app's package and activity, ``(None, None)`` when nothing has focus."""
+        windows = await self.link.shell("dumpsys window windows")
+        match = _FOCUS.search(windows) or _FOCUSED_APP.search(windows)
+        if match is None:
+            match = _RESUMED.search(await self.link.shell("dumpsys activity activities"))
+        return (match.group("pkg"), match.group("act")) if match else (None, None)
+
+    async def keyboard_visible(self) -> bool:
+        """Whether the soft keyboard is shown (``mInputShown`` of ``dumpsys input_method``)."""
+        return _INPUT_SHOWN.search(await self.link.shell("dumpsys input_method")) is not None
+
+    async def settle(self) -> Settled:
+        """Screenshots until two consecutive ones nearly agree, or the timeout passes."""
+        config = self.settle_config
+        started = time.monotonic()
+        previous = await self.screenshot()
+        frames = 1
+        while time.monotonic() - started < config.timeout_s:
+            await asyncio.sleep(config.interval_s)  # poll interval while waiting to settle
+            current = await self.screenshot()
+            frames += 1
+            change = frame_change(previous.image, current.image, config.pixel_delta)
+            if change <= config.threshold:
+                return Settled(current, True, frames, time.monotonic() - started)
+            previous = current
+        return Settled(previous, False, frames, time.monotonic() - started)
+
+    # ---- input (device pixels of the current orientation)
+    async def tap(self, x: int, y: int) -> str:
+        """A tap (``input tap``)."""
+        return await self._input(f"tap {x} {y}")
+
+    async def long_press(self, x: int, y: int, duration_ms: int) -> str:
+        """Touch and hold: a swipe that does not move (``input swipe x y x y ms``)."""
+        return await self._input(f"swipe {x} {y} {x} {y} {duration_ms}")
+
+    async def swipe(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int) -> str:
+        """A finger path (``input swipe``)."""
+        return await self._input(f"swipe {x1} {y1} {x2} {y2} {duration_ms}")
+
+    async def double_tap(self, x: int, y: int) -> str:
+        """Two taps within the double-tap window, through uiautomator2's injected events
+        (two ``input tap`` processes start too slowly to count as one gesture)."""
+        await self.link.rpc("injectInputEvent", 0, x, y, 0)  # ACTION_DOWN
+        await self.link.rpc("injectInputEvent", 1, x, y, 0)  # ACTION_UP
+        await self.link.rpc("click", x, y)
+        return f"u2 double_click {x} {y}"
+
+    async def key(self, key: KeyName) -> str:
+        """Press a key (``input keyevent CODE``)."""
+        return await self._input(f"keyevent {KEYCODES[key]}")
+
+    async def type_text(self, text: str) -> str:
+        """Type into the focused field: ``input text`` for safe ASCII, else the clipboard."""
+        if is_ascii_safe(text):
+            return await self._input(f"text {text}")
+        await self.link.rpc("setClipboard", None, text)
+        kept = await self.link.rpc("getClipboard")
+        if kept != text:
+            raise UiAutomatorError(
+                f"the phone's clipboard did not keep the text to type (got {kept!r:.40}); "
+                "unlock the phone and allow clipboard access for the shell, then run again"
+            )
+        await self.link.rpc("pasteClipboard")
+        return "u2 setClipboard+pasteClipboard"
+
+    async def clear_text(self) -> str:
+        """Empty the focused field (uiautomator2 ``clearInputText``: select all, delete)."""
+        await self.link.rpc("clearInputText")
+        return "u2 clearInputText"
+
+    async def _input(self, args: str) -> str:
+        command = f"input {args}"
+        output = await self.link.shell(command)
+        if mentions_inject_events(output):
+            raise InjectEventsDenied(output)
+        return command
+
+    # ---- apps
+    async def installed(self, package: str) -> bool:
+        """Whether ``package`` is installed (``pm path``)."""
+        return "package:" in await self.link.shell(f"pm path {package}")
+
+    async def start_app(self, package: str) -> str:
+        """Launch an app's launcher activity (``monkey -p PKG -c LAUNCHER 1``)."""
+        command = f"monkey -p {package} -c android.intent.category.LAUNCHER 1"
+        output = await self.link.shell(command)
+        if mentions_inject_events(output):
+            raise InjectEventsDenied(output)
+        return command
+
+    async def force_stop(self, package: str) -> None:
+        """``am force-stop``: the app's processes and back stack are gone."""
+        await self.link.shell(f"am force-stop {package}")
+
+
+def _override_first(pattern: re.Pattern[str], output: str, what: str) -> tuple[str, ...]:
+    """The groups of the ``Override`` line if there is one, else the ``Physical`` one."""
+    found = {m.group(1): m.groups()[1:] for m in pattern.finditer(output)}
+    groups = found.get("Override") or found.get("Physical")
+    if groups is None:
+        raise DeviceError(f"unexpected `{what}` output: {output.strip()[:200]!r}")
+    return groups

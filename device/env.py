@@ -1,0 +1,332 @@
+"""``AndroidEnv``: a phone (real or virtual) behind the bridge Env protocol.
+
+``reset(task)`` finds the task's device variant in the registry it was given, force-stops the
+variant's packages, runs its setup over ``adb shell``, goes home and observes. ``step`` acts
+on the observation the policy saw, waits for the screen to settle (screenshot differences,
+not sleeps) and observes again, within a per-step time budget. ``verdict`` hands the variant
+the shell, the agent's answer, the UI XML of every observation of the episode and the
+baseline its setup read from the phone.
+
+Failures of the phone raise :class:`~device.errors.DeviceError` (an ``EnvError``: the runner
+records ``infra_error``); agent mistakes come back as ``StepResult.error``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import difflib
+import time
+from collections.abc import Awaitable, Mapping
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from bridge.schema import (
+    Action,
+    AnswerAction,
+    BackendInfo,
+    Foreground,
+    Observation,
+    Screenshot,
+    StepResult,
+    StepTimings,
+    TaskInstance,
+    UIStatus,
+    Verdict,
+)
+from device.actuate import perform
+from device.adb import AdbTarget
+from device.driver import AndroidDriver, DeviceLink, Frame, ScreenFacts, SettleConfig
+from device.errors import DeviceError, DeviceTimeout, UnknownVariant
+from device.profiles import DeviceProfile, DeviceProps, ProfileChoice, select_profile
+from device.session import AdbSession, ReconnectPolicy
+from device.tasks.base import DeviceVariant, VariantContext
+
+__all__ = ["AndroidEnv", "AndroidEnvConfig", "read_props"]
+
+_T = TypeVar("_T")
+
+_PROPS = {
+    "model": "ro.product.model",
+    "brand": "ro.product.brand",
+    "manufacturer": "ro.product.manufacturer",
+    "device": "ro.product.device",
+    "android_version": "ro.build.version.release",
+    "sdk": "ro.build.version.sdk",
+}
+
+
+class AndroidEnvConfig(BaseModel):
+    """Which phone, which profile, and the time budgets of an :class:`AndroidEnv`."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    target: AdbTarget = Field(default_factory=AdbTarget)
+    profile: str | None = Field(default=None, description="a profile name; None: by getprop")
+    step_timeout_s: float = Field(default=60.0, gt=0)
+    reset_timeout_s: float = Field(default=180.0, gt=0)
+    call_timeout_s: float = Field(default=30.0, gt=0)
+    settle: SettleConfig = Field(default_factory=SettleConfig)
+    reconnect: ReconnectPolicy = Field(default_factory=ReconnectPolicy)
+    screenshot: bool = True
+    u2_port: int = Field(default=9008, ge=1, le=65535)
+
+
+async def read_props(link: DeviceLink, serial: str) -> DeviceProps:
+    """What the phone says about itself (``getprop``), ``ro.mgb.virtual`` included."""
+    values = {name: (await link.shell(f"getprop {key}")).strip() for name, key in _PROPS.items()}
+    virtual = (await link.shell("getprop ro.mgb.virtual")).strip() == "1"
+    return DeviceProps(serial=serial, virtual=virtual, **values)
+
+
+class AndroidEnv:
+    """A bridge ``Env`` on one adb device; an async context manager, ``close`` idempotent."""
+
+    def __init__(
+        self,
+        config: AndroidEnvConfig,
+        variants: Mapping[str, DeviceVariant],
+        *,
+        link: DeviceLink | None = None,
+    ) -> None:
+        """``link`` replaces the adb session (tests); otherwise one is opened on first use."""
+        self.config = config
+        self.variants = variants
+        self._link = link
+        self._owns_link = link is None
+        self._driver: AndroidDriver | None = None
+        self._choice: ProfileChoice | None = None
+        self._backend: BackendInfo | None = None
+        self._facts: ScreenFacts | None = None
+        self._task: TaskInstance | None = None
+        self._variant: DeviceVariant | None = None
+        self._answer: dict[str, Any] | None = None
+        self._baseline: dict[str, Any] = {}
+        self._trees: list[str] = []
+        self._last: Observation | None = None
+        self._closed = False
+
+    # ---- connection
+    async def open(self) -> BackendInfo:
+        """Connect (if not yet), read the phone's props, pick its profile; idempotent."""
+        self._check_open()
+        if self._backend is not None:
+            return self._backend
+        if self._link is None:
+            session = AdbSession(
+                self.config.target,
+                reconnect=self.config.reconnect,
+                u2_port=self.config.u2_port,
+                call_timeout_s=self.config.call_timeout_s,
+            )
+            await session.open()
+            self._link = session
+        serial = self.config.target.serial or getattr(self._link, "serial", "") or "unknown"
+        props = await read_props(self._link, serial)
+        self._choice = select_profile(props, self.config.profile)
+        self._driver = AndroidDriver(self._link, settle=self.config.settle)
+        self._facts = await self._driver.screen()
+        self._backend = BackendInfo(
+            kind="virtual" if props.virtual else "device",
+            model=props.model or None,
+            android_version=props.android_version or None,
+            serial=serial,
+        )
+        return self._backend
+
+    @property
+    def profile(self) -> DeviceProfile:
+        """The device profile in use (after :meth:`open`)."""
+        if self._choice is None:
+            raise DeviceError("the env is not open: call open() or reset() first")
+        return self._choice.profile
+
+    @property
+    def profile_choice(self) -> ProfileChoice | None:
+        """Which profile was picked and why (None before :meth:`open`)."""
+        return self._choice
+
+    @property
+    def backend(self) -> BackendInfo | None:
+        """Which world this is (None before :meth:`open`)."""
+        return self._backend
+
+    @property
+    def session(self) -> AdbSession | None:
+        """The adb session this env opened (None before :meth:`open` or with a given link)."""
+        return self._link if isinstance(self._link, AdbSession) else None
+
+    @property
+    def driver(self) -> AndroidDriver:
+        """The device-level driver (after :meth:`open`)."""
+        if self._driver is None:
+            raise DeviceError("the env is not open: call open() or reset() first")
+        return self._driver
+
+    # ---- bridge.Env
+    async def reset(self, task: TaskInstance) -> Observation:
+        """Pose ``task`` on the phone (force-stop, variant setup, home) and observe."""
+        self._check_open()
+        variant = self._variant_for(task.task_id)
+        return await self._within(self._reset(task, variant), self.config.reset_timeout_s, "reset")
+
+    async def _reset(self, task: TaskInstance, variant: DeviceVariant) -> Observation:
+        await self.open()
+        driver = self.driver
+        for package in variant.packages:
+            await driver.force_stop(package)
+        baseline = await variant.setup(self._shell, task)
+        await driver.key("home")
+        self._task, self._variant, self._answer, self._trees = task, variant, None, []
+        self._baseline = dict(baseline or {})
+        settled = await driver.settle()
+        return await self._observe(0, settled.frame, settled.stable, None)
+
+    async def step(self, action: Action) -> StepResult:
+        """Carry out ``action``, wait for the screen to settle, and observe."""
+        self._check_open()
+        if self._last is None or self._task is None:
+            raise DeviceError("no episode: call reset(task) first")
+        budget = self.config.step_timeout_s
+        return await self._within(self._step(action, self._last), budget, f"step ({action.type})")
+
+    async def _step(self, action: Action, seen: Observation) -> StepResult:
+        started = time.perf_counter()
+        outcome = await perform(self.driver, action, seen, self.profile)
+        if isinstance(action, AnswerAction):
+            self._answer = dict(action.fields)
+        acted = time.perf_counter()
+        frame, stable = None, True
+        if outcome.touched:
+            settled = await self.driver.settle()
+            frame, stable = settled.frame, settled.stable
+        settled_at = time.perf_counter()
+        obs = await self._observe(seen.step + 1, frame, stable, outcome.error)
+        done = time.perf_counter()
+        timings = StepTimings(
+            act_ms=(acted - started) * 1000,
+            settle_ms=(settled_at - acted) * 1000,
+            observe_ms=(done - settled_at) * 1000,
+            total_ms=(done - started) * 1000,
+        )
+        return StepResult(
+            observation=obs,
+            executed=outcome.executed,
+            error=outcome.error,
+            done=outcome.done,
+            timings=timings,
+        )
+
+    async def verdict(self) -> Verdict:
+        """The variant's verdict from the phone's state, the answer and the episode's trees."""
+        self._check_open()
+        if self._task is None or self._variant is None:
+            raise DeviceError("no task to judge: call reset(task) first")
+        ctx = VariantContext(
+            shell=self._shell,
+            task=self._task,
+            answer=self._answer,
+            trees=list(self._trees),
+            baseline=self._baseline,
+        )
+        try:
+            return await self._variant.verdict(ctx)
+        except NotImplementedError as exc:
+            raise DeviceError(
+                f"{self._task.task_id} cannot be judged deterministically on a phone ({exc}); "
+                "judge it by hand from the saved frames"
+            ) from exc
+
+    async def close(self) -> None:
+        """Release the adb session (if this env opened it); idempotent."""
+        if self._closed:
+            return
+        self._closed = True
+        link, self._link = self._link, None
+        close = getattr(link, "close", None)
+        if self._owns_link and close is not None:
+            await close()
+
+    async def __aenter__(self) -> AndroidEnv:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    # ---- observing
+    async def observe(self) -> Observation:
+        """Observe the phone without acting (after reset)."""
+        step = self._last.step if self._last is not None else 0
+        return await self._observe(step, None, True, None)
+
+    async def _observe(
+        self, step: int, frame: Frame | None, stable: bool, error: str | None
+    ) -> Observation:
+        driver = self.driver
+        if frame is None:
+            frame = await driver.screenshot()
+        dump = await driver.hierarchy()
+        (package, activity), keyboard = await asyncio.gather(
+            driver.foreground(), driver.keyboard_visible()
+        )
+        status = dump.status
+        if dump.tree is not None and frame.is_black():
+            status = UIStatus.SECURE_WINDOW  # FLAG_SECURE: black pixels, the tree still works
+        rotation = dump.tree.rotation * 90 if dump.tree is not None else await driver.rotation()
+        assert self._facts is not None and self._backend is not None
+        facts = self._facts.model_copy(update={"rotation": rotation})
+        if dump.xml is not None:
+            self._trees.append(dump.xml)
+        obs = Observation(
+            step=step,
+            screenshot=_screenshot(frame) if self.config.screenshot else None,
+            screen=facts.spec(),
+            ui=dump.tree.nodes if dump.tree is not None else [],
+            ui_status=status,
+            foreground=Foreground(
+                app=self.profile.app_of(package), package=package, activity=activity
+            ),
+            keyboard_visible=keyboard,
+            stable=stable,
+            last_action_error=error,
+            backend=self._backend,
+        )
+        self._last = obs
+        return obs
+
+    # ---- helpers
+    async def _shell(self, command: str) -> str:
+        """The ``Shell`` variants get: one ``adb shell`` command line."""
+        if self._link is None:
+            raise DeviceError("the env is closed")
+        return await self._link.shell(command)
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise DeviceError("the env is closed; make a new AndroidEnv")
+
+    def _variant_for(self, task_id: str) -> DeviceVariant:
+        variant = self.variants.get(task_id)
+        if variant is not None:
+            return variant
+        known = sorted(self.variants)
+        near = difflib.get_close_matches(task_id, known, n=3)
+        hint = f"; did you mean {', '.join(near)}?" if near else ""
+        raise UnknownVariant(
+            f"task {task_id!r} has no device variant{hint} {len(known)} tasks can run on a "
+            f"phone: {', '.join(known) or 'none'}"
+        )
+
+    @staticmethod
+    async def _within(work: Awaitable[_T], timeout_s: float, what: str) -> _T:
+        try:
+            return await asyncio.wait_for(work, timeout_s)
+        except asyncio.TimeoutError as exc:
+            raise DeviceTimeout(
+                f"{what} did not finish within {timeout_s:g} s; the phone may be frozen, "
+                "asleep or disconnected"
+            ) from exc
+
+
+def _screenshot(frame: Frame) -> Screenshot:
+    return Screenshot(format=frame.format, width=frame.width, height=frame.height, data=frame.data)

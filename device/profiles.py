@@ -1,0 +1,170 @@
+"""Device profiles: which package each app id is on a phone, and the phone's screen facts.
+
+A profile is a JSON file in ``device/profiles/`` (loaded with :mod:`importlib.resources`),
+e.g. ``redmi_note_12_turbo`` (MIUI packages) or ``pixel`` (Google's). The env picks one from
+the phone's ``getprop`` values (:func:`select_profile`) unless one is named; a phone no
+profile matches falls back to ``pixel`` with a warning. The screen facts are what the
+profile's phone has; the driver always measures the attached phone's real size and rotation.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from functools import cache
+from importlib import resources
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from device.errors import ProfileError
+
+__all__ = [
+    "FALLBACK_PROFILE",
+    "DeviceProfile",
+    "DeviceProps",
+    "ProfileChoice",
+    "ProfileMatch",
+    "load_profile",
+    "profile_names",
+    "select_profile",
+]
+
+FALLBACK_PROFILE = "pixel"
+"""The profile an unknown phone gets (AOSP and Google packages)."""
+
+_log = logging.getLogger(__name__)
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ProfileMatch(_Model):
+    """Which phones a profile is for; ``getprop`` values compared case-insensitively."""
+
+    models: list[str] = Field(default_factory=list, description="ro.product.model")
+    devices: list[str] = Field(default_factory=list, description="ro.product.device")
+    brands: list[str] = Field(default_factory=list, description="ro.product.brand")
+    manufacturers: list[str] = Field(default_factory=list, description="ro.product.manufacturer")
+    virtual: bool = Field(default=False, description="matches `getprop ro.mgb.virtual` = 1")
+
+
+class DeviceProfile(_Model):
+    """A phone model's app packages and screen facts."""
+
+    name: str = Field(min_length=1)
+    description: str = ""
+    width_px: int = Field(gt=0)
+    height_px: int = Field(gt=0)
+    density_dpi: int = Field(gt=0)
+    model: str | None = None
+    brand: str | None = None
+    device: str | None = None
+    match: ProfileMatch = Field(default_factory=ProfileMatch)
+    launcher: str = Field(min_length=1, description="the home screen's package")
+    apps: dict[str, str] = Field(min_length=1, description="app id -> Android package")
+
+    def package(self, app_id: str) -> str | None:
+        """The package of an app id (``contacts`` -> ``com.android.contacts``), or None."""
+        return self.apps.get(app_id)
+
+    def app_of(self, package: str | None) -> str | None:
+        """The app id of a package; None for unknown packages and for the launcher."""
+        if package is None or package == self.launcher:
+            return None
+        return next((app for app, pkg in self.apps.items() if pkg == package), None)
+
+
+class DeviceProps(_Model):
+    """What a phone says about itself (``getprop``), as the profile choice needs it."""
+
+    serial: str
+    model: str = ""
+    brand: str = ""
+    manufacturer: str = ""
+    device: str = ""
+    android_version: str = ""
+    sdk: str = ""
+    virtual: bool = False
+
+
+class ProfileChoice(_Model):
+    """The profile picked for a phone and why (``fallback`` when nothing matched)."""
+
+    profile: DeviceProfile
+    reason: str
+    fallback: bool = False
+
+
+def profile_names() -> list[str]:
+    """Names of the bundled profiles, sorted."""
+    folder = resources.files("device") / "profiles"
+    names = (entry.name for entry in folder.iterdir())
+    return sorted(name.removesuffix(".json") for name in names if name.endswith(".json"))
+
+
+@cache
+def load_profile(name: str) -> DeviceProfile:
+    """The bundled profile ``name``; ProfileError listing the known ones if there is none."""
+    resource = resources.files("device") / "profiles" / f"{name}.json"
+    if not resource.is_file():
+        raise ProfileError(
+            f"no device profile {name!r}; known profiles: {', '.join(profile_names())}"
+        )
+    try:
+        return DeviceProfile.model_validate(json.loads(resource.read_text("utf-8")))
+    except (json.JSONDecodeError, ValidationError) as exc:
+        raise ProfileError(f"device profile {name!r} is malformed: {exc}") from exc
+
+
+def _score(match: ProfileMatch, props: DeviceProps) -> tuple[int, str]:
+    """How well a profile fits: virtual 100, model or device 10, brand or maker 1."""
+    if match.virtual != props.virtual:
+        return 0, ""
+    if match.virtual:
+        return 100, "virtual phone (ro.mgb.virtual=1)"
+
+    def has(values: list[str], value: str) -> bool:
+        return bool(value) and value.lower() in (v.lower() for v in values)
+
+    if has(match.models, props.model):
+        return 10, f"model {props.model}"
+    if has(match.devices, props.device):
+        return 10, f"device {props.device}"
+    if has(match.brands, props.brand):
+        return 1, f"brand {props.brand}"
+    if has(match.manufacturers, props.manufacturer):
+        return 1, f"manufacturer {props.manufacturer}"
+    return 0, ""
+
+
+def select_profile(props: DeviceProps, name: str | None = None) -> ProfileChoice:
+    """The profile for a phone: ``name`` if given, else the best match, else ``pixel``.
+
+    A virtual phone only matches the ``virtual`` profile and a real one never does. Falling
+    back logs a warning that names the phone, so a wrong package map is easy to spot.
+    """
+    if name is not None:
+        return ProfileChoice(profile=load_profile(name), reason="named explicitly")
+    best: tuple[int, str, DeviceProfile] | None = None
+    for candidate in profile_names():
+        profile = load_profile(candidate)
+        score, why = _score(profile.match, props)
+        if score and (best is None or score > best[0]):
+            best = (score, why, profile)
+    if best is not None:
+        return ProfileChoice(profile=best[2], reason=f"matched by {best[1]}")
+    _log.warning(
+        "no device profile matches %s (brand %r, model %r, device %r); using %r: app ids "
+        "may map to the wrong packages, pass a profile explicitly",
+        props.serial,
+        props.brand,
+        props.model,
+        props.device,
+        FALLBACK_PROFILE,
+    )
+    return ProfileChoice(
+        profile=load_profile(FALLBACK_PROFILE),
+        reason=f"no profile matches {props.brand} {props.model}; fell back to {FALLBACK_PROFILE}",
+        fallback=True,
+    )

@@ -1,0 +1,344 @@
+"""The virtual phone's ``/system/bin/sh``: runs command lines against a VirtualPhone.
+
+:class:`Shell` parses a line (:mod:`device.virtual.shell_syntax`), expands parameters,
+applies ``VAR=value`` prefixes and redirections, runs pipelines (the left side's stdout is
+the right side's stdin: ``dumpsys window | grep mCurrentFocus``), and keeps ``$?`` up to
+date. Commands live in the ``commands_*`` modules and print exactly what Android prints
+(see ``/work/shared/reference/protocols.md`` §1.7, §2.6, §4). A command the phone does not
+have prints ``/system/bin/sh: NAME: inaccessible or not found`` and exits 127, as mksh does.
+
+Deviations from mksh: no globbing, no word splitting of expanded parameters, ``&`` runs in
+the foreground, no command substitution or control flow (a syntax error says so).
+"""
+
+from __future__ import annotations
+
+import logging
+import posixpath
+from collections.abc import Mapping
+from typing import Protocol
+
+from device.virtual import vfs
+from device.virtual.phone import ServiceStream, VirtualPhone
+from device.virtual.shell_context import (
+    EXIT_NOT_FOUND,
+    BufferSink,
+    CommandContext,
+    CommandFn,
+    NullSink,
+    Sink,
+)
+from device.virtual.shell_syntax import AndOr, Command, Param, ShellSyntaxError, Word, parse
+
+__all__ = ["SH", "Shell", "ShellExit", "ShellIO", "command_table"]
+
+log = logging.getLogger(__name__)
+
+SH = "/system/bin/sh"
+"""The shell's name in its error messages."""
+_BIN_DIRS = ("/system/bin/", "/system/xbin/", "/vendor/bin/", "/bin/", "/product/bin/")
+_MULTICALL = ("toybox", "busybox", "toolbox")
+_DEFAULT_ENV = {
+    "PATH": "/product/bin:/apex/com.android.runtime/bin:/system/bin:/system/xbin:/vendor/bin",
+    "HOME": "/",
+    "USER": "shell",
+    "SHELL": SH,
+    "TMPDIR": "/data/local/tmp",
+    "EXTERNAL_STORAGE": "/sdcard",
+    "ANDROID_DATA": "/data",
+    "ANDROID_ROOT": "/system",
+}
+
+
+class ShellIO(Protocol):
+    """Where the shell's stdout and stderr go (the adb stream, framed per protocol)."""
+
+    async def stdout(self, data: bytes) -> None:
+        """Write to stdout."""
+        ...
+
+    async def stderr(self, data: bytes) -> None:
+        """Write to stderr."""
+        ...
+
+
+class ShellExit(Exception):
+    """``exit N``: stop the script with status N."""
+
+    def __init__(self, status: int) -> None:
+        super().__init__(status)
+        self.status = status
+
+
+class _IOSink:
+    def __init__(self, io: ShellIO, err: bool) -> None:
+        self._write = io.stderr if err else io.stdout
+
+    async def write(self, data: bytes) -> None:
+        await self._write(data)
+
+
+def command_table() -> dict[str, CommandFn]:
+    """Every command the virtual phone has, by name (built on demand, never at import)."""
+    from device.virtual import (
+        commands_am,
+        commands_content,
+        commands_dumpsys,
+        commands_files,
+        commands_input,
+        commands_pm,
+        commands_system,
+        commands_ui,
+    )
+
+    table: dict[str, CommandFn] = {}
+    for module in (commands_system, commands_dumpsys, commands_input, commands_am,
+                   commands_pm, commands_files, commands_ui, commands_content):
+        table.update(module.COMMANDS)
+    return table
+
+
+class Shell:
+    """One shell session on a phone: variables, ``$?`` and the command table."""
+
+    def __init__(self, phone: VirtualPhone, commands: Mapping[str, CommandFn] | None = None):
+        self.phone = phone
+        self.commands = dict(commands) if commands is not None else command_table()
+        self.variables: dict[str, str] = dict(_DEFAULT_ENV)
+        self.status = 0
+
+    async def run(self, line: str, io: ShellIO, stream: ServiceStream | None = None) -> int:
+        """Run a command line; returns the last status (also kept in :attr:`status`)."""
+        try:
+            lists = parse(line)
+        except ShellSyntaxError as exc:
+            await io.stderr(f"{SH}: {exc}\n".encode())
+            self.status = 1
+            return self.status
+        out, err = _IOSink(io, False), _IOSink(io, True)
+        try:
+            for node in lists:
+                await self._and_or(node, out, err, stream)
+        except ShellExit as exc:
+            self.status = exc.status
+        return self.status
+
+    async def _and_or(
+        self, node: AndOr, out: Sink, err: Sink, stream: ServiceStream | None
+    ) -> None:
+        self.status = await self._pipeline(node.first, out, err, stream)
+        for op, pipeline in node.rest:
+            if (op == "&&") == (self.status == 0):
+                self.status = await self._pipeline(pipeline, out, err, stream)
+
+    async def _pipeline(
+        self, commands: list[Command], out: Sink, err: Sink, stream: ServiceStream | None
+    ) -> int:
+        stdin: bytes | None = None
+        status = 0
+        for index, command in enumerate(commands):
+            last = index == len(commands) - 1
+            sink: Sink = out if last else BufferSink()
+            status = await self._simple(command, sink, err, stdin, stream)
+            if isinstance(sink, BufferSink):
+                stdin = bytes(sink.data)
+        return status
+
+    def expand(self, word: Word) -> str:
+        """A word's text with parameters substituted."""
+        parts = []
+        for part in word.parts:
+            if isinstance(part, Param):
+                parts.append(self._param(part.name))
+            else:
+                parts.append(part)
+        return "".join(parts)
+
+    def _param(self, name: str) -> str:
+        if name == "?":
+            return str(self.status)
+        if name == "$":
+            return "12345"
+        if name in ("#", "@", "*") or name.isdigit():
+            return "0" if name == "#" else ("sh" if name == "0" else "")
+        return self.variables.get(name, "")
+
+    def _words(self, words: list[Word]) -> list[str]:
+        expanded = []
+        for word in words:
+            text = self.expand(word)
+            if text or word.quoted:
+                expanded.append(text)
+        return expanded
+
+    async def _simple(
+        self,
+        command: Command,
+        out: Sink,
+        err: Sink,
+        stdin: bytes | None,
+        stream: ServiceStream | None,
+    ) -> int:
+        assignments = {name: self.expand(value) for name, value in command.assignments}
+        args = self._words(command.words)
+        io = await self._redirect(command, out, err, stdin)
+        if io is None:
+            return 1
+        out, err, stdin, files = io
+        if not args:
+            self.variables.update(assignments)
+            return await self._flush(files, err)
+        env = {**self.variables, **assignments}
+        status = await self._execute(args, env, out, err, stdin, stream)
+        flushed = await self._flush(files, err)
+        return status if flushed == 0 else flushed
+
+    async def _execute(
+        self,
+        args: list[str],
+        env: dict[str, str],
+        out: Sink,
+        err: Sink,
+        stdin: bytes | None,
+        stream: ServiceStream | None,
+    ) -> int:
+        name, *rest = args
+        builtin = _BUILTINS.get(name)
+        if builtin is not None:
+            ctx = CommandContext(self.phone, name, rest, out, err, env, stdin, stream)
+            return await builtin(self, ctx)
+        resolved, rest = _resolve(name, rest)
+        function = self.commands.get(resolved)
+        if function is None:
+            await err.write(f"{SH}: {name}: inaccessible or not found\n".encode())
+            return EXIT_NOT_FOUND
+        ctx = CommandContext(self.phone, resolved, rest, out, err, env, stdin, stream)
+        try:
+            return await function(ctx)
+        except ShellExit:
+            raise
+        except ConnectionError:
+            raise
+        except Exception as exc:  # a bug in a command must not kill the adb stream
+            log.exception("virtual shell: %s failed", name)
+            await err.write(f"{name}: internal error of the virtual phone: {exc}\n".encode())
+            return 1
+
+    async def _redirect(
+        self, command: Command, out: Sink, err: Sink, stdin: bytes | None
+    ) -> tuple[Sink, Sink, bytes | None, list[tuple[str, BufferSink, bool]]] | None:
+        """Apply redirections; None (after printing why) when one cannot be opened."""
+        files: list[tuple[str, BufferSink, bool]] = []
+        for redirect in command.redirects:
+            target = self.expand(redirect.target)
+            if redirect.op == ">&":
+                chosen = {"1": out, "2": err}.get(target)
+                if chosen is None:
+                    await err.write(f"{SH}: {target}: bad file descriptor\n".encode())
+                    return None
+                out, err = (chosen, err) if redirect.fd == 1 else (out, chosen)
+                continue
+            path = vfs.normalize(target)
+            if redirect.op == "<":
+                try:
+                    stdin = vfs.read_file(self.phone.files, path)
+                except vfs.FsError as exc:
+                    await err.write(f"{SH}: can't open {target}: {exc}\n".encode())
+                    return None
+                continue
+            sink: Sink = NullSink()
+            if path not in ("/dev/null", "/dev/zero"):
+                buffer = BufferSink()
+                files.append((path, buffer, redirect.op == ">>"))
+                sink = buffer
+            if redirect.fd in (1, -1):
+                out = sink
+            if redirect.fd in (2, -1):
+                err = sink
+        return out, err, stdin, files
+
+    async def _flush(self, files: list[tuple[str, BufferSink, bool]], err: Sink) -> int:
+        """Write redirected output into the phone's files."""
+        for path, buffer, append in files:
+            try:
+                vfs.write_file(self.phone.files, path, bytes(buffer.data), append)
+            except vfs.FsError as exc:
+                await err.write(f"{SH}: can't create {path}: {exc}\n".encode())
+                return 1
+        return 0
+
+
+def _resolve(name: str, rest: list[str]) -> tuple[str, list[str]]:
+    """``/system/bin/ls`` → ``ls``; ``toybox md5sum f`` → ``md5sum``, ``[f]``."""
+    for prefix in _BIN_DIRS:
+        if name.startswith(prefix) and "/" not in name[len(prefix) :]:
+            name = name[len(prefix) :]
+            break
+    if name in _MULTICALL and rest:
+        return _resolve(rest[0], rest[1:])
+    return name, rest
+
+
+# ---- builtins (they see the shell itself)
+
+async def _echo(shell: Shell, ctx: CommandContext) -> int:
+    args = list(ctx.args)
+    newline = True
+    while args and args[0] in ("-n", "-e", "-E", "-ne", "-en"):
+        newline = newline and "n" not in args.pop(0)
+    await ctx.out(" ".join(args) + ("\n" if newline else ""))
+    return 0
+
+
+async def _true(shell: Shell, ctx: CommandContext) -> int:
+    return 0
+
+
+async def _false(shell: Shell, ctx: CommandContext) -> int:
+    return 1
+
+
+async def _exit(shell: Shell, ctx: CommandContext) -> int:
+    code = int(ctx.args[0]) if ctx.args and ctx.args[0].lstrip("-").isdigit() else shell.status
+    raise ShellExit(code & 0xFF)
+
+
+async def _export(shell: Shell, ctx: CommandContext) -> int:
+    for arg in ctx.args:
+        name, sep, value = arg.partition("=")
+        if sep:
+            shell.variables[name] = value
+    return 0
+
+
+async def _unset(shell: Shell, ctx: CommandContext) -> int:
+    for name in ctx.args:
+        shell.variables.pop(name, None)
+    return 0
+
+
+async def _cd(shell: Shell, ctx: CommandContext) -> int:
+    target = vfs.normalize(ctx.args[0] if ctx.args else "/", shell.variables.get("PWD", "/"))
+    if not vfs.is_dir(shell.phone.files, target):
+        return await ctx.usage(f"{SH}: cd: {posixpath.basename(target)}: No such file or "
+                               "directory")
+    shell.variables["PWD"] = target
+    return 0
+
+
+async def _pwd(shell: Shell, ctx: CommandContext) -> int:
+    await ctx.println(shell.variables.get("PWD", "/"))
+    return 0
+
+
+_BUILTINS = {
+    "echo": _echo,
+    "true": _true,
+    "false": _false,
+    ":": _true,
+    "exit": _exit,
+    "export": _export,
+    "unset": _unset,
+    "cd": _cd,
+    "pwd": _pwd,
+}

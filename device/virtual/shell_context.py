@@ -1,0 +1,101 @@
+"""What a shell command of the virtual phone receives: arguments, I/O, the phone.
+
+Every command is an ``async def command(ctx: CommandContext) -> int`` returning its exit
+status; the command groups (``commands_*.py``) export them in a ``COMMANDS`` table that
+:mod:`device.virtual.shell` merges.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from device.virtual.phone import ServiceStream, VirtualPhone
+
+__all__ = [
+    "EXIT_NOT_FOUND",
+    "EXIT_USAGE",
+    "BufferSink",
+    "CommandContext",
+    "CommandFn",
+    "NullSink",
+    "Sink",
+]
+
+EXIT_USAGE = 1
+"""Exit status of a usage error (bad or missing arguments)."""
+EXIT_NOT_FOUND = 127
+"""Exit status of a command the shell cannot find."""
+
+
+class Sink(Protocol):
+    """Where a command's stdout or stderr goes."""
+
+    async def write(self, data: bytes) -> None:
+        """Take ``data``."""
+        ...
+
+
+class BufferSink:
+    """Collects output in memory (pipes, redirections to files)."""
+
+    def __init__(self) -> None:
+        self.data = bytearray()
+
+    async def write(self, data: bytes) -> None:
+        """Append ``data``."""
+        self.data += data
+
+
+class NullSink:
+    """``/dev/null``."""
+
+    async def write(self, data: bytes) -> None:
+        """Drop ``data``."""
+
+
+@dataclass
+class CommandContext:
+    """One command being run: its name and arguments, I/O, environment and the phone."""
+
+    phone: VirtualPhone
+    name: str
+    args: list[str]
+    stdout: Sink
+    stderr: Sink
+    env: dict[str, str] = field(default_factory=dict)
+    stdin: bytes | None = None
+    stream: ServiceStream | None = None
+    """The adb stream the shell runs on (long-running commands such as ``app_process``)."""
+
+    async def out(self, data: str | bytes) -> None:
+        """Write text (UTF-8) or bytes to stdout."""
+        await self.stdout.write(data.encode("utf-8") if isinstance(data, str) else data)
+
+    async def err(self, data: str | bytes) -> None:
+        """Write text (UTF-8) or bytes to stderr."""
+        await self.stderr.write(data.encode("utf-8") if isinstance(data, str) else data)
+
+    async def println(self, *lines: str) -> None:
+        """Write each line plus ``\\n`` to stdout."""
+        if lines:
+            await self.out("".join(f"{line}\n" for line in lines))
+
+    async def eprintln(self, *lines: str) -> None:
+        """Write each line plus ``\\n`` to stderr."""
+        if lines:
+            await self.err("".join(f"{line}\n" for line in lines))
+
+    async def usage(self, message: str) -> int:
+        """Report a usage error on stderr; returns :data:`EXIT_USAGE`."""
+        await self.eprintln(message)
+        return EXIT_USAGE
+
+    def changed(self) -> None:
+        """Tell the simulator instance its state changed (pages re-render)."""
+        self.phone.instance.changed()
+
+
+CommandFn = Callable[[CommandContext], Awaitable[int]]
+"""A shell command: runs with a context, returns its exit status."""

@@ -1,0 +1,171 @@
+"""The ``shell:``, ``shell,v2,…:`` and ``exec:`` services: a command line over one stream.
+
+* ``shell:CMD`` (protocol v1) and ``exec:CMD``: stdout and stderr go raw onto the stream,
+  the stream closes when the command is done (the exit code is lost, as on a phone: adbutils
+  and uiautomator2 append ``; echo X4EXIT:$?``).
+* ``shell,v2[,raw|,pty][,TERM=…]:CMD`` (shell protocol v2, used by ``adb shell`` and
+  ``shell2(v2=True)``): packets ``id:uint8 len:uint32le payload``; we send stdout (1),
+  stderr (2) and exit (3, one byte); stdin (0), close-stdin (4) and window-size (5) packets
+  from the host are read and ignored.
+* ``shell:`` / ``shell,v2,pty:`` with no command: a minimal interactive prompt
+  (``marble:/ $ ``) that runs one line at a time until ``exit`` or the host closes.
+
+With ``pty`` (the default of v1 with an empty command), output newlines become ``\\r\\n``
+as a terminal would send them.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Awaitable, Callable
+
+from device.virtual.phone import ServiceStream, VirtualPhone
+from device.virtual.shell import Shell, ShellIO
+
+__all__ = ["ShellPacketStream", "shell_service"]
+
+_PACKET = struct.Struct("<BI")
+ID_STDIN, ID_STDOUT, ID_STDERR, ID_EXIT, ID_CLOSE_STDIN, ID_WINDOW = range(6)
+
+
+class _RawIO:
+    """Shell v1 / exec: stdout and stderr interleaved, raw bytes on the stream."""
+
+    def __init__(self, stream: ServiceStream, pty: bool) -> None:
+        self.stream = stream
+        self.pty = pty
+
+    async def stdout(self, data: bytes) -> None:
+        """Write to the stream (``\\n`` → ``\\r\\n`` under a pty)."""
+        if data:
+            await self.stream.write(data.replace(b"\n", b"\r\n") if self.pty else data)
+
+    async def stderr(self, data: bytes) -> None:
+        """Same stream as stdout (v1 has no separate channel)."""
+        await self.stdout(data)
+
+
+class ShellPacketStream:
+    """Shell protocol v2 over an adb stream, seen as a plain byte pipe.
+
+    ``write`` frames stdout packets; ``read`` returns stdin payloads (other packets are
+    skipped) and ``b""`` at close-stdin or when the host closes. This is what a long-running
+    command (``app_process``) gets as its stream under ``shell,v2``.
+    """
+
+    def __init__(self, stream: ServiceStream) -> None:
+        self.stream = stream
+        self._buffer = bytearray()
+        self._stdin_closed = False
+
+    async def write(self, data: bytes) -> None:
+        """Send ``data`` as one stdout packet."""
+        await self.packet(ID_STDOUT, data)
+
+    async def packet(self, packet_id: int, data: bytes) -> None:
+        """Send one packet (empty payloads are skipped, except for exit)."""
+        if data or packet_id == ID_EXIT:
+            await self.stream.write(_PACKET.pack(packet_id, len(data)) + data)
+
+    async def read(self) -> bytes:
+        """The next stdin payload; ``b""`` after close-stdin or when the host closed."""
+        while not self._stdin_closed:
+            packet = await self._next_packet()
+            if packet is None:
+                break
+            packet_id, payload = packet
+            if packet_id == ID_CLOSE_STDIN:
+                self._stdin_closed = True
+            elif packet_id == ID_STDIN and payload:
+                return payload
+        return b""
+
+    async def _next_packet(self) -> tuple[int, bytes] | None:
+        while True:
+            if len(self._buffer) >= _PACKET.size:
+                packet_id, length = _PACKET.unpack_from(self._buffer)
+                if len(self._buffer) >= _PACKET.size + length:
+                    payload = bytes(self._buffer[_PACKET.size : _PACKET.size + length])
+                    del self._buffer[: _PACKET.size + length]
+                    return packet_id, payload
+            chunk = await self.stream.read()
+            if not chunk:
+                return None
+            self._buffer += chunk
+
+    async def close(self) -> None:
+        """Close the underlying stream."""
+        await self.stream.close()
+
+
+class _PacketIO:
+    """Shell v2: stdout and stderr as separate packets."""
+
+    def __init__(self, packets: ShellPacketStream, pty: bool) -> None:
+        self.packets = packets
+        self.pty = pty
+
+    async def stdout(self, data: bytes) -> None:
+        """A stdout packet."""
+        await self.packets.packet(ID_STDOUT, self._term(data))
+
+    async def stderr(self, data: bytes) -> None:
+        """A stderr packet."""
+        await self.packets.packet(ID_STDERR, self._term(data))
+
+    def _term(self, data: bytes) -> bytes:
+        return data.replace(b"\n", b"\r\n") if self.pty else data
+
+
+ShellServiceFn = Callable[[ServiceStream], Awaitable[None]]
+
+
+def shell_service(
+    phone: VirtualPhone, kind: str, args: list[str], command: str
+) -> ShellServiceFn | None:
+    """The service for ``shell[,args]:command`` or ``exec:command``; None if malformed."""
+    v2 = "v2" in args
+    pty = "pty" in args or (not command and "raw" not in args)
+    if kind == "exec" and (args or not command):
+        return None
+
+    async def serve(stream: ServiceStream) -> None:
+        shell = Shell(phone)
+        if v2:
+            packets = ShellPacketStream(stream)
+            io: ShellIO = _PacketIO(packets, pty)
+            code = await _run(shell, command, io, packets)
+            await packets.packet(ID_EXIT, bytes([code & 0xFF]))
+        else:
+            await _run(shell, command, _RawIO(stream, pty), stream)
+
+    return serve
+
+
+async def _run(shell: Shell, command: str, io: ShellIO, stream: ServiceStream) -> int:
+    if command:
+        return await shell.run(command, io, stream)
+    return await _interactive(shell, io, stream)
+
+
+async def _interactive(shell: Shell, io: ShellIO, stream: ServiceStream) -> int:
+    """A minimal prompt: echo what is typed, run each line, stop at ``exit`` or EOF."""
+    prompt = f"{shell.phone.device}:/ $ ".encode()
+    await io.stdout(prompt)
+    pending = bytearray()
+    while True:
+        chunk = await stream.read()
+        if not chunk:
+            return shell.status
+        chunk = chunk.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+        await io.stdout(chunk)
+        pending += chunk
+        while b"\n" in pending:
+            line, _, rest = bytes(pending).partition(b"\n")
+            pending = bytearray(rest)
+            text = line.decode("utf-8", "replace").strip()
+            if text in ("exit", "logout"):
+                return shell.status
+            if text:
+                await shell.run(text, io, stream)
+            await io.stdout(prompt)

@@ -1,0 +1,62 @@
+"""``mgb device list | info | run`` against the virtual phone on a private adb server."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from device.virtual.attach import AttachedVirtualPhone, attach_virtual_phone
+from transfer_eval.device_cli import device_app
+
+pytestmark = pytest.mark.device_virtual
+
+
+@pytest.fixture(scope="module")
+def attached(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AttachedVirtualPhone]:
+    home = tmp_path_factory.mktemp("android-home")
+    with attach_virtual_phone(seed=0, android_user_home=home) as phone:
+        yield phone
+
+
+def invoke(*args: str) -> str:
+    result = CliRunner().invoke(device_app, list(args), terminal_width=200)
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def test_list_and_info(attached: AttachedVirtualPhone) -> None:
+    port = str(attached.adb_port)
+    listed = invoke("list", "--adb-port", port)
+    assert attached.serial in listed and "device" in listed
+    info = invoke("info", attached.serial, "--adb-port", port)
+    assert "virtual" in info and "23049RAD8C" in info and "1080x2400 px" in info
+    assert "com.android.launcher3" in info
+
+
+def test_run_solves_a_task_and_writes_a_trajectory(
+    attached: AttachedVirtualPhone, tmp_path: Path
+) -> None:
+    out = tmp_path / "run"
+    args = ["run", "--device", attached.serial, "--adb-port", str(attached.adb_port)]
+    output = invoke(*args, "--task", "settings/SetWifi-v1", "--out", str(out))
+    assert "success" in output
+    (line,) = (out / "results.jsonl").read_text().splitlines()
+    record = json.loads(line)
+    assert record["outcome"] == "success" and record["backend"]["kind"] == "virtual"
+    episode = out / "episodes" / "settings.SetWifi-v1_s0_en"
+    assert list((episode / "frames").glob("*.jpg")) and list((episode / "trees").glob("*.xml"))
+
+
+def test_run_rejects_a_task_without_a_device_variant(attached: AttachedVirtualPhone) -> None:
+    args = ["run", "--device", attached.serial, "--adb-port", str(attached.adb_port)]
+    result = CliRunner().invoke(device_app, [*args, "--task", "nope/Nothing-v1", "--out", "x"])
+    assert result.exit_code == 2 and "no device variant for nope/Nothing-v1" in result.output
+
+
+def test_an_unreachable_server_is_a_clear_error() -> None:
+    result = CliRunner().invoke(device_app, ["list", "--adb-port", "1"])
+    assert result.exit_code == 1 and "adb -P 1 start-server" in result.output

@@ -1,0 +1,201 @@
+"""``mgb device``: list the phones of an adb server, describe one, run episodes on it.
+
+Every command talks to the adb server at ``--adb-host``/``--adb-port`` (default: the usual
+server on 127.0.0.1:5037); the virtual phone's private server is just another port.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from bridge.schema import EpisodeRecord
+from device.adb import AdbTarget
+from device.errors import DeviceError, ProfileError, UnknownVariant
+from transfer_eval.device_run import DeviceRunConfig, describe_device, list_devices, run_device
+
+__all__ = ["device_app"]
+
+console = Console()
+device_app = typer.Typer(
+    help="Real (or virtual) phones over adb: list, describe, run episodes.",
+    no_args_is_help=True,
+    add_completion=False,
+)
+
+AdbHost = Annotated[str, typer.Option("--adb-host", help="Host of the adb server.")]
+AdbPort = Annotated[int, typer.Option("--adb-port", help="Port of the adb server.")]
+
+
+def _fail(message: str) -> typer.Exit:
+    console.print(f"[red]error:[/] {message}", highlight=False)
+    return typer.Exit(code=1)
+
+
+@device_app.command("list")
+def list_command(adb_host: AdbHost = "127.0.0.1", adb_port: AdbPort = 5037) -> None:
+    """List the devices the adb server knows, in any state."""
+    try:
+        devices = list_devices(AdbTarget(host=adb_host, port=adb_port))
+    except DeviceError as exc:
+        raise _fail(str(exc)) from exc
+    table = Table(title=f"adb server {adb_host}:{adb_port}")
+    for column in ("serial", "state", "model", "product", "device"):
+        table.add_column(column)
+    for d in devices:
+        state = d.state if d.state == "device" else f"[yellow]{d.state}[/]"
+        table.add_row(d.serial, state, d.model, d.product, d.device)
+    console.print(table)
+    if not devices:
+        console.print("no devices: plug a phone in (USB debugging on) or `adb connect HOST:PORT`")
+
+
+@device_app.command("info")
+def info_command(
+    serial: Annotated[str, typer.Argument(help="The device's serial (see `mgb device list`).")],
+    profile: Annotated[str | None, typer.Option(help="Force a device profile.")] = None,
+    adb_host: AdbHost = "127.0.0.1",
+    adb_port: AdbPort = 5037,
+) -> None:
+    """Describe one device: model, Android version, profile, screen, foreground app."""
+    target = AdbTarget(host=adb_host, port=adb_port, serial=serial)
+    try:
+        report = asyncio.run(describe_device(target, profile))
+    except DeviceError as exc:
+        raise _fail(str(exc)) from exc
+    props, screen, fg = report.props, report.screen, report.foreground
+    table = Table(show_header=False, title=f"device {serial}")
+    table.add_row("kind", report.backend.kind)
+    table.add_row("model", f"{props.brand} {props.model} ({props.device})")
+    table.add_row("android", f"{props.android_version} (sdk {props.sdk})")
+    fallback = " [yellow](fallback)[/]" if report.profile.fallback else ""
+    table.add_row("profile", f"{report.profile.profile.name}{fallback}: {report.profile.reason}")
+    table.add_row(
+        "screen",
+        f"{screen.width_px}x{screen.height_px} px, {screen.density_dpi} dpi, "
+        f"rotation {screen.orientation}",
+    )
+    table.add_row("foreground", f"{fg.package or '-'} {fg.activity or ''} (app {fg.app or '-'})")
+    console.print(table)
+
+
+def _parse_ints(text: str) -> list[int]:
+    try:
+        return [int(part) for part in text.split(",") if part.strip()]
+    except ValueError as exc:
+        raise typer.BadParameter(f"{text!r} is not a comma-separated list of integers") from exc
+
+
+@device_app.command("run")
+def run_command(
+    device: Annotated[str, typer.Option("--device", help="Serial of the phone to drive.")],
+    task: Annotated[list[str], typer.Option(help="Task id (repeatable).")],
+    out: Annotated[Path, typer.Option(help="Run directory (resumed if it exists).")],
+    policy: Annotated[str, typer.Option(help="Policy spec.")] = "scripted",
+    seeds: Annotated[str, typer.Option(help="Comma-separated seeds.")] = "0",
+    lang: Annotated[str, typer.Option(help="Comma-separated languages (en, zh).")] = "en",
+    profile: Annotated[str | None, typer.Option(help="Force a device profile.")] = None,
+    adb_host: AdbHost = "127.0.0.1",
+    adb_port: AdbPort = 5037,
+) -> None:
+    """Run episodes on a phone and write a trajectory with frames, trees and verdicts."""
+    config = DeviceRunConfig(
+        target=AdbTarget(host=adb_host, port=adb_port, serial=device),
+        tasks=task,
+        seeds=_parse_ints(seeds),
+        langs=lang.split(","),
+        policy=policy,
+        out=out,
+        profile=profile,
+    )
+    total = len(task) * len(config.seeds) * len(config.langs)
+    columns = (TextColumn("episodes"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=console) as progress:
+        bar = progress.add_task("run", total=total)
+        try:
+            records = asyncio.run(run_device(config, on_done=lambda _: progress.advance(bar)))
+        except UnknownVariant as exc:
+            raise typer.BadParameter(str(exc), param_hint="--task") from exc
+        except ProfileError as exc:
+            raise typer.BadParameter(str(exc), param_hint="--profile") from exc
+        except ValueError as exc:
+            raise typer.BadParameter(str(exc), param_hint="--policy") from exc
+    _print_records(records)
+    console.print(f"trajectory: [bold]{(out / 'index.html').resolve()}[/]")
+
+
+def _print_records(records: list[EpisodeRecord]) -> None:
+    table = Table(title="episodes")
+    for column in ("episode", "outcome", "steps", "progress", "error"):
+        table.add_column(column, overflow="fold")
+    for record in records:
+        verdict = record.verdict
+        table.add_row(
+            record.episode_id,
+            record.outcome,
+            str(record.steps),
+            "" if verdict is None else f"{verdict.progress:.2f}",
+            record.error or "",
+        )
+    console.print(table)
+
+
+# ---- mgb device virtual: the virtual phone as an adb device
+
+virtual_app = typer.Typer(
+    help=(
+        "The virtual phone: a simulator instance served as an adb device, attached to a "
+        "private adb server (never the one on 5037). `start` runs in the foreground until "
+        "Ctrl-C, which stops everything, so there is no `stop` command."
+    ),
+    no_args_is_help=True,
+    add_completion=False,
+)
+device_app.add_typer(virtual_app, name="virtual")
+
+
+@virtual_app.command("start")
+def virtual_start_command(
+    port: Annotated[int, typer.Option(help="The phone's adbd port (0: a free one).")] = 0,
+    adb_port: Annotated[
+        int, typer.Option("--adb-port", help="The private adb server's port (0: a free one).")
+    ] = 0,
+    seed: Annotated[int, typer.Option(help="Seed of the simulated phone.")] = 0,
+) -> None:
+    """Start the virtual phone and a private adb server, connect them, wait for Ctrl-C."""
+    import threading
+
+    from device.virtual.attach import attach_virtual_phone
+
+    try:
+        with attach_virtual_phone(seed=seed, port=port, adb_port=adb_port) as attached:
+            console.print(
+                f"virtual phone [bold]{attached.serial}[/] is online on the adb "
+                f"server at 127.0.0.1:{attached.adb_port}",
+                highlight=False,
+            )
+            console.print("try:", highlight=False)
+            console.print(
+                f"  {attached.adb_command('shell', 'wm', 'size')}",
+                highlight=False,
+                markup=False,
+                soft_wrap=True,
+            )
+            console.print(
+                f"  adbutils: AdbClient(host='127.0.0.1', port={attached.adb_port})"
+                f".device('{attached.serial}')",
+                highlight=False,
+                markup=False,
+            )
+            console.print("Ctrl-C stops the phone and the adb server.")
+            threading.Event().wait()
+    except KeyboardInterrupt:
+        console.print("stopped")
+    except DeviceError as exc:
+        raise _fail(str(exc)) from exc

@@ -1,0 +1,209 @@
+"""Running episodes on a phone into a run directory (what ``mgb device run`` does).
+
+The composition root for the phone: the simulator's task registry instantiates the task (same
+parameters from the same seed as in the simulator), the device variant registry poses and
+judges it on the phone, :class:`device.env.AndroidEnv` drives the phone, and
+:mod:`bridge.runner` records frames, trees, steps and verdicts. One phone runs one episode
+at a time. Also: listing the devices of an adb server and describing one of them.
+"""
+
+from __future__ import annotations
+
+import platform
+from collections.abc import Callable, Mapping, Sequence
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from bridge.policy import Policy
+from bridge.runner import EpisodeJob, run_episodes
+from bridge.schema import (
+    BackendInfo,
+    EpisodeRecord,
+    Foreground,
+    Observation,
+    ScreenSpec,
+    TaskInstance,
+)
+from bridge.trajectory import RunManifest, RunStore
+from bridge.uitree import to_xml
+from device.adb import AdbTarget, AttachedDevice
+from device.driver import AndroidDriver
+from device.env import AndroidEnv, AndroidEnvConfig, read_props
+from device.errors import UnknownVariant
+from device.profiles import DeviceProps, ProfileChoice, load_profile, select_profile
+from device.session import AdbSession
+from device.tasks.base import DeviceVariant
+from device.tasks.registry import default_variants
+from policies.scripted import PlanPolicy
+from sim.simulator import default_apps
+from sim.tasks.base import TaskTemplate
+from sim.tasks.registry import default_registry
+from transfer_eval.episode_view import write_run_index
+
+__all__ = [
+    "DeviceReport",
+    "DeviceRunConfig",
+    "check_tasks",
+    "describe_device",
+    "episode_id",
+    "list_devices",
+    "run_device",
+]
+
+
+class DeviceRunConfig(BaseModel):
+    """What to run on one phone: tasks x seeds x languages with one policy, into ``out``."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    target: AdbTarget
+    tasks: list[str] = Field(min_length=1)
+    seeds: list[int] = Field(default_factory=lambda: [0], min_length=1)
+    langs: list[str] = Field(default_factory=lambda: ["en"], min_length=1)
+    policy: str = "scripted"
+    out: Path
+    profile: str | None = None
+    step_timeout_s: float = Field(default=120.0, gt=0)
+
+    def env_config(self) -> AndroidEnvConfig:
+        """The env every episode of the run gets."""
+        return AndroidEnvConfig(target=self.target, profile=self.profile)
+
+
+class DeviceReport(BaseModel):
+    """What ``mgb device info`` shows: the phone, its profile, its screen, what is on top."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    props: DeviceProps
+    backend: BackendInfo
+    profile: ProfileChoice
+    screen: ScreenSpec
+    foreground: Foreground
+
+
+def list_devices(target: AdbTarget) -> list[AttachedDevice]:
+    """Every device of the adb server (``adb devices -l``)."""
+    return target.devices()
+
+
+async def describe_device(target: AdbTarget, profile: str | None = None) -> DeviceReport:
+    """Props, profile choice, screen and foreground of one device (no uiautomator2 needed)."""
+    session = AdbSession(target)
+    try:
+        await session.open()
+        props = await read_props(session, session.serial)
+        driver = AndroidDriver(session)
+        facts = await driver.screen()
+        package, activity = await driver.foreground()
+    finally:
+        await session.close()
+    choice = select_profile(props, profile)
+    backend = BackendInfo(
+        kind="virtual" if props.virtual else "device",
+        model=props.model or None,
+        android_version=props.android_version or None,
+        serial=props.serial,
+    )
+    foreground = Foreground(app=choice.profile.app_of(package), package=package, activity=activity)
+    return DeviceReport(
+        props=props, backend=backend, profile=choice, screen=facts.spec(), foreground=foreground
+    )
+
+
+def episode_id(task_id: str, seed: int, lang: str) -> str:
+    """A file-safe episode id: ``settings.SetWifi-v1_s0_en``."""
+    return f"{task_id.replace('/', '.')}_s{seed}_{lang}"
+
+
+def _versions() -> dict[str, str]:
+    try:
+        ours = version("mobilegym-bridge")
+    except PackageNotFoundError:
+        ours = "unknown"
+    return {"mobilegym-bridge": ours, "python": platform.python_version()}
+
+
+def _tree_xml(observation: Observation) -> str | None:
+    return to_xml(observation.ui) if observation.ui else None
+
+
+def _policy_factory(spec: str, template: TaskTemplate, task: TaskInstance) -> Callable[[], Policy]:
+    if spec != "scripted":
+        raise ValueError(
+            f"unknown policy {spec!r} for the phone runner; today it runs 'scripted' (the "
+            "task's oracle plan, which finds its nodes on screen)"
+        )
+    return lambda: PlanPolicy(template.oracle(task.params, task.lang), name="scripted")
+
+
+def check_tasks(tasks: Sequence[str], variants: Mapping[str, DeviceVariant]) -> None:
+    """Raise UnknownVariant naming every task id a phone cannot run."""
+    missing = [task for task in tasks if task not in variants]
+    if missing:
+        raise UnknownVariant(
+            f"no device variant for {', '.join(missing)}; tasks a phone can run: "
+            f"{', '.join(sorted(variants))}"
+        )
+
+
+def _jobs(config: DeviceRunConfig, variants: Mapping[str, DeviceVariant]) -> list[EpisodeJob]:
+    registry = default_registry()
+    world = {app.id: app.world for app in default_apps()}
+    env_config = config.env_config()
+
+    async def make_env() -> AndroidEnv:
+        return AndroidEnv(env_config, variants)
+
+    jobs = []
+    for task_id in config.tasks:
+        template = registry.get(task_id)
+        for seed in config.seeds:
+            for lang in config.langs:
+                task = registry.instantiate(task_id, seed, world, lang)
+                jobs.append(
+                    EpisodeJob(
+                        episode_id=episode_id(task_id, seed, lang),
+                        task=task,
+                        make_env=make_env,
+                        make_policy=_policy_factory(config.policy, template, task),
+                    )
+                )
+    return jobs
+
+
+async def run_device(
+    config: DeviceRunConfig,
+    on_done: Callable[[EpisodeRecord], None] | None = None,
+    variants: Mapping[str, DeviceVariant] | None = None,
+) -> list[EpisodeRecord]:
+    """Run every (task, seed, lang) episode on the phone, resuming a run that exists.
+
+    Raises:
+        UnknownVariant: a task has no device variant (nothing is run).
+        ProfileError: an unknown profile name.
+        ValueError: an unknown policy spec.
+    """
+    variants = default_variants() if variants is None else variants
+    check_tasks(config.tasks, variants)
+    if config.profile is not None:
+        load_profile(config.profile)  # an unknown name fails here, not in every episode
+    jobs = _jobs(config, variants)
+    manifest = RunManifest(
+        config=config.model_dump(mode="json", exclude={"out"}),
+        versions=_versions(),
+        seeds=list(config.seeds),
+    )
+    store = RunStore.create(config.out, manifest, resume=True)
+    records = await run_episodes(
+        jobs,
+        store=store,
+        concurrency=1,
+        step_timeout_s=config.step_timeout_s,
+        tree_xml=_tree_xml,
+        on_episode_done=on_done,
+    )
+    write_run_index(store)
+    return records

@@ -1,0 +1,53 @@
+"""``transfer-eval`` end to end: run the paired grid with a progress display, then report."""
+
+from __future__ import annotations
+
+import asyncio
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from bridge.schema import EpisodeRecord
+from transfer_eval.finalize import write_reports
+from transfer_eval.paired import PairedConfig, run_paired
+from transfer_eval.report import Report
+from transfer_eval.report_md import headline
+from transfer_eval.suites import load_suite
+
+__all__ = ["evaluate"]
+
+
+def evaluate(config: PairedConfig, console: Console) -> Report:
+    """Run (or resume) the evaluation and write report.json/.md/.html and the replays."""
+    suite = load_suite(config.suite)
+    total = len(suite.tasks) * config.repeats * 4
+    columns = (
+        TextColumn("cells"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("{task.fields[wins]} succeeded · {task.fields[infra]} infra errors"),
+    )
+    with Progress(*columns, console=console) as progress:
+        bar = progress.add_task("cells", total=total, wins=0, infra=0)
+        counts = {"wins": 0, "infra": 0}
+
+        def done(record: EpisodeRecord) -> None:
+            counts["wins"] += record.outcome == "success"
+            counts["infra"] += record.outcome == "infra_error"
+            progress.update(bar, advance=record.outcome != "infra_error", **counts)
+
+        store, cells, backend = asyncio.run(run_paired(config, on_done=done))
+        progress.update(bar, completed=total)
+    models = [
+        r.backend.model
+        for r in store.completed().values()
+        if "__real__" in r.episode_id and r.backend is not None and r.backend.model
+    ]
+    report = write_reports(store, cells, config, backend, models[0] if models else None)
+    console.print(headline(report))
+    console.print(
+        f"report: [bold]{(store.root / 'report.html').resolve()}[/] "
+        f"(and report.md, report.json, replays/)"
+    )
+    return report

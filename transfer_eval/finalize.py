@@ -1,0 +1,98 @@
+"""From a finished run directory to ``report.json``, ``report.md``, ``report.html`` and the
+side-by-side replays. Pure with respect to the run directory: finishing a resumed run gives
+byte-identical reports."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from bridge.durable import write_atomic
+from bridge.trajectory import RunStore
+from transfer_eval.paired import ROLES, Cell, PairedConfig, cell_id
+from transfer_eval.replay import Side, replay_page
+from transfer_eval.report import Report, build_report
+from transfer_eval.report_html import render_html
+from transfer_eval.report_md import render_markdown
+from transfer_eval.stats import Outcome
+
+__all__ = ["collect_outcomes", "write_replays", "write_reports"]
+
+
+def collect_outcomes(store: RunStore, cells: Sequence[Cell]) -> tuple[list[Outcome], int]:
+    """Outcomes of the grid's finished cells, and how many ended as infra errors."""
+    done = store.completed()
+    outcomes, infra = [], 0
+    for cell in cells:
+        record = done.get(cell.episode_id)
+        if record is None:
+            continue
+        if record.outcome == "infra_error":
+            infra += 1
+            continue
+        outcomes.append(
+            Outcome(
+                task_id=cell.task.task_id,
+                policy=cell.role,
+                world=cell.world,
+                repeat=cell.repeat,
+                success=record.outcome == "success",
+                level=cell.template.level,
+                app=cell.template.apps[0],
+            )
+        )
+    return outcomes, infra
+
+
+def _side(store: RunStore, episode_id: str) -> Side:
+    done = store.completed()
+    if episode_id not in done:
+        return Side(store, None, [])
+    return Side(store, done[episode_id], store.read_steps(episode_id))
+
+
+def write_replays(store: RunStore, cells: Sequence[Cell], device_title: str) -> dict[str, str]:
+    """One page per (task, policy) pairing repeat 0 in both worlds; task id -> page link."""
+    folder = store.root / "replays"
+    folder.mkdir(exist_ok=True)
+    links: dict[str, str] = {}
+    for task_id in sorted({cell.task.task_id for cell in cells}):
+        for role in ROLES:
+            sim = _side(store, cell_id(task_id, role, "sim", 0))
+            real = _side(store, cell_id(task_id, role, "real", 0))
+            if sim.record is None and real.record is None:
+                continue
+            name = f"{task_id.replace('/', '.')}__{role}.html"
+            write_atomic(folder / name, replay_page(sim, real, folder, device_title).encode())
+            if role == "trained" or task_id not in links:
+                links[task_id] = f"replays/{name}"
+    return links
+
+
+def write_reports(
+    store: RunStore,
+    cells: Sequence[Cell],
+    config: PairedConfig,
+    backend: str,
+    device_model: str | None,
+) -> Report:
+    """Write every report file into the run directory and return the report."""
+    title = "Virtual phone" if backend == "virtual" else f"Phone ({device_model or config.device})"
+    links = write_replays(store, cells, title)
+    outcomes, infra = collect_outcomes(store, cells)
+    report = build_report(
+        outcomes,
+        device_backend=backend,
+        device_model=device_model,
+        base=config.base,
+        trained=config.trained,
+        suite=config.suite,
+        repeats=config.repeats,
+        infra_errors=infra,
+        replays=links,
+    )
+    root: Path = store.root
+    write_atomic(root / "report.json", report.model_dump_json(indent=2).encode())
+    write_atomic(root / "report.md", render_markdown(report).encode())
+    write_atomic(root / "report.html", render_html(report).encode())
+    return report
