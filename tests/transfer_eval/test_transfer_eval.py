@@ -1,0 +1,108 @@
+"""transfer-eval end to end on the simulator and the virtual phone (through the real adb
+server): the report's numbers, resume after a kill, and the pages in headless Chromium."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from sim.browser import launch_chromium
+from transfer_eval.evaluate import evaluate
+from transfer_eval.paired import PairedConfig
+
+pytestmark = [pytest.mark.browser, pytest.mark.device_virtual]
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _suite(tmp: Path, *task_ids: str) -> Path:
+    path = tmp / "suite.json"
+    path.write_text(json.dumps({"lang": "en", "tasks": [{"task_id": t, "seed": 0}
+                                                         for t in task_ids]}))
+    return path
+
+
+def _quiet() -> Console:
+    return Console(file=io.StringIO(), width=120)
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    tmp = tmp_path_factory.mktemp("te")
+    suite = _suite(tmp, "settings/SetWifi-v1", "settings/SetDarkTheme-v1")
+    config = PairedConfig(base="random:1", trained="scripted", suite=str(suite), out=tmp / "run")
+    evaluate(config, _quiet())
+    return tmp / "run"
+
+
+def test_report_has_the_paired_numbers_and_labels_the_virtual_phone(run_dir: Path) -> None:
+    report = json.loads((run_dir / "report.json").read_text())
+    assert report["device_backend"] == "virtual" and report["tasks"] == 2
+    assert report["episodes"] == 8 and report["infra_errors"] == 0
+    assert report["rates"]["trained/sim"]["successes"] == 2
+    assert report["rates"]["trained/real"]["successes"] == 2
+    assert report["sim_gain"] > 0.5 and report["real_gain"] > 0.5
+    assert report["retention"]["value"] is not None
+    md = (run_dir / "report.md").read_text()
+    assert "VIRTUAL" in md.splitlines()[2]
+    assert {p.name for p in (run_dir / "replays").iterdir()} >= {
+        "settings.SetWifi-v1__trained.html", "settings.SetDarkTheme-v1__base.html"}
+
+
+def test_pages_load_show_numbers_and_the_slider_moves(run_dir: Path, tmp_path: Path) -> None:
+    async def look() -> tuple[str, str, str, int]:
+        async with launch_chromium() as browser:
+            page = await browser.new_page(viewport={"width": 1200, "height": 900})
+            await page.goto((run_dir / "report.html").as_uri())
+            headline = await page.locator("#headline").inner_text()
+            await page.screenshot(path=str(tmp_path / "report.png"), full_page=True)
+            await page.goto((run_dir / "replays" / "settings.SetWifi-v1__trained.html").as_uri())
+            before = await page.locator("#step-label").inner_text()
+            await page.keyboard.press("ArrowRight")
+            after = await page.locator("#step-label").inner_text()
+            visible = await page.locator("[data-step='1']:not([hidden]) img").count()
+            await page.screenshot(path=str(tmp_path / "replay.png"))
+            return headline, before, after, visible
+
+    headline, before, after, visible = asyncio.run(look())
+    assert "retained" in headline and "VIRTUAL" in headline
+    assert before.startswith("step 0") and after.startswith("step 1")
+    assert visible == 2  # the simulator's and the phone's frame of step 1
+    assert (tmp_path / "report.png").stat().st_size > 20_000
+
+
+def test_resume_after_a_kill_gives_the_same_report(tmp_path: Path) -> None:
+    suite = _suite(tmp_path, "settings/SetWifi-v1")
+    args = ["--suite", str(suite), "--base", "scripted", "--trained", "scripted"]
+    whole = PairedConfig(base="scripted", trained="scripted", suite=str(suite),
+                         out=tmp_path / "whole")
+    evaluate(whole, _quiet())
+    killed = tmp_path / "killed"
+    command = [sys.executable, "-m", "transfer_eval.cli_entry", *args, "--out", str(killed)]
+    child = subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.monotonic() + 240
+    results = killed / "results.jsonl"
+    while time.monotonic() < deadline and child.poll() is None:
+        if results.exists() and len(results.read_text().splitlines()) >= 2:
+            break
+        time.sleep(0.2)  # polling for a condition with a deadline
+    os.killpg(child.pid, signal.SIGKILL)
+    child.wait(timeout=30)
+    finished = len(results.read_text().splitlines())
+    assert 1 <= finished < 4, "the kill should land mid-run"
+    evaluate(PairedConfig(base="scripted", trained="scripted", suite=str(suite), out=killed),
+             _quiet())
+    assert len(results.read_text().splitlines()) == 4
+    a = json.loads((tmp_path / "whole" / "report.json").read_text())
+    b = json.loads((killed / "report.json").read_text())
+    assert a == b
