@@ -169,10 +169,17 @@ def virtual_start_command(
     seed: Annotated[int, typer.Option(help="Seed of the simulated phone.")] = 0,
 ) -> None:
     """Start the virtual phone and a private adb server, connect them, wait for Ctrl-C."""
+    import signal
     import threading
 
     from device.virtual.attach import attach_virtual_phone
 
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    # SIGTERM (and SIGINT even where the shell ignored it) ends the wait and cleans up.
+    signal.signal(signal.SIGTERM, interrupt)
+    signal.signal(signal.SIGINT, interrupt)
     try:
         with attach_virtual_phone(seed=seed, port=port, adb_port=adb_port) as attached:
             console.print(

@@ -84,12 +84,15 @@ class PrivateAdbServer:
             env["ANDROID_USER_HOME"] = str(self.android_user_home)
         return env
 
-    def adb(self, *args: str, timeout: float = 30.0) -> subprocess.CompletedProcess[str]:
-        """Run ``adb -P PORT ARGS`` with our environment."""
+    def adb(
+        self, *args: str, timeout: float = 30.0, input: str | None = None
+    ) -> subprocess.CompletedProcess[str]:
+        """Run ``adb -P PORT ARGS`` with our environment (``input`` feeds its stdin)."""
         command = [self.adb_path, "-P", str(self.port), *args]
+        stdin = subprocess.DEVNULL if input is None else None
         try:
             return subprocess.run(command, env=self.env(), capture_output=True, text=True,
-                                  timeout=timeout, stdin=subprocess.DEVNULL, check=False)
+                                  timeout=timeout, stdin=stdin, input=input, check=False)
         except (OSError, subprocess.TimeoutExpired) as exc:
             raise PrivateAdbServerError(f"`{' '.join(command)}` failed: {exc}") from exc
 

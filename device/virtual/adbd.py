@@ -192,9 +192,10 @@ class _Link:
         except ConnectionError as exc:
             log.info("adbd: connection to %s lost: %s", peer, exc)
         finally:
-            await self._teardown()
+            await self.teardown()
 
-    async def _teardown(self) -> None:
+    async def teardown(self) -> None:
+        """Close the connection; every stream sees EOF (idempotent)."""
         self._dead = True
         for stream in list(self._streams.values()):
             stream.on_link_lost()
@@ -271,6 +272,8 @@ class _Link:
             return
         if message.command == A_OKAY:
             stream.on_okay()
+        elif message.command == A_WRTE and not message.data:
+            await self.send(Message(A_OKAY, stream.local_id, stream.remote_id))
         elif message.command == A_WRTE:
             stream.on_data(message.data)
         else:
@@ -301,7 +304,7 @@ class Adbd:
         self._banner = device_banner(phone)
         self._ids = itertools.count(1)
         self._server: asyncio.Server | None = None
-        self._links: set[_Link] = set()
+        self._links: dict[_Link, asyncio.Task[None] | None] = {}
 
     @property
     def host_banners(self) -> list[str]:
@@ -318,20 +321,24 @@ class Adbd:
     async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         log.info("adbd: connection from %s", writer.get_extra_info("peername"))
         link = _Link(reader, writer, self._banner, self._router, self._ids)
-        self._links.add(link)
+        self._links[link] = asyncio.current_task()
         try:
             await link.run()
         finally:
-            self._links.discard(link)
+            self._links.pop(link, None)
 
     async def close(self) -> None:
-        """Stop listening, drop every link and cancel running services; idempotent."""
+        """Stop listening, drop every link, cancel running services and wait; idempotent."""
         if self._server is not None:
             self._server.close()
             self._server = None
-        for link in list(self._links):
+        links = dict(self._links)
+        for link in links:
             await link.cancel_services()
-            await link._teardown()
+            await link.teardown()
+        pending = [task for task in links.values() if task is not None]
+        if pending:
+            await asyncio.wait(pending, timeout=5)
 
 
 def default_router(phone: VirtualPhone) -> Router:
@@ -350,9 +357,25 @@ def default_router(phone: VirtualPhone) -> Router:
             return lambda stream: serve_sync(phone, stream)
         if kind == "tcp" and not args:
             return _tcp_service(phone, rest)
+        if kind in _PRODUCTION_REPLIES and not args and not rest:
+            return _reply_service(_PRODUCTION_REPLIES[kind])
         return None
 
     return route
+
+
+_PRODUCTION_REPLIES = {
+    "root": b"adbd cannot run as root in production builds\n",
+    "unroot": b"adbd not running as root\n",
+}
+"""What a production (``user`` build) adbd answers to ``adb root`` / ``adb unroot``."""
+
+
+def _reply_service(message: bytes) -> Service:
+    async def serve(stream: AdbStream) -> None:
+        await stream.write(message)
+
+    return serve
 
 
 def _tcp_service(phone: VirtualPhone, spec: str) -> Service | None:

@@ -149,11 +149,14 @@ async def md5sum(ctx: CommandContext) -> int:
     return status
 
 
-def _input_lines(ctx: CommandContext, operands: list[str]) -> list[str]:
+def _input_bytes(ctx: CommandContext, operands: list[str]) -> bytes:
     if operands:
-        data = b"".join(vfs.read_file(ctx.phone.files, _path(ctx, o)) for o in operands)
-    else:
-        data = ctx.stdin or b""
+        return b"".join(vfs.read_file(ctx.phone.files, _path(ctx, o)) for o in operands)
+    return ctx.stdin or b""
+
+
+def _input_lines(ctx: CommandContext, operands: list[str]) -> list[str]:
+    data = _input_bytes(ctx, operands)
     return data.decode("utf-8", "replace").splitlines(keepends=True)
 
 
@@ -186,18 +189,22 @@ async def grep(ctx: CommandContext) -> int:
 
 
 async def _head_tail(ctx: CommandContext, tail: bool) -> int:
-    args, count = list(ctx.args), 10
-    if len(args) >= 2 and args[0] == "-n":
-        count, args = int(args[1].lstrip("+")), args[2:]
+    """``head``/``tail`` with ``-n N``, ``-N`` or ``-c BYTES``."""
+    args, count, unit = list(ctx.args), 10, "n"
+    if len(args) >= 2 and args[0] in ("-n", "-c") and args[1].lstrip("+").isdigit():
+        count, unit, args = int(args[1].lstrip("+")), args[0][1], args[2:]
     elif args and args[0].startswith("-") and args[0][1:].isdigit():
         count, args = int(args[0][1:]), args[1:]
     try:
-        lines = _input_lines(ctx, args)
+        data = _input_bytes(ctx, args)
     except vfs.FsError as exc:
         await ctx.eprintln(f"{ctx.name}: {exc}")
         return 1
-    chosen = (lines[-count:] if count else []) if tail else lines[:count]
-    await ctx.out("".join(chosen))
+    if unit == "c":
+        await ctx.out((data[-count:] if count else b"") if tail else data[:count])
+        return 0
+    lines = data.splitlines(keepends=True)
+    await ctx.out(b"".join((lines[-count:] if count else []) if tail else lines[:count]))
     return 0
 
 
@@ -212,19 +219,16 @@ async def tail(ctx: CommandContext) -> int:
 
 
 async def wc(ctx: CommandContext) -> int:
-    """``wc [-l]`` of stdin or files."""
+    """``wc [-l] [-w] [-c]`` of stdin or files (bytes, so binary input counts right)."""
     flags, operands = _split_options(ctx.args)
     try:
-        lines = _input_lines(ctx, operands)
+        data = _input_bytes(ctx, operands)
     except vfs.FsError as exc:
         await ctx.eprintln(f"wc: {exc}")
         return 1
-    text = "".join(lines)
-    if "l" in flags:
-        await ctx.println(str(sum(line.endswith("\n") for line in lines)))
-    else:
-        await ctx.println(f"{sum(line.endswith(chr(10)) for line in lines)} "
-                          f"{len(text.split())} {len(text.encode())}")
+    counts = {"l": data.count(b"\n"), "w": len(data.split()), "c": len(data)}
+    chosen = [key for key in "lwc" if key in flags] or ["l", "w", "c"]
+    await ctx.println(" ".join(str(counts[key]) for key in chosen))
     return 0
 
 

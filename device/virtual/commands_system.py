@@ -142,14 +142,17 @@ async def ime(ctx: CommandContext) -> int:
             await ctx.println(f"{DEFAULT_IME}:", f"  mId={DEFAULT_IME} mSettingsActivityName="
                               "com.android.inputmethod.latin.settings.SettingsActivity")
         return 0
-    if sub in ("enable", "set", "disable") and rest:
-        verb = {"enable": "enabled", "set": "selected", "disable": "disabled"}[sub]
+    replies = {
+        "enable": f"Input method {DEFAULT_IME}: already enabled for user #0",
+        "disable": f"Input method {DEFAULT_IME}: now disabled for user #0",
+        "set": f"Input method {DEFAULT_IME} selected for user #0",
+    }
+    if sub in replies and rest:
         if rest[-1] != DEFAULT_IME:
+            verb = {"enable": "enabled", "set": "selected", "disable": "disabled"}[sub]
             await ctx.eprintln(f"Unknown input method {rest[-1]} cannot be {verb} for user #0")
             return 0
-        message = "already enabled" if sub == "enable" else verb
-        await ctx.println(f"Input method {DEFAULT_IME}: {message} for user #0"
-                          if sub != "set" else f"Input method {DEFAULT_IME} selected for user #0")
+        await ctx.println(replies[sub])
         return 0
     if sub == "reset":
         await ctx.println("Reset current and enabled IMEs for user #0")
@@ -331,6 +334,19 @@ async def sleep(ctx: CommandContext) -> int:
     return 0
 
 
+async def logcat(ctx: CommandContext) -> int:
+    """``logcat [-d|-c]``: the virtual phone logs nothing; without ``-d`` it waits like
+    logcat does, until the host closes the stream."""
+    if "-c" in ctx.args:
+        return 0
+    await ctx.println("--------- beginning of main")
+    if "-d" in ctx.args or ctx.stream is None:
+        return 0
+    while await ctx.stream.read():
+        pass
+    return 0
+
+
 COMMANDS: dict[str, CommandFn] = {
     "getprop": getprop,
     "wm": wm,
@@ -344,5 +360,6 @@ COMMANDS: dict[str, CommandFn] = {
     "whoami": whoami,
     "date": date,
     "sleep": sleep,
+    "logcat": logcat,
 }
 """The system commands, by name."""

@@ -193,6 +193,10 @@ class Shell:
         flushed = await self._flush(files, err)
         return status if flushed == 0 else flushed
 
+    async def execute_args(self, args: list[str], ctx: CommandContext) -> int:
+        """Run ``args`` as a command with ``ctx``'s I/O and environment (for builtins)."""
+        return await self._execute(args, ctx.env, ctx.stdout, ctx.stderr, ctx.stdin, ctx.stream)
+
     async def _execute(
         self,
         args: list[str],
@@ -331,6 +335,28 @@ async def _pwd(shell: Shell, ctx: CommandContext) -> int:
     return 0
 
 
+async def _exec(shell: Shell, ctx: CommandContext) -> int:
+    """``exec CMD…``: run the command, then end the script with its status."""
+    if not ctx.args:
+        return 0
+    status = await shell.execute_args(ctx.args, ctx)
+    raise ShellExit(status)
+
+
+async def _which(shell: Shell, ctx: CommandContext) -> int:
+    """``which NAME…`` / ``command -v NAME``: where a command lives."""
+    names = ctx.args[1:] if ctx.name == "command" and ctx.args[:1] == ["-v"] else ctx.args
+    status = 0
+    for name in names:
+        if name in _BUILTINS and ctx.name == "command":
+            await ctx.println(name)
+        elif _resolve(name, [])[0] in shell.commands:
+            await ctx.println(f"/system/bin/{_resolve(name, [])[0]}")
+        else:
+            status = 1
+    return status
+
+
 _BUILTINS = {
     "echo": _echo,
     "true": _true,
@@ -341,4 +367,7 @@ _BUILTINS = {
     "unset": _unset,
     "cd": _cd,
     "pwd": _pwd,
+    "exec": _exec,
+    "which": _which,
+    "command": _which,
 }

@@ -134,23 +134,29 @@ def shell_service(
         if v2:
             packets = ShellPacketStream(stream)
             io: ShellIO = _PacketIO(packets, pty)
-            code = await _run(shell, command, io, packets)
+            code = await _run(shell, command, io, packets, pty)
             await packets.packet(ID_EXIT, bytes([code & 0xFF]))
         else:
-            await _run(shell, command, _RawIO(stream, pty), stream)
+            await _run(shell, command, _RawIO(stream, pty), stream, pty)
 
     return serve
 
 
-async def _run(shell: Shell, command: str, io: ShellIO, stream: ServiceStream) -> int:
+async def _run(
+    shell: Shell, command: str, io: ShellIO, stream: ServiceStream, pty: bool
+) -> int:
     if command:
         return await shell.run(command, io, stream)
-    return await _interactive(shell, io, stream)
+    return await _interactive(shell, io, stream, pty)
 
 
-async def _interactive(shell: Shell, io: ShellIO, stream: ServiceStream) -> int:
-    """A minimal prompt: echo what is typed, run each line, stop at ``exit`` or EOF."""
-    prompt = f"{shell.phone.device}:/ $ ".encode()
+async def _interactive(shell: Shell, io: ShellIO, stream: ServiceStream, pty: bool) -> int:
+    """Run what the host types line by line until ``exit`` or EOF.
+
+    Under a pty it behaves like a terminal (prompt, echo); without one (``adb shell`` with
+    piped stdin) like ``sh`` reading a script: no prompt, no echo.
+    """
+    prompt = f"{shell.phone.device}:/ $ ".encode() if pty else b""
     await io.stdout(prompt)
     pending = bytearray()
     while True:
@@ -158,7 +164,8 @@ async def _interactive(shell: Shell, io: ShellIO, stream: ServiceStream) -> int:
         if not chunk:
             return shell.status
         chunk = chunk.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-        await io.stdout(chunk)
+        if pty:
+            await io.stdout(chunk)
         pending += chunk
         while b"\n" in pending:
             line, _, rest = bytes(pending).partition(b"\n")

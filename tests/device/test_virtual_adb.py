@@ -42,9 +42,11 @@ class Rig:
     adb: PrivateAdbServer
     device: adbutils.AdbDevice
 
-    def run(self, *args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    def run(
+        self, *args: str, timeout: float = 60, input: str | None = None
+    ) -> subprocess.CompletedProcess[str]:
         """``adb -P PORT -s SERIAL ARGS`` with the real binary."""
-        return self.adb.adb("-s", self.phone.serial, *args, timeout=timeout)
+        return self.adb.adb("-s", self.phone.serial, *args, timeout=timeout, input=input)
 
 
 @pytest.fixture(scope="module")
@@ -116,6 +118,13 @@ def test_push_and_pull_with_the_binary(rig: Rig, tmp_path: Path) -> None:
     assert refused.returncode == 1 and "Read-only file system" in refused.stderr
     missing = rig.run("pull", "/sdcard/nope.bin", str(tmp_path))
     assert missing.returncode == 1 and "No such file or directory" in missing.stderr
+
+
+def test_piped_shell_exec_out_and_root(rig: Rig) -> None:
+    piped = rig.run("shell", input="echo one\nfalse\necho $?\nexit\n")
+    assert piped.stdout == "one\n1\n"
+    assert rig.run("exec-out", "screencap -p | head -c 4 | tail -c 3").stdout == "PNG"
+    assert rig.run("root").stdout == "adbd cannot run as root in production builds\n"
 
 
 # ---- adbutils
@@ -299,3 +308,83 @@ def test_uiautomator2_connects_through_the_adb_server(rig: Rig) -> None:
         d.stop_uiautomator()
     with pytest.raises(adbutils.AdbError, match="closed"):
         rig.device.create_connection(adbutils.Network.TCP, 9008)
+
+
+# ---- the transport, spoken by hand (a second host connection next to the adb server's)
+
+
+class _RawHost:
+    """A minimal adb host over a plain socket, to check framing and flow control."""
+
+    def __init__(self, port: int) -> None:
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+
+    def send(self, command: bytes, arg0: int, arg1: int, data: bytes = b"") -> None:
+        code = int.from_bytes(command, "little")
+        header = struct.pack("<6I", code, arg0, arg1, len(data), sum(data), code ^ 0xFFFFFFFF)
+        self.sock.sendall(header + data)
+
+    def _exact(self, size: int) -> bytes:
+        data = b""
+        while len(data) < size:
+            chunk = self.sock.recv(size - len(data))
+            assert chunk, "the phone closed the connection"
+            data += chunk
+        return data
+
+    def recv(self) -> tuple[bytes, int, int, bytes]:
+        code, arg0, arg1, length, check, magic = struct.unpack("<6I", self._exact(24))
+        data = self._exact(length)
+        assert magic == code ^ 0xFFFFFFFF and check == sum(data) & 0xFFFFFFFF
+        return code.to_bytes(4, "little"), arg0, arg1, data
+
+
+def test_handshake_refusal_chunking_and_flow_control(rig: Rig) -> None:
+    payload = os.urandom(20_000)
+
+    async def put(phone: VirtualPhone) -> None:
+        phone.files["/sdcard/flow.bin"] = payload
+
+    rig.phone.call(put)
+    host = _RawHost(rig.phone.port)
+    try:
+        host.send(b"CNXN", 0x01000001, 4096, b"host::features=shell_v2\0")
+        command, version, maxdata, banner = host.recv()
+        assert (command, version, maxdata) == (b"CNXN", 0x01000001, 4096)
+        assert banner.startswith(b"device::ro.product.name=marble;ro.product.model=23049RAD8C;")
+        assert b"delayed_ack" not in banner and b"sendrecv_v2" not in banner
+        host.send(b"OPEN", 7, 0, b"jdwp:1234\0")
+        assert host.recv() == (b"CLSE", 0, 7, b"")
+        host.send(b"OPEN", 8, 0, b"shell:cat /sdcard/flow.bin\0")
+        command, local, remote, _ = host.recv()
+        assert (command, remote) == (b"OKAY", 8)
+        received = b""
+        while True:
+            command, arg0, arg1, data = host.recv()
+            if command == b"CLSE":
+                break
+            assert (command, arg0, arg1) == (b"WRTE", local, 8) and len(data) <= 4096
+            received += data
+            host.sock.settimeout(0.2)
+            with pytest.raises(TimeoutError):  # nothing more until we acknowledge
+                host.sock.recv(1)
+            host.sock.settimeout(10)
+            host.send(b"OKAY", 8, local)
+        assert received == payload
+    finally:
+        host.sock.close()
+
+
+def test_host_close_is_confirmed(rig: Rig) -> None:
+    host = _RawHost(rig.phone.port)
+    try:
+        host.send(b"CNXN", 0x01000001, 1 << 20, b"host::\0")
+        assert host.recv()[0] == b"CNXN"
+        host.send(b"OPEN", 3, 0, b"shell:logcat\0")
+        _, local, _, _ = host.recv()
+        assert host.recv() == (b"WRTE", local, 3, b"--------- beginning of main\n")
+        host.send(b"OKAY", 3, local)
+        host.send(b"CLSE", 3, local)
+        assert host.recv() == (b"CLSE", local, 3, b"")
+    finally:
+        host.sock.close()
