@@ -16,7 +16,6 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from bridge.policy import Policy
 from bridge.runner import EpisodeJob, run_episodes
 from bridge.schema import (
     BackendInfo,
@@ -24,7 +23,6 @@ from bridge.schema import (
     Foreground,
     Observation,
     ScreenSpec,
-    TaskInstance,
 )
 from bridge.trajectory import RunManifest, RunStore
 from bridge.uitree import to_xml
@@ -36,11 +34,11 @@ from device.profiles import DeviceProps, ProfileChoice, load_profile, select_pro
 from device.session import AdbSession
 from device.tasks.base import DeviceVariant
 from device.tasks.registry import default_variants
-from policies.scripted import PlanPolicy
+from policies.registry import parse_spec
 from sim.simulator import default_apps
-from sim.tasks.base import TaskTemplate
 from sim.tasks.registry import default_registry
 from transfer_eval.episode_view import write_run_index
+from transfer_eval.policy_factory import policy_factory
 
 __all__ = [
     "DeviceReport",
@@ -130,15 +128,6 @@ def _tree_xml(observation: Observation) -> str | None:
     return to_xml(observation.ui) if observation.ui else None
 
 
-def _policy_factory(spec: str, template: TaskTemplate, task: TaskInstance) -> Callable[[], Policy]:
-    if spec != "scripted":
-        raise ValueError(
-            f"unknown policy {spec!r} for the phone runner; today it runs 'scripted' (the "
-            "task's oracle plan, which finds its nodes on screen)"
-        )
-    return lambda: PlanPolicy(template.oracle(task.params, task.lang), name="scripted")
-
-
 def check_tasks(tasks: Sequence[str], variants: Mapping[str, DeviceVariant]) -> None:
     """Raise UnknownVariant naming every task id a phone cannot run."""
     missing = [task for task in tasks if task not in variants]
@@ -168,7 +157,7 @@ def _jobs(config: DeviceRunConfig, variants: Mapping[str, DeviceVariant]) -> lis
                         episode_id=episode_id(task_id, seed, lang),
                         task=task,
                         make_env=make_env,
-                        make_policy=_policy_factory(config.policy, template, task),
+                        make_policy=policy_factory(config.policy, template, task),
                     )
                 )
     return jobs
@@ -187,6 +176,7 @@ async def run_device(
         ValueError: an unknown policy spec.
     """
     variants = default_variants() if variants is None else variants
+    parse_spec(config.policy)  # a typo is one clear error, not one infra error per episode
     check_tasks(config.tasks, variants)
     if config.profile is not None:
         load_profile(config.profile)  # an unknown name fails here, not in every episode

@@ -19,19 +19,18 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from bridge.env import Env
-from bridge.plans import Plan
-from bridge.policy import Policy
 from bridge.runner import EpisodeJob, run_episodes
-from bridge.schema import EpisodeRecord, Observation, PolicyContext, TaskInstance
+from bridge.schema import EpisodeRecord, Observation, TaskInstance
 from bridge.trajectory import RunManifest, RunStore
 from bridge.uitree import to_xml
 from device.adb import AdbTarget
 from device.env import AndroidEnv, AndroidEnvConfig
 from device.tasks.registry import default_variants
 from device.virtual.attach import attach_virtual_phone
-from policies.registry import load, parse_spec
+from policies.registry import parse_spec
 from sim.simulator import SimConfig, Simulator
 from sim.tasks.base import TaskTemplate
+from transfer_eval.policy_factory import policy_factory
 from transfer_eval.suites import Suite, load_suite
 
 __all__ = ["Cell", "PairedConfig", "cell_id", "run_paired"]
@@ -100,13 +99,6 @@ def _phone(config: PairedConfig) -> Iterator[_Phone]:
         yield _Phone(AdbTarget(port=attached.adb_port, serial=attached.serial), "virtual")
 
 
-def _policy_maker(spec: str, cell: Cell) -> Callable[[], Policy]:
-    def plan_for(_instruction: str, _context: PolicyContext) -> Plan:
-        return cell.template.oracle(cell.task.params, cell.task.lang)
-
-    return lambda: load(spec, plan_for=plan_for, seed=cell.task.seed + cell.repeat)
-
-
 def _cells(sim: Simulator, suite: Suite, repeats: int) -> list[Cell]:
     world = {app_id: app.world for app_id, app in sim.phone.apps.items()}
     cells = []
@@ -129,7 +121,7 @@ def _jobs(
             episode_id=cell.episode_id,
             task=cell.task,
             make_env=env_for(cell),  # type: ignore[arg-type]
-            make_policy=_policy_maker(specs[cell.role], cell),
+            make_policy=policy_factory(specs[cell.role], cell.template, cell.task, cell.repeat),
         )
         for cell in cells
     ]

@@ -14,16 +14,14 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from bridge.plans import Plan
-from bridge.policy import Policy
 from bridge.runner import EpisodeJob, run_episodes
-from bridge.schema import EpisodeRecord, Observation, PolicyContext, TaskInstance
+from bridge.schema import EpisodeRecord, Observation
 from bridge.trajectory import RunManifest, RunStore
 from bridge.uitree import to_xml
-from policies.registry import load, parse_spec
+from policies.registry import parse_spec
 from sim.simulator import SimConfig, Simulator
-from sim.tasks.base import TaskTemplate
 from transfer_eval.episode_view import write_run_index
+from transfer_eval.policy_factory import policy_factory
 
 __all__ = ["SimRunConfig", "episode_id", "run_sim"]
 
@@ -55,15 +53,6 @@ def _versions() -> dict[str, str]:
     except PackageNotFoundError:
         ours = "unknown"
     return {"mobilegym-bridge": ours, "python": platform.python_version()}
-
-
-def _policy_factory(spec: str, template: TaskTemplate, task: TaskInstance) -> Callable[[], Policy]:
-    """A fresh policy per episode; ``scripted`` follows this task's oracle plan."""
-
-    def plan_for(_instruction: str, _context: PolicyContext) -> Plan:
-        return template.oracle(task.params, task.lang)
-
-    return lambda: load(spec, plan_for=plan_for, seed=task.seed)
 
 
 def _tree_xml(observation: Observation) -> str | None:
@@ -113,7 +102,7 @@ def _jobs(sim: Simulator, config: SimRunConfig) -> Sequence[EpisodeJob]:
                         episode_id=episode_id(task_id, seed, lang),
                         task=task,
                         make_env=lambda: sim.env(answer_mode=config.answer_mode),
-                        make_policy=_policy_factory(config.policy, template, task),
+                        make_policy=policy_factory(config.policy, template, task),
                     )
                 )
     return jobs

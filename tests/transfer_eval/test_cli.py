@@ -50,9 +50,11 @@ def test_inspect_reports_a_broken_dump(tmp_path: Path) -> None:
     assert "error:" in result.output
 
 
-def test_transfer_eval_says_it_is_not_built_yet() -> None:
-    result = runner.invoke(transfer_eval_app, [])
-    assert result.exit_code == 2 and "not available yet" in result.output
+def test_transfer_eval_rejects_a_bad_suite_and_a_bad_policy(tmp_path: Path) -> None:
+    result = runner.invoke(transfer_eval_app, ["--suite", "nope", "--out", str(tmp_path / "r")])
+    assert result.exit_code == 1 and "shipped suites: paired, smoke" in result.output
+    result = runner.invoke(transfer_eval_app, ["--base", "rando", "--out", str(tmp_path / "r")])
+    assert result.exit_code == 1 and "random[:SEED]" in result.output
 
 
 @pytest.mark.browser
