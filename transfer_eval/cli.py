@@ -141,18 +141,24 @@ def gallery_command(
 @mgb_app.command("demo")
 def demo_command(
     out: Annotated[Path, typer.Option(help="Where the demo writes.")] = Path("demo-out"),
-    dumps: Annotated[Path, typer.Option(help="Directory of uiautomator dumps.")] = _DUMPS,
+    suite: Annotated[str, typer.Option(help="Paired suite to evaluate.")] = "demo",
 ) -> None:
-    """Every simulator task solved by its oracle in English and Chinese, then the dump gallery.
+    """transfer-eval on the virtual phone: the whole sim-to-phone pipeline in a few minutes.
 
-    The run (frames, UI trees, verdicts, pages) is resumable: a second demo reuses it.
+    Until the learned checkpoints ship, the pair is a seeded random policy (base) against
+    the task oracle (trained): it exercises every part — simulator, virtual phone behind
+    the real adb server, device variants, statistics, report and replays — but its
+    "gain" is not a training result. The run is resumable.
     """
-    from transfer_eval.sim_cli import run_command
+    from transfer_eval.evaluate import evaluate
 
-    console.rule("simulator: every task, solved through the UI by its oracle")
-    run_command(task=["all"], out=out / "sim-run", lang="en,zh")
-    console.rule("real phones' UI dumps, parsed and drawn")
-    _gallery(dumps, out / "dumps")
+    console.rule("transfer-eval --device virtual --base random:1 --trained scripted")
+    config = PairedConfig(device="virtual", suite=suite, out=out / "transfer-eval",
+                          base="random:1", trained="scripted")
+    try:
+        evaluate(config, console)
+    except (BridgeError, ValueError) as exc:
+        raise _fail(str(exc)) from exc
 
 
 @transfer_eval_app.callback(invoke_without_command=True)
