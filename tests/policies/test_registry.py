@@ -244,15 +244,3 @@ def test_vlm_spec_without_model_takes_the_adapter_classs_default(
 def test_qwen3vl_without_model_uses_its_default() -> None:
     policy = load("vlm:qwen3vl@http://127.0.0.1:8000/v1")
     assert policy.name.startswith("vlm:qwen3vl@http://127.0.0.1:8000/v1#")
-
-
-@pytest.mark.asyncio
-async def test_learned_spec_loads_the_checkpoint_and_plays(tmp_path: Path) -> None:
-    from policies.learned.policy import LearnedPolicy
-
-    checkpoint = LearnedPolicy().save(tmp_path / "checkpoint")
-    policy = load(f"learned:{checkpoint}")
-    assert isinstance(policy, LearnedPolicy) and isinstance(policy, Policy)
-    assert policy.name == f"learned:{checkpoint}"
-    record = await run_episode(policy, CounterEnv(), counter_task(2), episode_id="learned")
-    assert record.outcome in ("success", "failure") and record.policy == policy.name
