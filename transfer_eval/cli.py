@@ -22,6 +22,7 @@ from transfer_eval.device_cli import device_app
 from transfer_eval.dump_view import render_wireframes, wireframe_html
 from transfer_eval.paired import PairedConfig
 from transfer_eval.sim_cli import sim_app
+from transfer_eval.train_cli import train_app
 
 __all__ = ["mgb_app", "transfer_eval_app"]
 
@@ -34,6 +35,7 @@ mgb_app = typer.Typer(
 )
 mgb_app.add_typer(sim_app, name="sim")
 mgb_app.add_typer(device_app, name="device")
+mgb_app.add_typer(train_app, name="train")
 transfer_eval_app = typer.Typer(
     name="transfer-eval",
     help="Measure how much of a simulator gain carries over to a real phone.",

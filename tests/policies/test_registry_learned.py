@@ -1,0 +1,24 @@
+"""The registry's learned:CHECKPOINT branch against the learned policy (lands with it)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bridge.policy import Policy
+from bridge.runner import run_episode
+from policies.registry import load
+from tests.bridge.toy_env import CounterEnv, counter_task
+
+
+@pytest.mark.asyncio
+async def test_learned_spec_loads_the_checkpoint_and_plays(tmp_path: Path) -> None:
+    from policies.learned.policy import LearnedPolicy
+
+    checkpoint = LearnedPolicy().save(tmp_path / "checkpoint")
+    policy = load(f"learned:{checkpoint}")
+    assert isinstance(policy, LearnedPolicy) and isinstance(policy, Policy)
+    assert policy.name == f"learned:{checkpoint}"
+    record = await run_episode(policy, CounterEnv(), counter_task(2), episode_id="learned")
+    assert record.outcome in ("success", "failure") and record.policy == policy.name
