@@ -9,9 +9,7 @@ at a time. Also: listing the devices of an adb server and describing one of them
 
 from __future__ import annotations
 
-import platform
 from collections.abc import Callable, Mapping, Sequence
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -21,11 +19,9 @@ from bridge.schema import (
     BackendInfo,
     EpisodeRecord,
     Foreground,
-    Observation,
     ScreenSpec,
 )
 from bridge.trajectory import RunManifest, RunStore
-from bridge.uitree import to_xml
 from device.adb import AdbTarget, AttachedDevice
 from device.driver import AndroidDriver
 from device.env import AndroidEnv, AndroidEnvConfig, read_props
@@ -38,7 +34,7 @@ from policies.registry import parse_spec
 from sim.simulator import default_apps
 from sim.tasks.registry import default_registry
 from transfer_eval.episode_view import write_run_index
-from transfer_eval.policy_factory import policy_factory
+from transfer_eval.policy_factory import policy_factory, run_versions, tree_xml
 
 __all__ = [
     "DeviceReport",
@@ -116,18 +112,6 @@ def episode_id(task_id: str, seed: int, lang: str) -> str:
     return f"{task_id.replace('/', '.')}_s{seed}_{lang}"
 
 
-def _versions() -> dict[str, str]:
-    try:
-        ours = version("mobilegym-bridge")
-    except PackageNotFoundError:
-        ours = "unknown"
-    return {"mobilegym-bridge": ours, "python": platform.python_version()}
-
-
-def _tree_xml(observation: Observation) -> str | None:
-    return to_xml(observation.ui) if observation.ui else None
-
-
 def check_tasks(tasks: Sequence[str], variants: Mapping[str, DeviceVariant]) -> None:
     """Raise UnknownVariant naming every task id a phone cannot run."""
     missing = [task for task in tasks if task not in variants]
@@ -183,7 +167,7 @@ async def run_device(
     jobs = _jobs(config, variants)
     manifest = RunManifest(
         config=config.model_dump(mode="json", exclude={"out"}),
-        versions=_versions(),
+        versions=run_versions(),
         seeds=list(config.seeds),
     )
     store = RunStore.create(config.out, manifest, resume=True)
@@ -192,7 +176,7 @@ async def run_device(
         store=store,
         concurrency=1,
         step_timeout_s=config.step_timeout_s,
-        tree_xml=_tree_xml,
+        tree_xml=tree_xml,
         on_episode_done=on_done,
     )
     write_run_index(store)

@@ -10,7 +10,6 @@ apart — they never count as policy failures.
 from __future__ import annotations
 
 import asyncio
-import platform
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -20,9 +19,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from bridge.env import Env
 from bridge.runner import EpisodeJob, run_episodes
-from bridge.schema import EpisodeRecord, Observation, TaskInstance
+from bridge.schema import EpisodeRecord, TaskInstance
 from bridge.trajectory import RunManifest, RunStore
-from bridge.uitree import to_xml
 from device.adb import AdbTarget
 from device.env import AndroidEnv, AndroidEnvConfig
 from device.tasks.registry import default_variants
@@ -30,7 +28,7 @@ from device.virtual.attach import attach_virtual_phone
 from policies.registry import parse_spec
 from sim.simulator import SimConfig, Simulator
 from sim.tasks.base import TaskTemplate
-from transfer_eval.policy_factory import policy_factory
+from transfer_eval.policy_factory import policy_factory, run_versions, tree_xml
 from transfer_eval.suites import Suite, load_suite
 
 __all__ = ["Cell", "PairedConfig", "cell_id", "run_paired"]
@@ -77,10 +75,6 @@ class Cell:
 def cell_id(task_id: str, role: str, world: str, repeat: int) -> str:
     """``settings.SetWifi-v1__trained__real__r0``."""
     return f"{task_id.replace('/', '.')}__{role}__{world}__r{repeat}"
-
-
-def _tree_xml(observation: Observation) -> str | None:
-    return to_xml(observation.ui) if observation.ui else None
 
 
 @dataclass(frozen=True)
@@ -149,7 +143,7 @@ async def _run_grid(
         common = {
             "store": store,
             "step_timeout_s": config.step_timeout_s,
-            "tree_xml": _tree_xml,
+            "tree_xml": tree_xml,
             "on_episode_done": on_done,
         }
         for _attempt in range(config.max_infra_retries + 1):
@@ -166,7 +160,7 @@ def _manifest(config: PairedConfig) -> RunManifest:
     suite = load_suite(config.suite)
     return RunManifest(
         config=config.model_dump(mode="json", exclude={"out"}),
-        versions={"python": platform.python_version()},
+        versions=run_versions(),
         seeds=[task.seed for task in suite.tasks],
     )
 

@@ -7,21 +7,18 @@ verdicts), then writes an ``index.html`` a person can open to see what happened.
 
 from __future__ import annotations
 
-import platform
 from collections.abc import Callable, Sequence
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from bridge.runner import EpisodeJob, run_episodes
-from bridge.schema import EpisodeRecord, Observation
+from bridge.schema import EpisodeRecord
 from bridge.trajectory import RunManifest, RunStore
-from bridge.uitree import to_xml
 from policies.registry import parse_spec
 from sim.simulator import SimConfig, Simulator
 from transfer_eval.episode_view import write_run_index
-from transfer_eval.policy_factory import policy_factory
+from transfer_eval.policy_factory import policy_factory, run_versions, tree_xml
 
 __all__ = ["SimRunConfig", "episode_id", "run_sim"]
 
@@ -47,18 +44,6 @@ def episode_id(task_id: str, seed: int, lang: str) -> str:
     return f"{task_id.replace('/', '.')}_s{seed}_{lang}"
 
 
-def _versions() -> dict[str, str]:
-    try:
-        ours = version("mobilegym-bridge")
-    except PackageNotFoundError:
-        ours = "unknown"
-    return {"mobilegym-bridge": ours, "python": platform.python_version()}
-
-
-def _tree_xml(observation: Observation) -> str | None:
-    return to_xml(observation.ui) if observation.ui else None
-
-
 async def run_sim(
     config: SimRunConfig, on_done: Callable[[EpisodeRecord], None] | None = None
 ) -> list[EpisodeRecord]:
@@ -71,7 +56,7 @@ async def run_sim(
     parse_spec(config.policy)
     manifest = RunManifest(
         config=config.model_dump(mode="json", exclude={"out"}),
-        versions=_versions(),
+        versions=run_versions(),
         seeds=list(config.seeds),
     )
     store = RunStore.create(config.out, manifest, resume=True)
@@ -82,7 +67,7 @@ async def run_sim(
             store=store,
             concurrency=config.concurrency,
             step_timeout_s=config.step_timeout_s,
-            tree_xml=_tree_xml,
+            tree_xml=tree_xml,
             on_episode_done=on_done,
         )
     write_run_index(store)
