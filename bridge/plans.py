@@ -8,6 +8,7 @@ whose screens look alike. Task oracles are plans; device task variants reuse the
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
@@ -20,9 +21,11 @@ __all__ = [
     "FinishStep",
     "KeyStep",
     "LongPressStep",
+    "NoteStep",
     "OpenAppStep",
     "Plan",
     "PlanStep",
+    "Recall",
     "ScrollStep",
     "Selector",
     "TapStep",
@@ -146,11 +149,76 @@ class WaitStep(ContractModel):
     seconds: float = Field(default=1.0, gt=0)
 
 
+class NoteStep(ContractModel):
+    """Remember texts on the current screen under ``key``; sends no action.
+
+    The texts are those of the nodes matching ``rows``, in document order, counting only
+    nodes after the first node matching ``after`` (when given) and before the next node
+    matching ``until`` (when given): "the names in the Favorites section". Noting what the
+    screen shows, instead of what the task's parameters say, is what lets an oracle answer
+    a query on a phone whose data differ from the simulator's.
+    """
+
+    type: Literal["note"] = "note"
+    key: str = Field(min_length=1)
+    rows: Selector
+    after: Selector | None = None
+    until: Selector | None = None
+
+    def collect(self, nodes: list[UINode]) -> list[str]:
+        """The non-empty texts this step notes from ``nodes`` (one observation's tree)."""
+        visible = [node for node in nodes if node.visible and node.area_px > 0]
+        start = 0
+        if self.after is not None:
+            first = next((i for i, node in enumerate(visible) if self.after.matches(node)), None)
+            if first is None:
+                return []
+            start = first + 1
+        texts: list[str] = []
+        for node in visible[start:]:
+            if self.until is not None and self.until.matches(node):
+                break
+            if self.rows.matches(node) and node.text.strip():
+                texts.append(node.text.strip())
+        return texts
+
+
+class Recall(ContractModel):
+    """An answer value computed from notes: how many texts were noted under ``key`` (only
+    those also noted under ``among`` when given), or the first noted text, or the first
+    number in it."""
+
+    key: str = Field(min_length=1)
+    op: Literal["count", "text", "number"] = "count"
+    among: str | None = None
+
+    def value(self, notes: dict[str, list[str]]) -> AnswerValue:
+        """The answer value from ``notes`` (key -> noted texts); "" when nothing was noted."""
+        texts = notes.get(self.key, [])
+        if self.op == "count":
+            pool = set(notes.get(self.among, [])) if self.among is not None else None
+            return sum(1 for text in texts if pool is None or text in pool)
+        if not texts:
+            return ""
+        if self.op == "text":
+            return texts[0]
+        number = re.search(r"-?\d+(?:\.\d+)?", texts[0])
+        if number is None:
+            return texts[0]
+        return float(number[0]) if "." in number[0] else int(number[0])
+
+
 class AnswerStep(ContractModel):
-    """Submit the answer of a query task."""
+    """Submit the answer of a query task.
+
+    ``fields`` are the values the simulator's parameters predict; a field in ``read`` is
+    answered instead from what earlier :class:`NoteStep` s saw on screen, so that the same
+    plan answers from the device's own data on a phone.
+    """
 
     type: Literal["answer"] = "answer"
     fields: dict[str, AnswerValue]
+    read: dict[str, Recall] = Field(default_factory=dict)
 
 
 class FinishStep(ContractModel):
@@ -168,6 +236,7 @@ PlanStep = Annotated[
     | OpenAppStep
     | ScrollStep
     | WaitStep
+    | NoteStep
     | AnswerStep
     | FinishStep,
     Field(discriminator="type"),

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from bridge.actions import (
     Action,
     AnswerAction,
+    AnswerValue,
     FinishAction,
     KeyAction,
     LongPressAction,
@@ -29,6 +30,7 @@ from bridge.plans import (
     FinishStep,
     KeyStep,
     LongPressStep,
+    NoteStep,
     OpenAppStep,
     Plan,
     PlanStep,
@@ -71,6 +73,7 @@ class PlanPolicy:
         self._index = 0
         self._scrolls = 0
         self._last: tuple[object, ...] | None = None
+        self._notes: dict[str, list[str]] = {}
 
     @property
     def name(self) -> str:
@@ -85,9 +88,15 @@ class PlanPolicy:
         self._index = 0
         self._scrolls = 0
         self._last = None
+        self._notes = {}
 
     async def act(self, observation: Observation) -> PolicyOutput:
         """The next action of the plan for ``observation``."""
+        while self._index < len(self._plan) and isinstance(self._plan[self._index], NoteStep):
+            note = self._plan[self._index]
+            assert isinstance(note, NoteStep)
+            self._notes[note.key] = note.collect(observation.ui)
+            self._index += 1
         if self._index >= len(self._plan):
             return PolicyOutput(action=FinishAction(status="success"), thought="plan complete")
         step = self._plan[self._index]
@@ -108,10 +117,15 @@ class PlanPolicy:
             OpenAppStep: lambda: OpenAppAction(app=step.app),  # type: ignore[union-attr]
             ScrollStep: lambda: ScrollAction(direction=step.direction),  # type: ignore[union-attr]
             WaitStep: lambda: WaitAction(seconds=step.seconds),  # type: ignore[union-attr]
-            AnswerStep: lambda: AnswerAction(fields=step.fields),  # type: ignore[union-attr]
+            AnswerStep: lambda: AnswerAction(fields=self._answer(step)),  # type: ignore[arg-type]
             FinishStep: lambda: FinishAction(status=step.status),  # type: ignore[union-attr]
         }
         return simple[type(step)](), f"plan step {self._index}: {step.type}"
+
+    def _answer(self, step: AnswerStep) -> dict[str, AnswerValue]:
+        """The step's fields, those it reads taken from the notes made on screen."""
+        read = {name: recall.value(self._notes) for name, recall in step.read.items()}
+        return {**step.fields, **read}
 
     def _on_node(
         self, step: TapStep | LongPressStep | TypeStep, obs: Observation

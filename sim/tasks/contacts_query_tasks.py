@@ -15,7 +15,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from bridge.plans import AnswerStep, KeyStep, OpenAppStep, Plan, Selector, TapStep, TypeStep
+from bridge.plans import (
+    AnswerStep,
+    KeyStep,
+    OpenAppStep,
+    Plan,
+    Recall,
+    Selector,
+    TapStep,
+    TypeStep,
+)
 from bridge.schema import Check
 from sim.apps.contacts.model import (
     normalize_phone,
@@ -28,9 +37,11 @@ from sim.tasks.base import AnswerSpec, SetupContext, TaskTemplate
 from sim.tasks.contacts_tasks import (
     NEW_NAMES,
     contact_by_id,
+    contacts_text,
     created_checks,
     editor_plan,
     named,
+    note_section,
     number_check,
     open_contact,
     single_phone,
@@ -95,7 +106,13 @@ class QueryPhoneNumber(TaskTemplate):
         return {"number": contact["phones"][0]["number"]}
 
     def oracle(self, p: dict[str, Any], lang: str) -> Plan:
-        return [*open_contact(p["name"]), AnswerStep(fields={"number": p["number"]})]
+        return [
+            *open_contact(p["name"]),
+            note_section("phones", contacts_text("section_phone", lang)),
+            AnswerStep(
+                fields={"number": p["number"]}, read={"number": Recall(key="phones", op="text")}
+            ),
+        ]
 
 
 def _to_star(p: Mapping[str, Any], world: World) -> list[str]:
@@ -131,7 +148,11 @@ class CountFavorites(TaskTemplate):
         return {"count": sum(bool(c["starred"]) for c in _contacts(initial))}
 
     def oracle(self, p: dict[str, Any], lang: str) -> Plan:
-        return [OpenAppStep(app="contacts"), AnswerStep(fields={"count": p["count"]})]
+        return [
+            OpenAppStep(app="contacts"),
+            note_section("favorites", contacts_text("favorites", lang)),
+            AnswerStep(fields={"count": p["count"]}, read={"count": Recall(key="favorites")}),
+        ]
 
 
 class QueryCompany(TaskTemplate):
@@ -159,7 +180,13 @@ class QueryCompany(TaskTemplate):
         return {"company": contact["company"]}
 
     def oracle(self, p: dict[str, Any], lang: str) -> Plan:
-        return [*open_contact(p["name"]), AnswerStep(fields={"company": p["company"]})]
+        return [
+            *open_contact(p["name"]),
+            note_section("company", contacts_text("section_organization", lang)),
+            AnswerStep(
+                fields={"company": p["company"]}, read={"company": Recall(key="company", op="text")}
+            ),
+        ]
 
 
 def _dialled(number: str) -> str:
@@ -289,8 +316,16 @@ class CountSurname(TaskTemplate):
         search = Selector(resource_id="search_src_text")
         return [
             OpenAppStep(app="contacts"),
+            note_section("favorites", contacts_text("favorites", lang)),
             TypeStep(text=p["surname"], into=search, submit=True),
-            AnswerStep(fields={"count": p["count"], "favorites": p["starred"]}),
+            note_section("found"),
+            AnswerStep(
+                fields={"count": p["count"], "favorites": p["starred"]},
+                read={
+                    "count": Recall(key="found"),
+                    "favorites": Recall(key="found", among="favorites"),
+                },
+            ),
         ]
 
 

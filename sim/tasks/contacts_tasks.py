@@ -12,10 +12,20 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
+from functools import cache
 from typing import Any, ClassVar
 
-from bridge.plans import FinishStep, OpenAppStep, Plan, Selector, TapStep, TypeStep
+from bridge.plans import (
+    FinishStep,
+    NoteStep,
+    OpenAppStep,
+    Plan,
+    Selector,
+    TapStep,
+    TypeStep,
+)
 from bridge.schema import Check
+from sim.apps.contacts.app import ContactsApp
 from sim.apps.contacts.model import NEW_ID_PREFIX, same_number, set_starred
 from sim.tasks.base import SetupContext, TaskTemplate
 from sim.tasks.judge import check
@@ -32,9 +42,11 @@ __all__ = [
     "StarContact",
     "UnstarContact",
     "contact_by_id",
+    "contacts_text",
     "created_checks",
     "editor_plan",
     "named",
+    "note_section",
     "number_check",
     "open_contact",
     "single_phone",
@@ -115,6 +127,24 @@ def number_check(name: str, expected: str, numbers: list[str]) -> Check:
 
 def _numbers(contact: Mapping[str, Any] | None) -> list[str]:
     return [p["number"] for p in contact["phones"]] if contact else []
+
+
+@cache
+def _strings(lang: str) -> Mapping[str, str]:
+    return ContactsApp().strings(lang)
+
+
+def contacts_text(key: str, lang: str) -> str:
+    """A Contacts UI string as the phone shows it in ``lang``."""
+    return _strings(lang)[key]
+
+
+def note_section(key: str, title: str | None = None) -> NoteStep:
+    """Note the row titles of a list section: the one headed ``title``, else the first
+    (search results). What a scripted oracle reads to answer from the screen."""
+    header = Selector(resource_id="section_title")
+    after = header if title is None else Selector(resource_id="section_title", text=title)
+    return NoteStep(key=key, rows=Selector(resource_id="title"), after=after, until=header)
 
 
 def open_contact(name: str) -> Plan:

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from bridge.plans import AnswerStep, OpenAppStep, Selector, TapStep, TypeStep
+from bridge.plans import (
+    AnswerStep,
+    NoteStep,
+    OpenAppStep,
+    Recall,
+    Selector,
+    TapStep,
+    TypeStep,
+)
 from bridge.schema import BackendInfo, Observation, PolicyContext, ScreenSpec, UINode
 from policies.scripted import PlanPolicy
 
@@ -82,3 +90,54 @@ async def test_tap_at_a_relative_position() -> None:
 def test_selector_needs_a_field() -> None:
     with pytest.raises(ValueError, match="at least one"):
         Selector()
+
+
+def _row(node_id: int, text: str, rid: str, top: int) -> UINode:
+    return UINode(id=node_id, parent=0, class_name="android.widget.TextView", text=text,
+                  resource_id=f"com.android.contacts:id/{rid}",
+                  bounds_px=(0, top, 1080, top + 100))
+
+
+def _contacts_screen(*rows: tuple[str, str]) -> Observation:
+    root = UINode(id=0, class_name="android.widget.FrameLayout", bounds_px=(0, 0, 1080, 2400))
+    nodes = [_row(i, text, rid, 100 * i) for i, (text, rid) in enumerate(rows, start=1)]
+    return _obs(root, *nodes)
+
+
+FAVORITES = Selector(resource_id="section_title", text="Favorites")
+HEADER = Selector(resource_id="section_title")
+
+
+@pytest.mark.asyncio
+async def test_answers_read_from_the_screen_replace_the_predicted_ones() -> None:
+    """A query oracle counts what the phone shows, not what the simulator predicted."""
+    start = _contacts_screen(("Contacts", "title"), ("Favorites", "section_title"),
+                             ("Ann Lee", "title"), ("Bo Li", "title"), ("Cy Lee", "title"),
+                             ("A", "section_title"), ("Al Ng", "title"))
+    found = _contacts_screen(("2 found", "section_title"), ("Ann Lee", "title"),
+                             ("Di Lee", "title"))
+    policy = PlanPolicy([
+        NoteStep(key="fav", rows=Selector(resource_id="title"), after=FAVORITES, until=HEADER),
+        TypeStep(text="Lee"),
+        NoteStep(key="found", rows=Selector(resource_id="title"), after=HEADER, until=HEADER),
+        AnswerStep(fields={"count": 99, "favorites": 99, "first": "x"},
+                   read={"count": Recall(key="found"),
+                         "favorites": Recall(key="found", among="fav"),
+                         "first": Recall(key="fav", op="text")}),
+    ])
+    await policy.reset("x", PolicyContext())
+    typed = await policy.act(start)
+    assert typed.action is not None and typed.action.type == "type"
+    answered = await policy.act(found)
+    assert answered.action is not None and answered.action.type == "answer"
+    assert answered.action.fields == {"count": 2, "favorites": 1, "first": "Ann Lee"}
+
+
+def test_a_note_without_its_section_notes_nothing_and_numbers_are_parsed() -> None:
+    note = NoteStep(key="k", rows=Selector(resource_id="title"), after=FAVORITES, until=HEADER)
+    screen = _contacts_screen(("A", "section_title"), ("Al Ng", "title"))
+    assert note.collect(screen.ui) == []
+    assert Recall(key="k").value({"k": []}) == 0
+    assert Recall(key="k", op="text").value({}) == ""
+    assert Recall(key="k", op="number").value({"k": ["Android 14", "x"]}) == 14
+    assert Recall(key="k", op="number").value({"k": ["v2.5"]}) == 2.5
