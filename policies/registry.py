@@ -57,6 +57,9 @@ __all__ = [
     "vlm_adapters",
 ]
 
+_REPO_ROOT = Path(__file__).resolve().parent.parent
+"""The checkout; relative checkpoint paths fall back to it (``checkpoints/trained``)."""
+
 PlanFor = Callable[[str, PolicyContext], Plan]
 """Returns the task oracle's plan for an instruction and its context (the composition root's)."""
 
@@ -234,12 +237,23 @@ class LearnedSpec(PolicySpec):
     def __str__(self) -> str:
         return f"learned:{self.checkpoint}"
 
+    def path(self) -> Path | None:
+        """Where the checkpoint is: the path as given, else (for a relative path) under
+        the repository, where the shipped ``checkpoints/`` live; None if neither exists."""
+        given = Path(self.checkpoint)
+        shipped = _REPO_ROOT / given
+        for candidate in (given, shipped) if not given.is_absolute() else (given,):
+            if candidate.exists():
+                return candidate
+        return None
+
     def build(self, *, plan_for: PlanFor | None = None, seed: int = 0) -> Policy:
         """``LearnedPolicy.load(checkpoint)``."""
-        if not Path(self.checkpoint).exists():
+        path = self.path()
+        if path is None:
             raise PolicySpecError(
-                f"cannot build {str(self)!r}: no checkpoint at {self.checkpoint}; give the "
-                "directory a training run wrote (`mgb train --out DIR`)"
+                f"cannot build {str(self)!r}: no checkpoint at {self.checkpoint} (nor in "
+                f"{_REPO_ROOT}); give the directory a training run wrote (`mgb train --out DIR`)"
             )
         try:
             from policies.learned.policy import LearnedPolicy
@@ -249,7 +263,7 @@ class LearnedSpec(PolicySpec):
             raise PolicySpecError(
                 f"cannot build {str(self)!r}: {_LEARNED_MODULE} is not in this installation"
             ) from exc
-        return LearnedPolicy.load(Path(self.checkpoint))
+        return LearnedPolicy.load(path)
 
 
 # --------------------------------------------------------------------------- parsing

@@ -143,20 +143,21 @@ def gallery_command(
 @mgb_app.command("demo")
 def demo_command(
     out: Annotated[Path, typer.Option(help="Where the demo writes.")] = Path("demo-out"),
-    suite: Annotated[str, typer.Option(help="Paired suite to evaluate.")] = "demo",
 ) -> None:
-    """transfer-eval on the virtual phone: the whole sim-to-phone pipeline in a few minutes.
+    """``transfer-eval --device virtual`` with its defaults: the whole sim-to-phone loop.
 
-    Until the learned checkpoints ship, the pair is a seeded random policy (base) against
-    the task oracle (trained): it exercises every part — simulator, virtual phone behind
-    the real adb server, device variants, statistics, report and replays — but its
-    "gain" is not a training result. The run is resumable.
+    The shipped base and GRPO-trained checkpoints play the default paired suite in the
+    simulator and on the virtual phone behind the real adb server; the report (rates,
+    gains, retention with its bootstrap interval, buckets, side-by-side replays) lands in
+    OUT/transfer-eval. The run is resumable: running the demo again finishes it.
     """
     from transfer_eval.evaluate import evaluate
 
-    console.rule("transfer-eval --device virtual --base random:1 --trained scripted")
-    config = PairedConfig(device="virtual", suite=suite, out=out / "transfer-eval",
-                          base="random:1", trained="scripted")
+    config = PairedConfig(device="virtual", out=out / "transfer-eval")
+    console.rule(
+        f"transfer-eval --device virtual --base {config.base} --trained {config.trained} "
+        f"--suite {config.suite}"
+    )
     try:
         evaluate(config, console)
     except (BridgeError, ValueError) as exc:

@@ -32,7 +32,7 @@ def collect_outcomes(store: RunStore, cells: Sequence[Cell]) -> tuple[list[Outco
             continue
         outcomes.append(
             Outcome(
-                task_id=cell.task.task_id,
+                task_id=cell.label,
                 policy=cell.role,
                 world=cell.world,
                 repeat=cell.repeat,
@@ -52,20 +52,20 @@ def _side(store: RunStore, episode_id: str) -> Side:
 
 
 def write_replays(store: RunStore, cells: Sequence[Cell], device_title: str) -> dict[str, str]:
-    """One page per (task, policy) pairing repeat 0 in both worlds; task id -> page link."""
+    """One page per (suite entry, policy) pairing repeat 0 in both worlds; label -> link."""
     folder = store.root / "replays"
     folder.mkdir(exist_ok=True)
     links: dict[str, str] = {}
-    for task_id in sorted({cell.task.task_id for cell in cells}):
+    for label in sorted({cell.label for cell in cells}):
         for role in ROLES:
-            sim = _side(store, cell_id(task_id, role, "sim", 0))
-            real = _side(store, cell_id(task_id, role, "real", 0))
+            sim = _side(store, cell_id(label, role, "sim", 0))
+            real = _side(store, cell_id(label, role, "real", 0))
             if sim.record is None and real.record is None:
                 continue
-            name = f"{task_id.replace('/', '.')}__{role}.html"
+            name = f"{label.replace('/', '.')}__{role}.html"
             write_atomic(folder / name, replay_page(sim, real, folder, device_title).encode())
-            if role == "trained" or task_id not in links:
-                links[task_id] = f"replays/{name}"
+            if role == "trained" or label not in links:
+                links[label] = f"replays/{name}"
     return links
 
 

@@ -60,6 +60,8 @@ class PairedConfig(BaseModel):
 class Cell:
     """One episode of the grid."""
 
+    label: str
+    """The suite entry's label (its task id unless the suite holds the task twice)."""
     task: TaskInstance
     template: TaskTemplate
     role: str
@@ -69,12 +71,12 @@ class Cell:
     @property
     def episode_id(self) -> str:
         """The cell's id in the run directory."""
-        return cell_id(self.task.task_id, self.role, self.world, self.repeat)
+        return cell_id(self.label, self.role, self.world, self.repeat)
 
 
-def cell_id(task_id: str, role: str, world: str, repeat: int) -> str:
-    """``settings.SetWifi-v1__trained__real__r0``."""
-    return f"{task_id.replace('/', '.')}__{role}__{world}__r{repeat}"
+def cell_id(label: str, role: str, world: str, repeat: int) -> str:
+    """``settings.SetWifi-v1__trained__real__r0`` (``label``: a suite entry's label)."""
+    return f"{label.replace('/', '.')}__{role}__{world}__r{repeat}"
 
 
 @dataclass(frozen=True)
@@ -96,13 +98,13 @@ def _phone(config: PairedConfig) -> Iterator[_Phone]:
 def _cells(sim: Simulator, suite: Suite, repeats: int) -> list[Cell]:
     world = {app_id: app.world for app_id, app in sim.phone.apps.items()}
     cells = []
-    for entry in suite.tasks:
-        task = sim.tasks.instantiate(entry.task_id, entry.seed, world, suite.lang)
+    for entry in suite.instances():
+        task = sim.tasks.instantiate(entry.task_id, entry.seed, world, entry.lang)
         template = sim.tasks.get(entry.task_id)
         for repeat in range(repeats):
             for role in ROLES:
                 for side in WORLDS:
-                    cells.append(Cell(task, template, role, side, repeat))
+                    cells.append(Cell(entry.label, task, template, role, side, repeat))
     return cells
 
 

@@ -158,7 +158,8 @@ def render_html(report: Report) -> str:
     return Template(template).substitute(
         meta=html.escape(
             f"base {report.base} · trained {report.trained} · suite {report.suite}"
-            f" · {report.tasks} tasks × {report.repeats} repeats · "
+            f" · {report.tasks} tasks × {report.repeats} "
+            f"repeat{'s' if report.repeats != 1 else ''} · "
             f"{report.episodes} episodes · {report.infra_errors} infra errors"
         ),
         backend_class="virtual" if virtual else "device",

@@ -7,14 +7,16 @@ of a suite pose exactly the same task instances in both worlds.
 from __future__ import annotations
 
 import json
+from collections import Counter
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from bridge.errors import BridgeError
 
-__all__ = ["Suite", "SuiteError", "SuiteTask", "load_suite", "suite_names"]
+__all__ = ["Suite", "SuiteError", "SuiteInstance", "SuiteTask", "load_suite", "suite_names"]
 
 
 class SuiteError(BridgeError, ValueError):
@@ -22,12 +24,24 @@ class SuiteError(BridgeError, ValueError):
 
 
 class SuiteTask(BaseModel):
-    """One task instance of a suite."""
+    """One task instance of a suite; ``lang`` overrides the suite's language."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     task_id: str
     seed: int = 0
+    lang: str | None = Field(default=None, pattern="^(en|zh)$")
+
+
+@dataclass(frozen=True)
+class SuiteInstance:
+    """A suite entry resolved: its label in reports and run ids, and what to instantiate."""
+
+    label: str
+    """The task id, or ``task_id_sSEED-LANG`` when the suite holds the task more than once."""
+    task_id: str
+    seed: int
+    lang: str
 
 
 class Suite(BaseModel):
@@ -39,6 +53,28 @@ class Suite(BaseModel):
     description: str = ""
     lang: str = Field(default="en", pattern="^(en|zh)$")
     tasks: list[SuiteTask] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _distinct(self) -> Suite:
+        seen = [(t.task_id, t.seed, t.lang or self.lang) for t in self.tasks]
+        twice = sorted(
+            {f"{t} (seed {s}, {lang})" for t, s, lang in seen if seen.count((t, s, lang)) > 1}
+        )
+        if twice:
+            raise ValueError(f"task instances listed twice: {', '.join(twice)}")
+        return self
+
+    def instances(self) -> list[SuiteInstance]:
+        """The entries in order, each with a label unique in the suite."""
+        counts = Counter(t.task_id for t in self.tasks)
+        resolved = []
+        for task in self.tasks:
+            lang = task.lang or self.lang
+            label = (
+                task.task_id if counts[task.task_id] == 1 else f"{task.task_id}_s{task.seed}-{lang}"
+            )
+            resolved.append(SuiteInstance(label, task.task_id, task.seed, lang))
+        return resolved
 
 
 def suite_names() -> list[str]:

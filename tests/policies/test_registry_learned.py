@@ -8,7 +8,7 @@ import pytest
 
 from bridge.policy import Policy
 from bridge.runner import run_episode
-from policies.registry import load
+from policies.registry import PolicySpecError, load
 from tests.bridge.toy_env import CounterEnv, counter_task
 
 
@@ -22,3 +22,14 @@ async def test_learned_spec_loads_the_checkpoint_and_plays(tmp_path: Path) -> No
     assert policy.name == f"learned:{checkpoint}"
     record = await run_episode(policy, CounterEnv(), counter_task(2), episode_id="learned")
     assert record.outcome in ("success", "failure") and record.policy == policy.name
+
+
+def test_the_shipped_checkpoints_load_from_any_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``learned:checkpoints/trained`` (transfer-eval's default) works outside the checkout."""
+    monkeypatch.chdir(tmp_path)
+    policy = load("learned:checkpoints/trained")
+    assert policy.name.startswith("learned:")
+    with pytest.raises(PolicySpecError, match="no checkpoint at checkpoints/nope"):
+        load("learned:checkpoints/nope")

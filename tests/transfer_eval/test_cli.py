@@ -52,7 +52,7 @@ def test_inspect_reports_a_broken_dump(tmp_path: Path) -> None:
 
 def test_transfer_eval_rejects_a_bad_suite_and_a_bad_policy(tmp_path: Path) -> None:
     result = runner.invoke(transfer_eval_app, ["--suite", "nope", "--out", str(tmp_path / "r")])
-    assert result.exit_code == 1 and "shipped suites: demo, paired, smoke" in result.output
+    assert result.exit_code == 1 and "shipped suites: paired, paired-all, smoke" in result.output
     result = runner.invoke(transfer_eval_app, ["--base", "rando", "--out", str(tmp_path / "r")])
     assert result.exit_code == 1 and "random[:SEED]" in result.output
 
