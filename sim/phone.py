@@ -2,9 +2,9 @@
 
 :class:`Phone` owns the set of apps and applies every change that is not an app's own
 business: ``os:*`` actions from the page (navigation bar, launcher, recents, shade,
-keyboard), hardware keys, typed text, focus and scroll reports. It holds no instance state
-itself — every method takes the :class:`~sim.state.InstanceState` to change — so one Phone
-serves any number of instances.
+keyboard, a system dialog's buttons), hardware keys, typed text, focus and scroll reports.
+It holds no instance state itself — every method takes the
+:class:`~sim.state.InstanceState` to change — so one Phone serves any number of instances.
 """
 
 from __future__ import annotations
@@ -118,15 +118,33 @@ class Phone:
         state.os.foreground = app_id
         app.on_open(self.context(state, app_id))
 
+    def stop(self, state: InstanceState, app_id: str) -> None:
+        """Kill ``app_id`` as Android's force-stop does: its back stack and what its screens
+        held (typed text, scroll positions, focus) are gone; its data stays. Home if it
+        was in front."""
+        state.os.tasks = [task for task in state.os.tasks if task.app != app_id]
+        prefix = f"{app_id}."
+        ui = state.ui
+        ui.fields = {k: v for k, v in ui.fields.items() if not k.startswith(prefix)}
+        ui.scroll = {k: v for k, v in ui.scroll.items() if not k.startswith(prefix)}
+        if ui.focus is not None and ui.focus.startswith(prefix):
+            ui.focus, ui.focus_submit, ui.focus_args = None, None, {}
+            ui.keyboard_visible = False
+        if state.os.foreground == app_id:
+            self.home(state)
+
     def home(self, state: InstanceState) -> None:
         """Go to the home screen; running apps keep their back stacks."""
         self._close_panels(state)
         state.os.foreground = None
 
     def back(self, state: InstanceState) -> None:
-        """Android's back: close a panel, hide the keyboard, or go back in the app."""
+        """Android's back: dismiss a system dialog, close a panel, hide the keyboard, or go
+        back in the app."""
         ui = state.ui
-        if ui.shade_open or ui.recents_open:
+        if state.os.dialog is not None:
+            state.os.dialog = None
+        elif ui.shade_open or ui.recents_open:
             ui.shade_open = ui.recents_open = False
         elif ui.keyboard_visible:
             ui.keyboard_visible = False
@@ -188,6 +206,7 @@ class Phone:
             "open_notification": lambda: self._open_notification(state, int(args["id"])),
             "clear_notifications": lambda: state.os.notifications.clear(),
             "key": lambda: self.keyboard_key(state, args["k"]),
+            "dismiss_dialog": lambda: setattr(state.os, "dialog", None),
         }
         if name not in handlers:
             raise SimError(f"unknown OS action 'os:{name}'")
@@ -199,7 +218,8 @@ class Phone:
         state.ui.recents_open = opening
 
     def _clear_recents(self, state: InstanceState) -> None:
-        state.os.tasks.clear()
+        for task in list(state.os.tasks):
+            self.stop(state, task.app)
         state.os.foreground = None
         self._close_panels(state)
 

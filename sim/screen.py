@@ -1,4 +1,4 @@
-"""Composing the whole screen of an instance: system bars, app or launcher, keyboard, shade.
+"""Composing the whole screen of an instance: bars, app or launcher, keyboard, shade, dialog.
 
 Everything here is a pure function of the instance state (and the installed apps), so any
 browser page can render any instance and two renders of one state are byte-identical.
@@ -15,7 +15,7 @@ from markupsafe import Markup
 
 from sim.phone import Phone
 from sim.radios import QUICK_TILES, is_on
-from sim.state import InstanceState
+from sim.state import InstanceState, SystemDialog
 
 __all__ = ["render_screen", "system_strings"]
 
@@ -145,12 +145,23 @@ def _content(phone: Phone, state: InstanceState, s: dict[str, str]) -> tuple[str
     return ctx.app.render(ctx), ctx.app.package
 
 
+def _dialog_buttons(dialog: SystemDialog) -> list[dict[str, Any]]:
+    """The dialog's buttons in Android's order: negative (``button2``), then positive."""
+    buttons = [(dialog.negative, "2"), (dialog.positive, "1")]
+    return [
+        {"text": text, "action": "os:dismiss_dialog", "args": {"button": n}, "rid": f"button{n}"}
+        for text, n in buttons
+        if text is not None
+    ]
+
+
 def render_screen(phone: Phone, state: InstanceState) -> str:
     """The full screen of ``state`` as HTML for the page's ``#screen`` element."""
     if not state.os.screen_on:
         return '<div class="screen-inner screen-off" style="background:#000"></div>'
     s = system_strings(state.os.lang)
-    settings = state.os.settings
+    os = state.os
+    settings = os.settings
     content, package = _content(phone, state, s)
     values = {
         "content": Markup(content),
@@ -158,6 +169,8 @@ def render_screen(phone: Phone, state: InstanceState) -> str:
         "keyboard": Markup(_keyboard(phone, state, s)) if state.ui.keyboard_visible else "",
         "shade": Markup(_shade(phone, state, s)) if state.ui.shade_open else "",
         "toast": state.ui.toast or "",
+        "dialog": state.os.dialog,
+        "dialog_buttons": _dialog_buttons(state.os.dialog) if state.os.dialog else [],
         "clock": _clock(state),
         "battery": 85,
         "wifi": settings["global"].get("wifi_on") == 1,
@@ -165,7 +178,7 @@ def render_screen(phone: Phone, state: InstanceState) -> str:
         "airplane": settings["global"].get("airplane_mode_on") == 1,
         "dnd": settings["global"].get("zen_mode", 0) != 0,
         "dark": settings["secure"].get("ui_night_mode") == 2,
-        "font_scale": float(settings["system"].get("font_scale", 1.0)),
+        "font_scale": round(float(settings["system"].get("font_scale", 1.0)) * os.text_zoom, 4),
         "lang": state.os.lang,
         "s": s,
     }

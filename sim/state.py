@@ -31,6 +31,7 @@ __all__ = [
     "Notification",
     "OsState",
     "Route",
+    "SystemDialog",
     "UIState",
     "default_settings",
 ]
@@ -68,6 +69,22 @@ class Notification(_State):
     title: str
     text: str = ""
     time_ms: int
+
+
+class SystemDialog(_State):
+    """A system alert over whatever is in front ("Battery low", "App isn't responding").
+
+    The simulator never raises one by itself (it has no randomness of its own); the virtual
+    phone's reality-gap perturbations set it. Either button or BACK dismisses it; while it
+    is shown, taps elsewhere reach nothing below it.
+    """
+
+    title: str
+    message: str = ""
+    positive: str
+    """Text of ``android:id/button1``."""
+    negative: str | None = None
+    """Text of ``android:id/button2``, if the dialog has a second button."""
 
 
 def default_settings() -> dict[str, dict[str, Any]]:
@@ -108,6 +125,11 @@ class OsState(_State):
     foreground: str | None = None
     notifications: list[Notification] = Field(default_factory=list)
     screen_on: bool = True
+    dialog: SystemDialog | None = None
+    """A system dialog over the screen, None almost always (see :class:`SystemDialog`)."""
+    text_zoom: float = Field(default=1.0, gt=0)
+    """Text enlargement on top of the font-size setting, as a ROM's larger default text or
+    Android's Display size gives; the simulator never changes it (a virtual phone may)."""
 
     def task(self, app: str) -> AppTask | None:
         """The back stack of ``app`` if it is running."""

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from pydantic import ValidationError
 from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table
@@ -20,7 +21,7 @@ from bridge.uitree import parse_hierarchy
 from transfer_eval.demo import DemoReport, run_dump_demo
 from transfer_eval.device_cli import device_app
 from transfer_eval.dump_view import render_wireframes, wireframe_html
-from transfer_eval.paired import PairedConfig
+from transfer_eval.paired import PairedConfig, VirtualGap
 from transfer_eval.sim_cli import sim_app
 from transfer_eval.train_cli import train_app
 
@@ -178,20 +179,46 @@ def transfer_eval_command(
     out: Annotated[Path, typer.Option(help="Run directory.")] = Path("runs/transfer-eval"),
     resume: Annotated[Path | None, typer.Option(help="Finish an earlier run.")] = None,
     adb_port: Annotated[int, typer.Option(help="The adb server of a real phone.")] = 5037,
+    popup_rate: Annotated[
+        float, typer.Option(min=0, max=1, help="Virtual phone: chance of a system pop-up.")
+    ] = 0.0,
+    animation_ms: Annotated[
+        float, typer.Option(min=0, help="Virtual phone: screen transitions take this long.")
+    ] = 0.0,
+    latency_ms: Annotated[
+        float, typer.Option(min=0, help="Virtual phone: delay before each input lands.")
+    ] = 0.0,
+    font_scale: Annotated[
+        float | None, typer.Option(min=0.5, max=2.0, help="Virtual phone: text this much larger.")
+    ] = None,
 ) -> None:
-    """Paired base/trained evaluation in the simulator and on a phone, with a report."""
+    """Paired base/trained evaluation in the simulator and on a phone, with a report.
+
+    With --device virtual, the reality-gap options perturb the virtual phone (pop-ups,
+    animations, latency, larger text) to see how much of a gain survives them.
+    """
     from transfer_eval.evaluate import evaluate
 
     run_dir = resume or out
-    config = PairedConfig(
-        device=device,
-        base=base,
-        trained=trained,
-        suite=suite,
-        repeats=repeats,
-        out=run_dir,
-        adb_port=adb_port,
-    )
+    try:
+        gap = VirtualGap(
+            popup_rate=popup_rate,
+            animation_ms=animation_ms,
+            latency_ms=latency_ms,
+            font_scale=font_scale,
+        )
+        config = PairedConfig(
+            device=device,
+            base=base,
+            trained=trained,
+            suite=suite,
+            repeats=repeats,
+            out=run_dir,
+            adb_port=adb_port,
+            gap=gap,
+        )
+    except ValidationError as exc:
+        raise _fail(exc.errors()[0]["msg"].removeprefix("Value error, ")) from exc
     try:
         evaluate(config, console)
     except (BridgeError, ValueError) as exc:

@@ -167,12 +167,36 @@ def virtual_start_command(
         int, typer.Option("--adb-port", help="The private adb server's port (0: a free one).")
     ] = 0,
     seed: Annotated[int, typer.Option(help="Seed of the simulated phone.")] = 0,
+    latency_ms: Annotated[
+        float, typer.Option(min=0, help="Extra delay before each input event takes effect.")
+    ] = 0.0,
+    popup_rate: Annotated[
+        float,
+        typer.Option(min=0, max=1, help="Chance that an input event brings up a system dialog."),
+    ] = 0.0,
+    animation_ms: Annotated[
+        float, typer.Option(min=0, help="How long screenshots animate after the screen changes.")
+    ] = 0.0,
+    font_scale: Annotated[
+        float | None, typer.Option(min=0.5, max=2.0, help="System font scale set at start.")
+    ] = None,
 ) -> None:
-    """Start the virtual phone and a private adb server, connect them, wait for Ctrl-C."""
+    """Start the virtual phone and a private adb server, connect them, wait for Ctrl-C.
+
+    The reality-gap options (all off by default) make it behave more like a real phone.
+    """
     import signal
     import threading
 
     from device.virtual.attach import attach_virtual_phone
+    from device.virtual.phone import Perturbations
+
+    knobs = Perturbations(
+        latency_ms=latency_ms,
+        popup_rate=popup_rate,
+        animation_ms=animation_ms,
+        font_scale=font_scale,
+    )
 
     def interrupt(signum: int, frame: object) -> None:
         raise KeyboardInterrupt
@@ -181,7 +205,9 @@ def virtual_start_command(
     signal.signal(signal.SIGTERM, interrupt)
     signal.signal(signal.SIGINT, interrupt)
     try:
-        with attach_virtual_phone(seed=seed, port=port, adb_port=adb_port) as attached:
+        with attach_virtual_phone(
+            seed=seed, port=port, adb_port=adb_port, perturbations=knobs
+        ) as attached:
             console.print(
                 f"virtual phone [bold]{attached.serial}[/] is online on the adb "
                 f"server at 127.0.0.1:{attached.adb_port}",

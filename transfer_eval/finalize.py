@@ -77,7 +77,9 @@ def write_reports(
     device_model: str | None,
 ) -> Report:
     """Write every report file into the run directory and return the report."""
+    gap = config.gap.describe() if backend == "virtual" else ""
     title = "Virtual phone" if backend == "virtual" else f"Phone ({device_model or config.device})"
+    title += f" ({gap})" if gap else ""
     links = write_replays(store, cells, title)
     outcomes, infra = collect_outcomes(store, cells)
     report = build_report(
@@ -90,6 +92,7 @@ def write_reports(
         repeats=config.repeats,
         infra_errors=infra,
         replays=links,
+        device_gap=gap,
     )
     root: Path = store.root
     write_atomic(root / "report.json", report.model_dump_json(indent=2).encode())

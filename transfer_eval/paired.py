@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from bridge.env import Env
 from bridge.runner import EpisodeJob, run_episodes
@@ -25,16 +25,48 @@ from device.adb import AdbTarget
 from device.env import AndroidEnv, AndroidEnvConfig
 from device.tasks.registry import default_variants
 from device.virtual.attach import attach_virtual_phone
+from device.virtual.phone import Perturbations
 from policies.registry import parse_spec
 from sim.simulator import SimConfig, Simulator
 from sim.tasks.base import TaskTemplate
 from transfer_eval.policy_factory import policy_factory, run_versions, tree_xml
 from transfer_eval.suites import Suite, load_suite
 
-__all__ = ["Cell", "PairedConfig", "cell_id", "run_paired"]
+__all__ = ["Cell", "PairedConfig", "VirtualGap", "cell_id", "run_paired"]
 
 ROLES = ("base", "trained")
 WORLDS = ("sim", "real")
+
+
+class VirtualGap(BaseModel):
+    """Reality-gap perturbations for the virtual phone (all off by default): what a real
+    phone does that the simulator does not, to see how much of a gain survives them."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    latency_ms: float = Field(default=0.0, ge=0)
+    popup_rate: float = Field(default=0.0, ge=0, le=1)
+    animation_ms: float = Field(default=0.0, ge=0)
+    font_scale: float | None = Field(default=None, ge=0.5, le=2.0)
+
+    @property
+    def active(self) -> bool:
+        """Whether any perturbation is on."""
+        return self != VirtualGap()
+
+    def describe(self) -> str:
+        """The perturbations in words, for reports ("" when none is on)."""
+        parts = [
+            f"system pop-ups after {100 * self.popup_rate:g}% of inputs" if self.popup_rate else "",
+            f"{self.animation_ms:g} ms animations" if self.animation_ms else "",
+            f"{self.latency_ms:g} ms input latency" if self.latency_ms else "",
+            f"text x{self.font_scale:g}" if self.font_scale is not None else "",
+        ]
+        return ", ".join(part for part in parts if part)
+
+    def perturbations(self) -> Perturbations:
+        """The virtual phone's knobs."""
+        return Perturbations(**self.model_dump())
 
 
 class PairedConfig(BaseModel):
@@ -54,6 +86,18 @@ class PairedConfig(BaseModel):
     sim_pages: int = Field(default=2, ge=1)
     max_infra_retries: int = Field(default=2, ge=0)
     step_timeout_s: float = Field(default=90.0, gt=0)
+    gap: VirtualGap = Field(default_factory=VirtualGap)
+    """Reality-gap perturbations; only for ``device="virtual"``."""
+
+    @model_validator(mode="after")
+    def _gap_needs_the_virtual_phone(self) -> PairedConfig:
+        if self.gap.active and self.device != "virtual":
+            raise ValueError(
+                "reality-gap perturbations (--popup-rate, --animation-ms, --latency-ms, "
+                f"--font-scale) apply to --device virtual only, not to {self.device!r}: a "
+                "real phone brings its own"
+            )
+        return self
 
 
 @dataclass(frozen=True)
@@ -91,7 +135,7 @@ def _phone(config: PairedConfig) -> Iterator[_Phone]:
     if config.device != "virtual":
         yield _Phone(AdbTarget(port=config.adb_port, serial=config.device), "device")
         return
-    with attach_virtual_phone(seed=0) as attached:
+    with attach_virtual_phone(seed=0, perturbations=config.gap.perturbations()) as attached:
         yield _Phone(AdbTarget(port=attached.adb_port, serial=attached.serial), "virtual")
 
 

@@ -78,6 +78,8 @@ class Report(_Frozen):
     device_backend: str
     """``virtual`` or ``device``: virtual results are never presented as hardware."""
     device_model: str | None
+    device_gap: str = ""
+    """Reality-gap perturbations the virtual phone ran with, in words ("" for none)."""
     base: str
     trained: str
     suite: str
@@ -162,12 +164,14 @@ def build_report(
     infra_errors: int,
     replays: dict[str, str] | None = None,
     seed: int = 0,
+    device_gap: str = "",
 ) -> Report:
     """Every figure of the report from the finished cells (infra errors excluded)."""
     rows = _task_rows(outcomes, replays or {})
     return Report(
         device_backend=device_backend,
         device_model=device_model,
+        device_gap=device_gap,
         base=base,
         trained=trained,
         suite=suite,

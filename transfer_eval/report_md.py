@@ -21,7 +21,8 @@ def _pts(value: float | None) -> str:
 def backend_label(report: Report) -> str:
     """Where the "real" world ran, said plainly."""
     if report.device_backend == "virtual":
-        return "the VIRTUAL phone (a simulator instance behind adb — not hardware)"
+        gap = f", with {report.device_gap}" if report.device_gap else ""
+        return f"the VIRTUAL phone (a simulator instance behind adb{gap} — not hardware)"
     return f"a real phone ({report.device_model or 'unknown model'})"
 
 

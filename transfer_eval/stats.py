@@ -149,8 +149,11 @@ def bootstrap_retention(
     point = retention(outcomes, min_sim_gain)
     if point is None:
         sim = gain(outcomes, "sim")
-        reason = "no paired episodes" if sim is None else (
-            f"the sim gain ({sim:+.3f}) is below {min_sim_gain}: nothing to retain")
+        reason = (
+            "no paired episodes"
+            if sim is None
+            else (f"the sim gain ({sim:+.3f}) is below {min_sim_gain}: nothing to retain")
+        )
         return RetentionSummary(value=None, low=None, high=None, undefined_reason=reason)
     tasks = list(_by_task(outcomes).values())
     rng = np.random.default_rng(seed)
@@ -163,9 +166,13 @@ def bootstrap_retention(
             undefined += 1
         else:
             values.append(value)
-    low, high = (np.percentile(values, [2.5, 97.5]) if values else (math.nan, math.nan))
-    return RetentionSummary(value=point, low=float(low), high=float(high),
-                            bootstrap_undefined_share=undefined / resamples)
+    low, high = np.percentile(values, [2.5, 97.5]) if values else (math.nan, math.nan)
+    return RetentionSummary(
+        value=point,
+        low=float(low),
+        high=float(high),
+        bootstrap_undefined_share=undefined / resamples,
+    )
 
 
 def mcnemar_p(outcomes: Sequence[Outcome], world: str) -> tuple[int, int, float]:

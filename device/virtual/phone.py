@@ -11,12 +11,16 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol, TypeVar
+
+import numpy as np
 
 from bridge.schema import UINode
 from bridge.uitree import to_xml
+from device.virtual.perturb import PopupSource, Transition, decode_image, encode_image
 from sim.instance import Instance
 from sim.observe import foreground, tree_nodes
 from sim.simulator import Simulator
@@ -76,15 +80,36 @@ class ServiceStream(Protocol):
 TcpHandler = Callable[[ServiceStream], Awaitable[None]]
 """Serves one ``tcp:PORT`` stream (e.g. uiautomator2's HTTP server on 9008)."""
 
+T = TypeVar("T")
+
 
 @dataclass
 class Perturbations:
-    """Reality-gap knobs, all off by default: what a real phone does that the sim does not."""
+    """Reality-gap knobs, all off by default: what a real phone does that the sim does not.
+
+    Input events are taps, long presses, swipes, key events and typed text, however they
+    arrive (``input``, uiautomator2).
+    """
 
     latency_ms: float = 0.0
     """Extra delay before every input event takes effect (a busy phone)."""
     font_scale: float | None = None
-    """System font scale forced at start (``settings put system font_scale``)."""
+    """Text drawn this much larger than the font-size setting asks (a ROM's larger default
+    text): unlike ``settings put system font_scale``, task setups do not undo it."""
+    popup_rate: float = 0.0
+    """Probability that an input event is followed by a system dialog over the screen
+    ("Battery low", "… isn't responding"); events while one is shown raise none."""
+    popup_seed: int | None = None
+    """Seed of the pop-up sequence; None: the phone's seed."""
+    animation_ms: float = 0.0
+    """How long screenshots show the new screen sliding in after an input event changed it
+    (hierarchy dumps show the new tree at once, as uiautomator does for many views)."""
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.popup_rate <= 1:
+            raise ValueError(f"popup_rate is a probability in [0, 1], not {self.popup_rate}")
+        if self.latency_ms < 0 or self.animation_ms < 0:
+            raise ValueError("latency_ms and animation_ms are durations: give 0 or more")
 
 
 def parse_setting(value: str) -> Any:
@@ -116,6 +141,19 @@ class VirtualPhone:
     tcp_handlers: dict[int, TcpHandler] = field(default_factory=dict)
     """Device ports with a server listening (``tcp:PORT`` streams go there)."""
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    popups: PopupSource = field(init=False, repr=False)
+    """Decides the pop-ups (seeded by ``perturbations.popup_seed`` or the instance's seed)."""
+    transition: Transition | None = field(default=None, init=False, repr=False)
+    """The animation screenshots show now, if any."""
+
+    def __post_init__(self) -> None:
+        knobs = self.perturbations
+        self.popups = PopupSource(
+            self.instance.state.seed if knobs.popup_seed is None else knobs.popup_seed
+        )
+        if knobs.font_scale is not None:
+            self.instance.state.os.text_zoom = knobs.font_scale
+            self.instance.changed()
 
     # ---- geometry
     @property
@@ -160,18 +198,65 @@ class VirtualPhone:
         """The hierarchy in uiautomator2's XML format."""
         return to_xml(await self.nodes(), rotation=0)
 
-    async def screenshot(self, image_format: str = "png", quality: int = 80) -> bytes:
-        """The screen at device resolution (``screencap -p`` is PNG, u2 asks for JPEG)."""
+    async def screenshot(
+        self, image_format: Literal["png", "jpeg"] = "png", quality: int = 80
+    ) -> bytes:
+        """The screen at device resolution (``screencap -p`` is PNG, u2 asks for JPEG);
+        mid-animation, the frame of the animation at this moment."""
+        if self.transition is not None:
+            rendered = await self._capture("png")
+            frame = self._animated(decode_image(rendered))
+            if frame is not None:
+                return encode_image(frame, image_format, quality)
+            if image_format == "png":
+                return rendered
+        return await self._capture(image_format, quality)
 
+    def animating(self) -> bool:
+        """Whether screenshots show an animation now."""
+        return self.transition is not None and not self.transition.done(time.monotonic())
+
+    async def _capture(self, image_format: str, quality: int = 80) -> bytes:
         async def shoot(pooled: Any) -> bytes:
             return await pooled.screenshot(image_format, quality)
 
         return await self._with_page(shoot)
 
+    def _animated(self, rendered: np.ndarray) -> np.ndarray | None:
+        """The animation's frame over ``rendered`` now; None once it is over (forgotten)."""
+        now = time.monotonic()
+        if self.transition is not None and self.transition.done(now):
+            self.transition = None
+        return None if self.transition is None else self.transition.frame(rendered, now)
+
+    async def _shown_frame(self) -> np.ndarray:
+        """The pixels on the glass now: the rendered screen, or the animation's frame."""
+        rendered = decode_image(await self._capture("png"))
+        animated = self._animated(rendered)
+        return rendered if animated is None else animated
+
     # ---- input
-    async def _delay(self) -> None:
-        if self.perturbations.latency_ms > 0:
-            await asyncio.sleep(self.perturbations.latency_ms / 1000)  # a simulated busy phone
+    async def _input(self, event: Callable[[], Awaitable[T]]) -> T:
+        """Run one input event inside the perturbations: the latency before it takes
+        effect; a system pop-up now and then and the screen's animation after it."""
+        knobs = self.perturbations
+        if knobs.latency_ms > 0:
+            await asyncio.sleep(knobs.latency_ms / 1000)  # a simulated busy phone
+        before = await self._shown_frame() if knobs.animation_ms > 0 else None
+        version, dialog_up = self.instance.version, self.instance.state.os.dialog is not None
+        result = await event()
+        if not dialog_up:
+            self._maybe_popup()
+        if before is not None and self.instance.version != version:
+            self.transition = Transition(before, time.monotonic(), knobs.animation_ms / 1000)
+        return result
+
+    def _maybe_popup(self) -> None:
+        state = self.instance.state
+        dialog = self.popups.roll(self.perturbations.popup_rate, state.os.lang)
+        if dialog is not None:
+            state.os.dialog = dialog
+            self.instance.changed()
 
     def _css(self, x: float, y: float) -> list[float]:
         dpr = self.sim.config.profile.dpr
@@ -186,21 +271,31 @@ class VirtualPhone:
         await self._gesture("longPress", x, y)
 
     async def _gesture(self, call: str, x: float, y: float) -> None:
-        await self._delay()
-        if self.on_screen(x, y):
-            await self._evaluate(f"([x, y]) => window.__mgb.{call}(x, y)", self._css(x, y))
+        async def gesture() -> None:
+            if self.on_screen(x, y):
+                await self._evaluate(f"([x, y]) => window.__mgb.{call}(x, y)", self._css(x, y))
+
+        await self._input(gesture)
 
     async def swipe(self, x1: float, y1: float, x2: float, y2: float) -> None:
         """``input swipe``: a finger path in device pixels."""
-        await self._delay()
-        if not self.on_screen(x1, y1):
-            return
-        script = "([a, b, c, d]) => window.__mgb.swipe(a, b, c, d)"
-        await self._evaluate(script, self._css(x1, y1) + self._css(x2, y2))
+
+        async def swipe() -> None:
+            if self.on_screen(x1, y1):
+                script = "([a, b, c, d]) => window.__mgb.swipe(a, b, c, d)"
+                await self._evaluate(script, self._css(x1, y1) + self._css(x2, y2))
+
+        await self._input(swipe)
 
     async def keyevent(self, key: int | str) -> None:
         """``input keyevent``: a keycode number or name (``KEYCODE_`` optional)."""
-        await self._delay()
+
+        async def press() -> None:
+            self._key(key)
+
+        await self._input(press)
+
+    def _key(self, key: int | str) -> None:
         name = KEYCODES.get(key, str(key)) if isinstance(key, int) else key.upper()
         name = name.removeprefix("KEYCODE_")
         state, phone = self.instance.state, self.instance.phone
@@ -214,10 +309,13 @@ class VirtualPhone:
 
     async def text(self, text: str) -> bool:
         """Commit ``text`` to the focused field (IME / paste); False when nothing is focused."""
-        await self._delay()
-        error = self.instance.phone.type_text(self.instance.state, text, clear=False)
-        self.instance.changed()
-        return error is None
+
+        async def commit() -> bool:
+            error = self.instance.phone.type_text(self.instance.state, text, clear=False)
+            self.instance.changed()
+            return error is None
+
+        return await self._input(commit)
 
     async def clear_text(self) -> None:
         """Empty the focused field (u2's ``clearInputText``)."""
@@ -246,14 +344,11 @@ class VirtualPhone:
         return True
 
     async def force_stop(self, package: str) -> None:
-        """``am force-stop``: drop the app's back stack; home if it was in front."""
+        """``am force-stop``: the app's back stack and screen state go; home if in front."""
         app_id = self.package_app(package)
-        state = self.instance.state
         if app_id is None:
             return
-        state.os.tasks = [task for task in state.os.tasks if task.app != app_id]
-        if state.os.foreground == app_id:
-            self.instance.phone.home(state)
+        self.instance.phone.stop(self.instance.state, app_id)
         self.instance.changed()
 
     async def clear(self, package: str) -> bool:

@@ -141,3 +141,28 @@ def test_render_escapes_typed_text(phone: Phone) -> None:
     state.ui.fields["answersheet.n"] = '<img src=x onerror="alert(1)">'
     html = render_screen(phone, state)
     assert "<img src=x" not in html and "&lt;img src=x" in html
+
+
+def test_stopping_an_app_forgets_its_screens_but_keeps_its_data(phone: Phone) -> None:
+    """force-stop (and clearing recents) kills the app: typed text and focus go, data stays."""
+    state = InstanceState()
+    _sheet(state)
+    phone.launch(state, "answersheet")
+    phone.apply(state, FocusEvent(field="answersheet.n", submit="submit"))
+    phone.type_text(state, "4", clear=False)
+    state.ui.fields["other.q"] = "kept"
+    phone.stop(state, "answersheet")
+    assert state.os.foreground is None and state.os.task("answersheet") is None
+    assert state.ui.fields == {"other.q": "kept"} and state.ui.focus is None
+    assert not state.ui.keyboard_visible and state.apps["answersheet"]["question"] == "How many?"
+
+
+def test_text_zoom_multiplies_the_font_size_setting(phone: Phone) -> None:
+    """A virtual phone's larger text survives a task setup resetting font_scale to 1.0."""
+    state = InstanceState()
+    state.os.settings["system"]["font_scale"] = 1.0
+    assert "--font-scale: 1.0" in render_screen(phone, state)
+    state.os.text_zoom = 1.3
+    assert "--font-scale: 1.3" in render_screen(phone, state)
+    state.os.settings["system"]["font_scale"] = 1.15
+    assert "--font-scale: 1.495" in render_screen(phone, state)

@@ -18,7 +18,7 @@ from rich.console import Console
 
 from sim.browser import launch_chromium
 from transfer_eval.evaluate import evaluate
-from transfer_eval.paired import PairedConfig
+from transfer_eval.paired import PairedConfig, VirtualGap
 
 pytestmark = [pytest.mark.browser, pytest.mark.device_virtual]
 REPO = Path(__file__).resolve().parents[2]
@@ -106,3 +106,26 @@ def test_resume_after_a_kill_gives_the_same_report(tmp_path: Path) -> None:
     a = json.loads((tmp_path / "whole" / "report.json").read_text())
     b = json.loads((killed / "report.json").read_text())
     assert a == b
+
+
+def test_a_reality_gap_on_the_virtual_phone_costs_the_phone_side(tmp_path: Path) -> None:
+    """Pop-ups after every input: the oracle still solves the task in the simulator, but on
+    the phone its taps land on a modal dialog; the report names the perturbation."""
+    suite = _suite(tmp_path, "settings/SetWifi-v1")
+    config = PairedConfig(base="scripted", trained="scripted", suite=str(suite),
+                          out=tmp_path / "gap", gap=VirtualGap(popup_rate=1.0))
+    evaluate(config, _quiet())
+    report = json.loads((tmp_path / "gap" / "report.json").read_text())
+    assert report["device_gap"] == "system pop-ups after 100% of inputs"
+    assert report["rates"]["trained/sim"]["successes"] == 1
+    assert report["rates"]["trained/real"]["successes"] == 0
+    assert "with system pop-ups" in (tmp_path / "gap" / "report.md").read_text()
+
+
+def test_reality_gap_options_are_refused_for_a_real_phone() -> None:
+    with pytest.raises(ValueError, match="apply to --device virtual only"):
+        PairedConfig(device="SERIAL123", out=Path("x"), gap=VirtualGap(animation_ms=300))
+    gap = VirtualGap(popup_rate=0.05, animation_ms=400, latency_ms=250, font_scale=1.15)
+    assert gap.describe() == ("system pop-ups after 5% of inputs, 400 ms animations, "
+                              "250 ms input latency, text x1.15")
+    assert not VirtualGap().active and VirtualGap().describe() == ""

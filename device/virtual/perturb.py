@@ -1,0 +1,125 @@
+"""Reality-gap behaviour of the virtual phone: system pop-ups now and then, and animations.
+
+Both are driven from the device side, so the simulator stays deterministic and knows nothing
+of them: a pop-up is plain OS state (``state.os.dialog``) the phone sets after an input
+event, decided by a :class:`PopupSource` seeded like the phone; an animation is a
+:class:`Transition` the phone composes into its screenshots for a while after the screen
+changed (a real phone animates in real time, so it reads the clock).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Literal
+
+import cv2
+import numpy as np
+
+from sim.state import SystemDialog
+
+__all__ = ["POPUPS", "PopupSource", "Transition", "decode_image", "encode_image"]
+
+_TEXTS: dict[str, tuple[SystemDialog, SystemDialog]] = {
+    "battery_low": (
+        SystemDialog(title="Battery low", message="15% battery remaining", positive="OK"),
+        SystemDialog(title="电量不足", message="剩余电量 15%", positive="确定"),
+    ),
+    "not_responding": (
+        SystemDialog(title="System UI isn't responding", positive="Wait", negative="Close app"),
+        SystemDialog(title="“系统界面”无响应", positive="等待", negative="关闭应用"),
+    ),
+    "usb_debugging": (
+        SystemDialog(
+            title="Allow USB debugging?",
+            message="The computer's RSA key fingerprint is: 5A:3F:C2:91:0B:7E:44:D8",
+            positive="Allow",
+            negative="Cancel",
+        ),
+        SystemDialog(
+            title="允许 USB 调试吗？",
+            message="这台计算机的 RSA 密钥指纹如下：5A:3F:C2:91:0B:7E:44:D8",
+            positive="允许",
+            negative="取消",
+        ),
+    ),
+    "storage_low": (
+        SystemDialog(
+            title="Storage space running out",
+            message="Some system functions may not work",
+            positive="OK",
+        ),
+        SystemDialog(title="存储空间不足", message="某些系统功能可能无法正常运行", positive="确定"),
+    ),
+}
+
+POPUPS: tuple[str, ...] = tuple(_TEXTS)
+"""The kinds of system dialog the phone may throw, modelled on AOSP's and MIUI's."""
+
+
+class PopupSource:
+    """Decides, after each input event, whether a system dialog pops up, and which one.
+
+    Seeded and owned by one phone: the same seed and the same events give the same pop-ups.
+    """
+
+    def __init__(self, seed: int) -> None:
+        self._rng = random.Random(f"popups:{seed}")
+
+    def roll(self, rate: float, lang: str) -> SystemDialog | None:
+        """With probability ``rate``, a dialog in ``lang`` (``en`` or ``zh``); else None."""
+        if rate <= 0 or self._rng.random() >= rate:
+            return None
+        english, chinese = _TEXTS[self._rng.choice(POPUPS)]
+        return chinese if lang == "zh" else english
+
+
+@dataclass(frozen=True)
+class Transition:
+    """The screen animating from ``before`` to the current frame over ``duration_s``.
+
+    The rows that changed (an app's window, not bars that stayed put) slide in from the
+    right over the old ones at constant speed: any two frames taken at different moments
+    differ, as on a phone, so waiting for two equal screenshots really waits for the end.
+    """
+
+    before: np.ndarray
+    started: float
+    """``time.monotonic()`` when the screen changed."""
+    duration_s: float
+
+    def done(self, now: float) -> bool:
+        """Whether the animation is over at ``now``."""
+        return now - self.started >= self.duration_s
+
+    def frame(self, after: np.ndarray, now: float) -> np.ndarray | None:
+        """The frame shown at ``now`` when the screen is heading to ``after``; None when
+        that is just ``after`` (the animation is over, or the screen did not change)."""
+        if self.done(now) or after.shape != self.before.shape:
+            return None
+        rows = np.flatnonzero((after != self.before).any(axis=(1, 2)))
+        if rows.size == 0:
+            return None
+        top, bottom = int(rows[0]), int(rows[-1]) + 1
+        width = after.shape[1]
+        seam = round((1 - (now - self.started) / self.duration_s) * width)
+        frame = after.copy()
+        frame[top:bottom, :seam] = self.before[top:bottom, :seam]
+        frame[top:bottom, seam:] = after[top:bottom, : width - seam]
+        return frame
+
+
+def decode_image(data: bytes) -> np.ndarray:
+    """Encoded PNG/JPEG bytes as BGR pixels."""
+    return cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+
+
+def encode_image(image: np.ndarray, image_format: Literal["png", "jpeg"], quality: int) -> bytes:
+    """BGR pixels as PNG, or as JPEG at ``quality`` (what ``screencap`` / u2 return)."""
+    if image_format == "png":
+        ok, data = cv2.imencode(".png", image)
+    else:
+        ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    if not ok:
+        raise ValueError(f"could not encode a {image.shape} frame as {image_format}")
+    return data.tobytes()
