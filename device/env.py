@@ -31,6 +31,7 @@ from bridge.schema import (
     StepResult,
     StepTimings,
     TaskInstance,
+    UINode,
     UIStatus,
     Verdict,
 )
@@ -177,10 +178,21 @@ class AndroidEnv:
             await driver.force_stop(package)
         baseline = await variant.setup(self._shell, task)
         await driver.key("home")
+        await self._dismiss_system_dialogs()
         self._task, self._variant, self._answer, self._trees = task, variant, None, []
         self._baseline = dict(baseline or {})
         settled = await driver.settle()
         return await self._observe(0, settled.frame, settled.stable, None)
+
+    async def _dismiss_system_dialogs(self, attempts: int = 3) -> None:
+        """BACK while a system dialog ("Battery low", "… isn't responding") is up: one left
+        from an earlier episode survives HOME and would sit over the whole next episode."""
+        for _ in range(attempts):
+            dump = await self.driver.hierarchy()
+            if dump.tree is None or not any(_is_system_dialog(n) for n in dump.tree.nodes):
+                return
+            await self.driver.key("back")
+            await self.driver.settle()
 
     async def step(self, action: Action) -> StepResult:
         """Carry out ``action``, wait for the screen to settle, and observe."""
@@ -330,3 +342,11 @@ class AndroidEnv:
 
 def _screenshot(frame: Frame) -> Screenshot:
     return Screenshot(format=frame.format, width=frame.width, height=frame.height, data=frame.data)
+
+
+_DIALOG_IDS = frozenset({"android:id/alertTitle", "android:id/button1", "android:id/button2"})
+
+
+def _is_system_dialog(node: UINode) -> bool:
+    """A node of a dialog the system (package ``android``) shows over every app."""
+    return node.package == "android" and node.resource_id in _DIALOG_IDS

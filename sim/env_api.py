@@ -117,8 +117,12 @@ def env_router(sim: Simulator) -> APIRouter:
     async def create(request: CreateRequest) -> EnvCreated:
         from sim.env import SimEnv
 
-        env = SimEnv(sim, sim.create_instance(request.seed), screenshot=request.screenshot,
-                     answer_mode=request.answer_mode)
+        env = SimEnv(
+            sim,
+            sim.create_instance(request.seed),
+            screenshot=request.screenshot,
+            answer_mode=request.answer_mode,
+        )
         envs[env.instance.id] = env
         observation = None
         if request.task_id is not None or request.task is not None:
@@ -128,8 +132,11 @@ def env_router(sim: Simulator) -> APIRouter:
     @router.get("")
     async def list_envs() -> list[EnvInfo]:
         return [
-            EnvInfo(env_id=env_id, task_id=env.instance.episode.task.task_id
-                    if env.instance.episode else None, step=env.instance.state.step)
+            EnvInfo(
+                env_id=env_id,
+                task_id=env.instance.episode.task.task_id if env.instance.episode else None,
+                step=env.instance.state.step,
+            )
             for env_id, env in envs.items()
         ]
 

@@ -6,11 +6,11 @@ holds at the start (read during setup), never against the simulator's data.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from bridge.schema import Check, TaskInstance
+from device.tasks.answer_checks import AnswerKind, answer_check
 from device.tasks.base import DeviceVariant, Judging, Shell, VariantContext
 from device.tasks.contacts_probe import (
     CONTACTS,
@@ -36,27 +36,6 @@ def has_surname(name: str, surname: str) -> bool:
     if surname.isascii():
         return name.split()[-1:] == [surname]
     return name.startswith(surname)
-
-
-def _text(value: Any) -> str:
-    return re.sub(r"[\s\W_]+", "", str(value).casefold())
-
-
-def _answer_check(ctx: VariantContext, field: str, truth: Any, kind: str = "text") -> Check:
-    given = (ctx.answer or {}).get(field)
-    if kind == "number":
-        passed = given is not None and str(given).strip().isdigit() and int(given) == int(truth)
-    elif kind == "phone":
-        passed = given is not None and digits(str(given)) == digits(str(truth))
-    else:
-        passed = given is not None and _text(given) == _text(truth)
-    return Check(
-        name=f"answer.{field}",
-        expected=truth,
-        actual=given,
-        passed=passed,
-        evidence="truth read from the phone at setup",
-    )
 
 
 class _ContactsVariant(DeviceVariant):
@@ -169,9 +148,7 @@ class CreateWorkEmailVariant(CreateVariant):
         rows = await data_rows(ctx.shell, ctx.params["name"], EMAIL)
         emails = [[row.get("data1"), row.get("data2")] for row in rows]
         wanted = [ctx.params["email"], "2"]
-        return [
-            Check(name="work email", expected=wanted, actual=emails, passed=wanted in emails)
-        ]
+        return [Check(name="work email", expected=wanted, actual=emails, passed=wanted in emails)]
 
 
 class EditPhoneVariant(_ContactsVariant):
@@ -193,10 +170,10 @@ class EditPhoneVariant(_ContactsVariant):
 class _QueryVariant(_ContactsVariant):
     judged_by: ClassVar[Judging] = "answer"
     field: ClassVar[str]
-    kind: ClassVar[str] = "text"
+    kind: ClassVar[AnswerKind] = "text"
 
     async def judge(self, ctx: VariantContext) -> list[Check]:
-        return [_answer_check(ctx, self.field, ctx.baseline["truth"], self.kind)]
+        return [answer_check(ctx, self.field, ctx.baseline["truth"], self.kind)]
 
 
 class QueryPhoneVariant(_QueryVariant):
@@ -260,8 +237,8 @@ class CountSurnameVariant(_ContactsVariant):
 
     async def judge(self, ctx: VariantContext) -> list[Check]:
         return [
-            _answer_check(ctx, "count", ctx.baseline["count"], "number"),
-            _answer_check(ctx, "favorites", ctx.baseline["favorites"], "number"),
+            answer_check(ctx, "count", ctx.baseline["count"], "number"),
+            answer_check(ctx, "favorites", ctx.baseline["favorites"], "number"),
         ]
 
 

@@ -75,8 +75,12 @@ class PrivateAdbServer:
     def env(self) -> dict[str, str]:
         """The environment of our adb processes (a copy; the caller's is untouched)."""
         env = dict(os.environ)
-        env.update(ANDROID_ADB_SERVER_PORT=str(self.port), ADBUTILS_ADB_PATH=self.adb_path,
-                   ADB_MDNS="0", ADB_EMU="0")
+        env.update(
+            ANDROID_ADB_SERVER_PORT=str(self.port),
+            ADBUTILS_ADB_PATH=self.adb_path,
+            ADB_MDNS="0",
+            ADB_EMU="0",
+        )
         if not self.usb:
             env["ADB_USB"] = "0"
         if self.android_user_home is not None:
@@ -91,15 +95,22 @@ class PrivateAdbServer:
         command = [self.adb_path, "-P", str(self.port), *args]
         stdin = subprocess.DEVNULL if input is None else None
         try:
-            return subprocess.run(command, env=self.env(), capture_output=True, text=True,
-                                  timeout=timeout, stdin=stdin, input=input, check=False)
+            return subprocess.run(
+                command,
+                env=self.env(),
+                capture_output=True,
+                text=True,
+                timeout=timeout,
+                stdin=stdin,
+                input=input,
+                check=False,
+            )
         except (OSError, subprocess.TimeoutExpired) as exc:
             raise PrivateAdbServerError(f"`{' '.join(command)}` failed: {exc}") from exc
 
     def client(self, socket_timeout: float | None = 30.0) -> adbutils.AdbClient:
         """An adbutils client of this server (never adbutils' import-time global one)."""
-        return adbutils.AdbClient(host="127.0.0.1", port=self.port,
-                                  socket_timeout=socket_timeout)
+        return adbutils.AdbClient(host="127.0.0.1", port=self.port, socket_timeout=socket_timeout)
 
     def _request(self, service: str, timeout: float = 5.0) -> bytes | None:
         """One host service over a raw socket: up to 12 reply bytes, None if unreachable."""
@@ -141,8 +152,11 @@ class PrivateAdbServer:
     def start(self, timeout: float = 30.0) -> PrivateAdbServer:
         """Start the server (``adb -P PORT start-server``) and wait until it answers."""
         if self._version() is not None:
-            log.warning("an adb server already answers on port %d: using it (and leaving it "
-                        "running at the end)", self.port)
+            log.warning(
+                "an adb server already answers on port %d: using it (and leaving it "
+                "running at the end)",
+                self.port,
+            )
             self.started = True
             return self
         if self.port == DEFAULT_ADB_PORT:
@@ -156,8 +170,9 @@ class PrivateAdbServer:
         deadline = time.monotonic() + timeout
         while self._version() is None:
             if time.monotonic() > deadline:
-                raise PrivateAdbServerError(f"the adb server on port {self.port} did not "
-                                            f"answer within {timeout:.0f} s")
+                raise PrivateAdbServerError(
+                    f"the adb server on port {self.port} did not answer within {timeout:.0f} s"
+                )
             time.sleep(0.05)  # polling a process we started, bounded by the deadline
         self.started = self.owned = True
         log.info("private adb server on port %d (version %s)", self.port, self._version())
@@ -166,8 +181,9 @@ class PrivateAdbServer:
     def _require_running(self) -> None:
         """Fail cleanly instead of letting adbutils auto-start a server on port 5037."""
         if not self.running():
-            raise PrivateAdbServerError(f"no adb server listens on port {self.port}: start() "
-                                        "it first")
+            raise PrivateAdbServerError(
+                f"no adb server listens on port {self.port}: start() it first"
+            )
 
     def devices(self) -> dict[str, str]:
         """``host:devices``: serial → state."""
@@ -215,8 +231,11 @@ class PrivateAdbServer:
         deadline = time.monotonic() + timeout
         while self.running():
             if time.monotonic() > deadline:
-                log.warning("the adb server on port %d is still listening %.0f s after "
-                            "kill-server", self.port, timeout)
+                log.warning(
+                    "the adb server on port %d is still listening %.0f s after kill-server",
+                    self.port,
+                    timeout,
+                )
                 break
             time.sleep(0.05)  # waiting for a process we stopped to exit, with a deadline
         self.started = self.owned = False

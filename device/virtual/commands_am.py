@@ -30,12 +30,42 @@ _SETTINGS_ACTIONS = {
     "android.settings.LOCALE_SETTINGS": "/language",
     "android.settings.DEVICE_INFO_SETTINGS": "/about",
 }
-_EXTRA_OPTIONS = {"--es", "-e", "--ez", "--ei", "--el", "--ef", "--ed", "--eu", "--ecn",
-                  "--eia", "--eial", "--ela", "--elal", "--efa", "--efal", "--esa", "--esal",
-                  "--edal", "--eda"}
-_VALUE_OPTIONS = {"--user", "--display", "--windowingMode", "--activityType", "--task",
-                  "-P", "--start-profiler", "--sampling", "--attach-agent", "-R",
-                  "--receiver-permission", "--attach-agent-bind", "--task-overlay-id"}
+_EXTRA_OPTIONS = {
+    "--es",
+    "-e",
+    "--ez",
+    "--ei",
+    "--el",
+    "--ef",
+    "--ed",
+    "--eu",
+    "--ecn",
+    "--eia",
+    "--eial",
+    "--ela",
+    "--elal",
+    "--efa",
+    "--efal",
+    "--esa",
+    "--esal",
+    "--edal",
+    "--eda",
+}
+_VALUE_OPTIONS = {
+    "--user",
+    "--display",
+    "--windowingMode",
+    "--activityType",
+    "--task",
+    "-P",
+    "--start-profiler",
+    "--sampling",
+    "--attach-agent",
+    "-R",
+    "--receiver-permission",
+    "--attach-agent-bind",
+    "--task-overlay-id",
+}
 
 
 @dataclass
@@ -136,8 +166,10 @@ def _resolve(ctx: CommandContext, intent: Intent) -> tuple[str, str | None] | st
         route = _settings_route(activity) if package == "com.android.settings" else None
         if info is not None and route is not None:
             return package, route
-        return f"Error type 3\nError: Activity class {{{component(package, activity)}}} " \
-               "does not exist."
+        return (
+            f"Error type 3\nError: Activity class {{{component(package, activity)}}} "
+            "does not exist."
+        )
     if intent.action in _SETTINGS_ACTIONS:
         return "com.android.settings", _SETTINGS_ACTIONS[intent.action]
     main = intent.action in (None, "android.intent.action.MAIN")
@@ -155,8 +187,7 @@ async def _start(ctx: CommandContext, args: list[str]) -> int:
         intent = parse_intent(args)
     except ValueError as exc:
         return await ctx.usage(str(exc))
-    target = _resolve(ctx, intent) if intent.component or intent.action or intent.package \
-        else None
+    target = _resolve(ctx, intent) if intent.component or intent.action or intent.package else None
     if target is None:
         return await ctx.usage("Error: Intent does not match any activities: " + str(intent))
     await ctx.println(f"Starting: {intent}")
@@ -169,8 +200,14 @@ async def _start(ctx: CommandContext, args: list[str]) -> int:
     await _launch(ctx, package, route)
     if "-W" in intent.options:
         focus = short_component(*ctx.phone.current_focus())
-        await ctx.println("Status: ok", "LaunchState: COLD", f"Activity: {focus}",
-                          "TotalTime: 0", "WaitTime: 0", "Complete")
+        await ctx.println(
+            "Status: ok",
+            "LaunchState: COLD",
+            f"Activity: {focus}",
+            "TotalTime: 0",
+            "WaitTime: 0",
+            "Complete",
+        )
     return 0
 
 
@@ -181,8 +218,9 @@ async def _launch(ctx: CommandContext, package: str, route: str | None) -> None:
         ctx.changed()
         return
     if phone.current_focus()[0] == package and route is None:
-        await ctx.eprintln("Warning: Activity not started, its current task has been "
-                           "brought to the front")
+        await ctx.eprintln(
+            "Warning: Activity not started, its current task has been brought to the front"
+        )
     await phone.start(package)
     app_id = phone.package_app(package)
     current = state.os.route
@@ -237,9 +275,10 @@ async def monkey(ctx: CommandContext) -> int:
         await ctx.eprintln("** No activities found to run, monkey aborted.")
         return 252
     await ctx.phone.start(startable[0].name)
-    await ctx.println(f"Events injected: {count}",
-                      "## Network stats: elapsed time=12ms (0ms mobile, 0ms wifi, "
-                      "12ms not connected)")
+    await ctx.println(
+        f"Events injected: {count}",
+        "## Network stats: elapsed time=12ms (0ms mobile, 0ms wifi, 12ms not connected)",
+    )
     return 0
 
 

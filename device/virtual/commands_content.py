@@ -20,14 +20,16 @@ from device.virtual.shell_context import CommandContext, CommandFn
 
 __all__ = ["COMMANDS", "SettingsProvider", "format_value"]
 
-_USAGE = ("usage: adb shell content [subcommand] [options]\n\n"
-          "usage: adb shell content insert --uri <URI> [--user <USER_ID>] --bind <BINDING> "
-          "[--bind <BINDING>...]\n"
-          "usage: adb shell content update --uri <URI> [--user <USER_ID>] [--where <WHERE>] "
-          "--bind <BINDING> [--bind <BINDING>...]\n"
-          "usage: adb shell content delete --uri <URI> [--user <USER_ID>] [--where <WHERE>]\n"
-          "usage: adb shell content query --uri <URI> [--user <USER_ID>] [--projection "
-          "<PROJECTION>] [--where <WHERE>] [--sort <SORT_ORDER>]\n")
+_USAGE = (
+    "usage: adb shell content [subcommand] [options]\n\n"
+    "usage: adb shell content insert --uri <URI> [--user <USER_ID>] --bind <BINDING> "
+    "[--bind <BINDING>...]\n"
+    "usage: adb shell content update --uri <URI> [--user <USER_ID>] [--where <WHERE>] "
+    "--bind <BINDING> [--bind <BINDING>...]\n"
+    "usage: adb shell content delete --uri <URI> [--user <USER_ID>] [--where <WHERE>]\n"
+    "usage: adb shell content query --uri <URI> [--user <USER_ID>] [--projection "
+    "<PROJECTION>] [--where <WHERE>] [--sort <SORT_ORDER>]\n"
+)
 _SETTINGS_COLUMNS = ("_id", "name", "value")
 
 
@@ -54,8 +56,10 @@ class SettingsProvider:
 
     def _rows(self, path: list[str]) -> list[dict[str, Any]]:
         store, name = self._namespace(path)
-        rows = [{"_id": i + 1, "name": key, "value": format_value(store[key])}
-                for i, key in enumerate(sorted(store))]
+        rows = [
+            {"_id": i + 1, "name": key, "value": format_value(store[key])}
+            for i, key in enumerate(sorted(store))
+        ]
         return [row for row in rows if name is None or row["name"] == name]
 
     def _matching(self, path: list[str], where: str | None) -> list[dict[str, Any]]:
@@ -65,8 +69,9 @@ class SettingsProvider:
             raise ProviderError(str(exc), "android.database.sqlite.SQLiteException") from exc
         return [row for row in self._rows(path) if predicate(row)]
 
-    def query(self, path: list[str], projection: list[str] | None, where: str | None,
-              sort: str | None) -> list[list[tuple[str, Any]]]:
+    def query(
+        self, path: list[str], projection: list[str] | None, where: str | None, sort: str | None
+    ) -> list[list[tuple[str, Any]]]:
         """Rows of one settings namespace."""
         try:
             order = parse_sort(sort, _SETTINGS_COLUMNS)
@@ -157,10 +162,11 @@ async def content(ctx: CommandContext) -> int:
         provider = _provider(ctx, authority, uri)
         await _execute(ctx, provider, parsed, path)
     except ProviderError as exc:
-        await ctx.eprintln(f"Error while accessing provider:{authority}",
-                           f"{exc.java_class}: {exc}",
-                           "\tat com.android.commands.content.Content$Command.execute"
-                           "(Content.java:502)")
+        await ctx.eprintln(
+            f"Error while accessing provider:{authority}",
+            f"{exc.java_class}: {exc}",
+            "\tat com.android.commands.content.Content$Command.execute(Content.java:502)",
+        )
         return 1
     return 0
 
@@ -175,8 +181,9 @@ def _provider(ctx: CommandContext, authority: str, uri: str) -> Any:
     raise ProviderError(f"Could not find provider: {authority}", "java.lang.IllegalStateException")
 
 
-async def _execute(ctx: CommandContext, provider: Any, parsed: dict[str, Any],
-                   path: list[str]) -> None:
+async def _execute(
+    ctx: CommandContext, provider: Any, parsed: dict[str, Any], path: list[str]
+) -> None:
     op, where = parsed["op"], parsed.get("where")
     if op == "insert":
         provider.insert(path, parsed["binds"])

@@ -8,12 +8,14 @@
 * ``display`` (``orientation=0``, ``deviceWidth``/``deviceHeight``), ``power``
   (``mWakefulness``, ``mHoldingDisplaySuspendBlocker``), ``input_method`` (``mInputShown``),
   ``SurfaceFlinger --display-id``, ``battery``, ``package PKG``.
+* ``bluetooth_manager``: the status and bonded devices (see :mod:`.commands_radios`).
 """
 
 from __future__ import annotations
 
 import zlib
 
+from device.virtual.commands_radios import dumpsys_bluetooth
 from device.virtual.commands_system import DEFAULT_IME, pid_of
 from device.virtual.packages import component, lookup, short_component
 from device.virtual.phone import VirtualPhone
@@ -65,24 +67,31 @@ async def _window_section(ctx: CommandContext) -> None:
     if ui.shade_open:
         focus = f"Window{{{_hash('shade')} u0 NotificationShade}}"
     lines = ["WINDOW MANAGER WINDOWS (dumpsys window windows)"]
-    windows = [f"Window{{{_hash('nav')} u0 NavigationBar0}}",
-               f"Window{{{_hash('status')} u0 StatusBar}}",
-               f"Window{{{_hash('shade')} u0 NotificationShade}}",
-               f"Window{{{_hash('ime')} u0 InputMethod}}",
-               _window(top[0], top[1])]
+    windows = [
+        f"Window{{{_hash('nav')} u0 NavigationBar0}}",
+        f"Window{{{_hash('status')} u0 StatusBar}}",
+        f"Window{{{_hash('shade')} u0 NotificationShade}}",
+        f"Window{{{_hash('ime')} u0 InputMethod}}",
+        _window(top[0], top[1]),
+    ]
     shown = {"InputMethod}": ui.keyboard_visible, "NotificationShade}": ui.shade_open}
     for index, window in enumerate(windows):
         visible = next((on for end, on in shown.items() if window.endswith(end)), True)
-        lines += [f"  Window #{index} {window}:",
-                  f"    mDisplayId=0 rootTaskId={top[2]} mSession=Session{{a1b2c3 12345:u0a10150}}",
-                  f"    mHasSurface={str(visible).lower()} isReadyForDisplay()="
-                  f"{str(visible).lower()} mWindowRemovalAllowed=false"]
-    lines += ["", f"  mGlobalConfiguration={{1.0 ?mcc?mnc [en_US] ldltr sw392dp w392dp "
-              f"h817dp {phone.density}dpi nrml long port finger -keyb/v/h -nav/h}}",
-              "  mTopFocusedDisplayId=0",
-              f"  mInputMethodTarget in display# 0 {_window(top[0], top[1])}",
-              f"  mCurrentFocus={focus}",
-              f"  mFocusedApp={_record(*top)}"]
+        lines += [
+            f"  Window #{index} {window}:",
+            f"    mDisplayId=0 rootTaskId={top[2]} mSession=Session{{a1b2c3 12345:u0a10150}}",
+            f"    mHasSurface={str(visible).lower()} isReadyForDisplay()="
+            f"{str(visible).lower()} mWindowRemovalAllowed=false",
+        ]
+    lines += [
+        "",
+        f"  mGlobalConfiguration={{1.0 ?mcc?mnc [en_US] ldltr sw392dp w392dp "
+        f"h817dp {phone.density}dpi nrml long port finger -keyb/v/h -nav/h}}",
+        "  mTopFocusedDisplayId=0",
+        f"  mInputMethodTarget in display# 0 {_window(top[0], top[1])}",
+        f"  mCurrentFocus={focus}",
+        f"  mFocusedApp={_record(*top)}",
+    ]
     await ctx.println(*lines)
 
 
@@ -90,24 +99,33 @@ async def _activity_section(ctx: CommandContext, which: str) -> None:
     records = focused_records(ctx.phone)
     top = records[0]
     if which == "top":
-        await ctx.println("TASK dumpsys activity top",
-                          f"TASK {top[0]} id={top[2]} userId=0",
-                          f"  ACTIVITY {short_component(top[0], top[1])} "
-                          f"{_hash('a' + top[0])} pid={pid_of(top[0])}")
+        await ctx.println(
+            "TASK dumpsys activity top",
+            f"TASK {top[0]} id={top[2]} userId=0",
+            f"  ACTIVITY {short_component(top[0], top[1])} "
+            f"{_hash('a' + top[0])} pid={pid_of(top[0])}",
+        )
         return
-    lines = ["ACTIVITY MANAGER ACTIVITIES (dumpsys activity activities)",
-             "Display #0 (activities from top to bottom):"]
+    lines = [
+        "ACTIVITY MANAGER ACTIVITIES (dumpsys activity activities)",
+        "Display #0 (activities from top to bottom):",
+    ]
     for index, (package, activity, task) in enumerate(records):
         kind = "home" if package == "com.android.launcher3" else "standard"
-        lines.append(f"  * Task{{{_hash('t' + package)} #{task} type={kind} "
-                     f"A=10150:{package} U=0 visible={str(index == 0).lower()} "
-                     "mode=fullscreen translucent=false sz=1}")
+        lines.append(
+            f"  * Task{{{_hash('t' + package)} #{task} type={kind} "
+            f"A=10150:{package} U=0 visible={str(index == 0).lower()} "
+            "mode=fullscreen translucent=false sz=1}"
+        )
         if index == 0:
             lines.append(f"    mResumedActivity: {_record(package, activity, task)}")
         lines.append(f"    * Hist  #0: {_record(package, activity, task)}")
-    lines += ["", f"  ResumedActivity: {_record(*top)}",
-              "Resumed activities in task display areas (from top to bottom):",
-              f"    ResumedActivity: {_record(*top)}"]
+    lines += [
+        "",
+        f"  ResumedActivity: {_record(*top)}",
+        "Resumed activities in task display areas (from top to bottom):",
+        f"    ResumedActivity: {_record(*top)}",
+    ]
     await ctx.println(*lines)
 
 
@@ -131,7 +149,9 @@ async def _display_section(ctx: CommandContext) -> None:
 async def _power_section(ctx: CommandContext) -> None:
     on = ctx.phone.instance.state.os.screen_on
     await ctx.println(
-        "POWER MANAGER (dumpsys power)", "", "Power Manager State:",
+        "POWER MANAGER (dumpsys power)",
+        "",
+        "Power Manager State:",
         "  mDirty=0x0",
         f"  mWakefulness={'Awake' if on else 'Asleep'}",
         "  mWakefulnessChanging=false",
@@ -157,11 +177,21 @@ async def _input_method_section(ctx: CommandContext) -> None:
 
 async def _battery_section(ctx: CommandContext) -> None:
     await ctx.println(
-        "Current Battery Service state:", "  AC powered: false", "  USB powered: true",
-        "  Wireless powered: false", "  Max charging current: 500000",
-        "  Max charging voltage: 5000000", "  Charge counter: 4200000", "  status: 2",
-        "  health: 2", "  present: true", "  level: 85", "  scale: 100", "  voltage: 4200",
-        "  temperature: 300", "  technology: Li-poly",
+        "Current Battery Service state:",
+        "  AC powered: false",
+        "  USB powered: true",
+        "  Wireless powered: false",
+        "  Max charging current: 500000",
+        "  Max charging voltage: 5000000",
+        "  Charge counter: 4200000",
+        "  status: 2",
+        "  health: 2",
+        "  present: true",
+        "  level: 85",
+        "  scale: 100",
+        "  voltage: 4200",
+        "  temperature: 300",
+        "  technology: Li-poly",
     )
 
 
@@ -169,8 +199,11 @@ async def _package_section(ctx: CommandContext, package: str) -> None:
     info = lookup(ctx.phone, package)
     if info is None:
         return
-    flags = "[ SYSTEM HAS_CODE ALLOW_CLEAR_USER_DATA ]" if info.system else (
-        "[ HAS_CODE ALLOW_CLEAR_USER_DATA ALLOW_BACKUP ]")
+    flags = (
+        "[ SYSTEM HAS_CODE ALLOW_CLEAR_USER_DATA ]"
+        if info.system
+        else ("[ HAS_CODE ALLOW_CLEAR_USER_DATA ALLOW_BACKUP ]")
+    )
     await ctx.println(
         "Packages:",
         f"  Package [{package}] ({_hash('p' + package)}):",
@@ -204,9 +237,12 @@ async def dumpsys(ctx: CommandContext) -> int:
         await _battery_section(ctx)
     elif service == "package" and rest:
         await _package_section(ctx, rest[-1])
+    elif service == "bluetooth_manager":
+        await dumpsys_bluetooth(ctx)
     elif service == "SurfaceFlinger" and "--display-id" in rest:
-        await ctx.println('Display 0 (HWC display 0): port=0 pnpId=QCM displayName='
-                          '"Built-in Screen"')
+        await ctx.println(
+            'Display 0 (HWC display 0): port=0 pnpId=QCM displayName="Built-in Screen"'
+        )
     elif service == "SurfaceFlinger":
         await ctx.println("SurfaceFlinger: the virtual phone has one display (id 0)")
     elif not service:

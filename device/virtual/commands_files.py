@@ -183,8 +183,7 @@ async def grep(ctx: CommandContext) -> int:
         elif "o" in flags:
             await ctx.println(*(m.group() for line in matched for m in regex.finditer(line)))
         else:
-            await ctx.out("".join(line if line.endswith("\n") else line + "\n"
-                                  for line in matched))
+            await ctx.out("".join(line if line.endswith("\n") else line + "\n" for line in matched))
     return 0 if matched else 1
 
 

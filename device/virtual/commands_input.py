@@ -29,31 +29,77 @@ EXIT_EXCEPTION = 255
 """Exit status when the Java side throws (ShellCommand returns -1)."""
 
 KEY_NAMES: dict[str, int] = {
-    "UNKNOWN": 0, "HOME": 3, "BACK": 4, "CALL": 5, "ENDCALL": 6, "STAR": 17, "POUND": 18,
-    "DPAD_UP": 19, "DPAD_DOWN": 20, "DPAD_LEFT": 21, "DPAD_RIGHT": 22, "DPAD_CENTER": 23,
-    "VOLUME_UP": 24, "VOLUME_DOWN": 25, "POWER": 26, "CAMERA": 27, "CLEAR": 28,
-    "COMMA": 55, "PERIOD": 56, "TAB": 61, "SPACE": 62, "ENTER": 66, "DEL": 67,
-    "MENU": 82, "NOTIFICATION": 83, "SEARCH": 84, "ESCAPE": 111, "FORWARD_DEL": 112,
-    "MOVE_HOME": 122, "MOVE_END": 123, "VOLUME_MUTE": 164, "APP_SWITCH": 187,
-    "SLEEP": 223, "WAKEUP": 224,
+    "UNKNOWN": 0,
+    "HOME": 3,
+    "BACK": 4,
+    "CALL": 5,
+    "ENDCALL": 6,
+    "STAR": 17,
+    "POUND": 18,
+    "DPAD_UP": 19,
+    "DPAD_DOWN": 20,
+    "DPAD_LEFT": 21,
+    "DPAD_RIGHT": 22,
+    "DPAD_CENTER": 23,
+    "VOLUME_UP": 24,
+    "VOLUME_DOWN": 25,
+    "POWER": 26,
+    "CAMERA": 27,
+    "CLEAR": 28,
+    "COMMA": 55,
+    "PERIOD": 56,
+    "TAB": 61,
+    "SPACE": 62,
+    "ENTER": 66,
+    "DEL": 67,
+    "MENU": 82,
+    "NOTIFICATION": 83,
+    "SEARCH": 84,
+    "ESCAPE": 111,
+    "FORWARD_DEL": 112,
+    "MOVE_HOME": 122,
+    "MOVE_END": 123,
+    "VOLUME_MUTE": 164,
+    "APP_SWITCH": 187,
+    "SLEEP": 223,
+    "WAKEUP": 224,
     **{str(d): 7 + d for d in range(10)},
     **{chr(ord("A") + i): 29 + i for i in range(26)},
 }
 """Android key names (without ``KEYCODE_``) → keycodes."""
 _CODE_NAMES = {code: name for name, code in KEY_NAMES.items()}
-_TYPED = {**{7 + d: str(d) for d in range(10)},
-          **{29 + i: chr(ord("a") + i) for i in range(26)},
-          55: ",", 56: ".", 62: " ", 17: "*", 18: "#"}
-_SOURCES = {"keyboard", "touchscreen", "touchpad", "touchnavigation", "dpad", "gamepad",
-            "trackball", "stylus", "mouse", "joystick", "rotaryencoder"}
-_USAGE = ("Usage: input [<source>] [-d DISPLAY_ID] <command> [<arg>...]\n\n"
-          "The commands and default sources are:\n"
-          "      text <string> (Default: keyboard)\n"
-          "      keyevent [--longpress|--doubletap|--async|--delay <duration>] "
-          "<key code number or name> ... (Default: keyboard)\n"
-          "      tap <x> <y> (Default: touchscreen)\n"
-          "      swipe <x1> <y1> <x2> <y2> [duration(ms)] (Default: touchscreen)\n"
-          "      draganddrop <x1> <y1> <x2> <y2> [duration(ms)] (Default: touchscreen)")
+_TYPED = {
+    **{7 + d: str(d) for d in range(10)},
+    **{29 + i: chr(ord("a") + i) for i in range(26)},
+    55: ",",
+    56: ".",
+    62: " ",
+    17: "*",
+    18: "#",
+}
+_SOURCES = {
+    "keyboard",
+    "touchscreen",
+    "touchpad",
+    "touchnavigation",
+    "dpad",
+    "gamepad",
+    "trackball",
+    "stylus",
+    "mouse",
+    "joystick",
+    "rotaryencoder",
+}
+_USAGE = (
+    "Usage: input [<source>] [-d DISPLAY_ID] <command> [<arg>...]\n\n"
+    "The commands and default sources are:\n"
+    "      text <string> (Default: keyboard)\n"
+    "      keyevent [--longpress|--doubletap|--async|--delay <duration>] "
+    "<key code number or name> ... (Default: keyboard)\n"
+    "      tap <x> <y> (Default: touchscreen)\n"
+    "      swipe <x1> <y1> <x2> <y2> [duration(ms)] (Default: touchscreen)\n"
+    "      draganddrop <x1> <y1> <x2> <y2> [duration(ms)] (Default: touchscreen)"
+)
 
 
 def keycode(text: str) -> int | None:
@@ -65,9 +111,11 @@ def keycode(text: str) -> int | None:
 
 async def _crash(ctx: CommandContext, command: str, exception: str) -> int:
     """What the shell prints when InputShellCommand throws."""
-    await ctx.eprintln(f"Exception occurred while executing '{command}':", exception,
-                       "\tat com.android.server.input.InputShellCommand.onCommand"
-                       "(InputShellCommand.java:257)")
+    await ctx.eprintln(
+        f"Exception occurred while executing '{command}':",
+        exception,
+        "\tat com.android.server.input.InputShellCommand.onCommand(InputShellCommand.java:257)",
+    )
     return EXIT_EXCEPTION
 
 
@@ -105,12 +153,14 @@ async def _swipe(ctx: CommandContext, args: list[str]) -> int:
 
 async def _text(ctx: CommandContext, args: list[str]) -> int:
     if not args:
-        return await _crash(ctx, "text", "java.lang.IllegalArgumentException: Argument "
-                            "expected after \"text\"")
+        return await _crash(
+            ctx, "text", 'java.lang.IllegalArgumentException: Argument expected after "text"'
+        )
     text = args[0].replace("%s", " ")
     if any(not (" " <= ch <= "~" or ch in "\n\t") for ch in text):
-        return await _crash(ctx, "text", "java.lang.NullPointerException: Attempt to get "
-                            "length of null array")
+        return await _crash(
+            ctx, "text", "java.lang.NullPointerException: Attempt to get length of null array"
+        )
     await ctx.phone.text(text)
     return 0
 
@@ -122,13 +172,17 @@ async def _keyevent(ctx: CommandContext, args: list[str]) -> int:
         if option == "--delay" and args:
             args.pop(0)
     if not args:
-        return await _crash(ctx, "keyevent", "java.lang.IllegalArgumentException: Argument "
-                            "expected after \"keyevent\"")
+        return await _crash(
+            ctx,
+            "keyevent",
+            'java.lang.IllegalArgumentException: Argument expected after "keyevent"',
+        )
     codes = [keycode(arg) for arg in args]
     if None in codes:
         bad = args[codes.index(None)]
-        return await _crash(ctx, "keyevent", f"java.lang.IllegalArgumentException: Unknown "
-                            f"keycode: {bad}")
+        return await _crash(
+            ctx, "keyevent", f"java.lang.IllegalArgumentException: Unknown keycode: {bad}"
+        )
     for code in codes:
         await _press(ctx, int(code or 0))
     return 0
@@ -154,8 +208,13 @@ async def input_(ctx: CommandContext) -> int:
     if not args:
         return await ctx.usage(_USAGE)
     command, rest = args[0], args[1:]
-    handlers = {"tap": _tap, "swipe": _swipe, "draganddrop": _swipe, "text": _text,
-                "keyevent": _keyevent}
+    handlers = {
+        "tap": _tap,
+        "swipe": _swipe,
+        "draganddrop": _swipe,
+        "text": _text,
+        "keyevent": _keyevent,
+    }
     handler = handlers.get(command)
     if handler is None:
         return await ctx.usage(f"Error: Unknown command: {command}\n{_USAGE}")

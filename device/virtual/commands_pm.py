@@ -14,8 +14,21 @@ from device.virtual.shell_context import CommandContext, CommandFn
 
 __all__ = ["COMMANDS"]
 
-_LIST_FLAGS = {"-f", "-d", "-e", "-s", "-3", "-i", "-u", "-U", "-l", "-a", "--show-versioncode",
-               "--apex-only", "--uid"}
+_LIST_FLAGS = {
+    "-f",
+    "-d",
+    "-e",
+    "-s",
+    "-3",
+    "-i",
+    "-u",
+    "-U",
+    "-l",
+    "-a",
+    "--show-versioncode",
+    "--apex-only",
+    "--uid",
+}
 
 
 def _listed(info: PackageInfo, flags: set[str], needle: str) -> bool:
@@ -73,15 +86,18 @@ async def _clear(ctx: CommandContext, rest: list[str]) -> int:
 async def _grant(ctx: CommandContext, rest: list[str]) -> int:
     package = next((arg for arg in rest if not arg.startswith("-")), "")
     if lookup(ctx.phone, package) is None:
-        await ctx.eprintln(f"Exception occurred while executing '{ctx.args[0]}':",
-                           f"java.lang.IllegalArgumentException: Unknown package: {package}")
+        await ctx.eprintln(
+            f"Exception occurred while executing '{ctx.args[0]}':",
+            f"java.lang.IllegalArgumentException: Unknown package: {package}",
+        )
         return 255
     return 0
 
 
 async def _install(ctx: CommandContext, rest: list[str]) -> int:
-    await ctx.println("Failure [INSTALL_FAILED_INTERNAL_ERROR: the virtual phone cannot "
-                      "install packages]")
+    await ctx.println(
+        "Failure [INSTALL_FAILED_INTERNAL_ERROR: the virtual phone cannot install packages]"
+    )
     return 1
 
 
@@ -100,8 +116,10 @@ async def _dump(ctx: CommandContext, rest: list[str]) -> int:
 async def _enable(ctx: CommandContext, rest: list[str]) -> int:
     package = rest[-1] if rest else ""
     if lookup(ctx.phone, package) is None:
-        await ctx.eprintln(f"Exception occurred while executing '{ctx.args[0]}':",
-                           f"java.lang.IllegalArgumentException: Unknown package: {package}")
+        await ctx.eprintln(
+            f"Exception occurred while executing '{ctx.args[0]}':",
+            f"java.lang.IllegalArgumentException: Unknown package: {package}",
+        )
         return 255
     state = "enabled" if ctx.args[0] == "enable" else "disabled-user"
     await ctx.println(f"Package {package} new state: {state}")

@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import asyncio
 import zlib
+from collections.abc import Mapping
+from typing import Any
 
+from device.virtual.commands_radios import bluetooth_command, wifi_command
 from device.virtual.phone import VirtualPhone
 from device.virtual.shell_context import CommandContext, CommandFn
 from sim.radios import set_airplane, set_radio
@@ -33,10 +36,11 @@ _SYSTEM_PROCESSES = (
 def props(phone: VirtualPhone) -> dict[str, str]:
     """System properties of the virtual phone (``getprop``)."""
     manufacturer = "Xiaomi" if phone.brand in ("Redmi", "Xiaomi", "POCO") else phone.brand
-    locale = str(phone.instance.state.os.settings.get("system", {}).get("system_locales",
-                                                                         "en-US"))
-    fingerprint = (f"{phone.brand}/{phone.device}/{phone.device}:{phone.android_version}/"
-                   "UKQ1.230804.001/V816.0.5.0.UMRCNXM:user/release-keys")
+    locale = str(phone.instance.state.os.settings.get("system", {}).get("system_locales", "en-US"))
+    fingerprint = (
+        f"{phone.brand}/{phone.device}/{phone.device}:{phone.android_version}/"
+        "UKQ1.230804.001/V816.0.5.0.UMRCNXM:user/release-keys"
+    )
     values = {
         "ro.serialno": phone.serial,
         "ro.boot.serialno": phone.serial,
@@ -64,7 +68,16 @@ def props(phone: VirtualPhone) -> dict[str, str]:
     }
     if manufacturer == "Xiaomi":
         values.update({"ro.miui.ui.version.name": "V140", "ro.miui.ui.version.code": "14"})
+    marketname = _about(phone).get("model")
+    if marketname:  # what About phone shows as the model, as on Xiaomi phones
+        values["ro.product.marketname"] = str(marketname)
     return values
+
+
+def _about(phone: VirtualPhone) -> Mapping[str, Any]:
+    """The About page's facts (the Settings app's world data), {} without Settings."""
+    settings_app = phone.sim.phone.apps.get("settings")
+    return settings_app.world.get("about", {}) if settings_app is not None else {}
 
 
 def pid_of(package: str) -> int:
@@ -88,8 +101,11 @@ async def wm(ctx: CommandContext) -> int:
     sub, rest = (ctx.args[0], ctx.args[1:]) if ctx.args else ("", [])
     phone = ctx.phone
     if sub not in ("size", "density"):
-        return await ctx.usage(f"Error: unknown command '{sub}'" if sub else "Window manager "
-                               "(window) commands:\n  size [reset|WxH|WdpxHdp]\n  density")
+        return await ctx.usage(
+            f"Error: unknown command '{sub}'"
+            if sub
+            else "Window manager (window) commands:\n  size [reset|WxH|WdpxHdp]\n  density"
+        )
     if rest and rest[0] != "reset":
         return await ctx.usage(f"Error: the virtual phone cannot change its display {sub}")
     if not rest:
@@ -139,8 +155,11 @@ async def ime(ctx: CommandContext) -> int:
         if "-s" in rest:
             await ctx.println(DEFAULT_IME)
         else:
-            await ctx.println(f"{DEFAULT_IME}:", f"  mId={DEFAULT_IME} mSettingsActivityName="
-                              "com.android.inputmethod.latin.settings.SettingsActivity")
+            await ctx.println(
+                f"{DEFAULT_IME}:",
+                f"  mId={DEFAULT_IME} mSettingsActivityName="
+                "com.android.inputmethod.latin.settings.SettingsActivity",
+            )
         return 0
     replies = {
         "enable": f"Input method {DEFAULT_IME}: already enabled for user #0",
@@ -165,8 +184,9 @@ def _process_rows(phone: VirtualPhone) -> list[tuple[str, int, int, str]]:
     running = {task.app for task in phone.instance.state.os.tasks}
     for app_id in sorted(running):
         package = phone.sim.phone.apps[app_id].package
-        rows.append((f"u0_a{100 + zlib.crc32(package.encode()) % 200}", pid_of(package),
-                     1, package))
+        rows.append(
+            (f"u0_a{100 + zlib.crc32(package.encode()) % 200}", pid_of(package), 1, package)
+        )
     return rows
 
 
@@ -176,8 +196,7 @@ def _ps_line(user: str, pid: int, ppid: int, name: str, state: str = "S") -> str
 
 async def ps(ctx: CommandContext) -> int:
     """``ps [-A]``: toybox's columns; with ``-A`` the system and the running apps."""
-    header = (f"{'USER':<10} {'PID':>5} {'PPID':>5} {'VSZ':>8} {'RSS':>6} WCHAN {'ADDR':>16} "
-              "S NAME")
+    header = f"{'USER':<10} {'PID':>5} {'PPID':>5} {'VSZ':>8} {'RSS':>6} WCHAN {'ADDR':>16} S NAME"
     if any(arg in ("-A", "-e", "-ef") for arg in ctx.args):
         rows = [_ps_line(*row) for row in _process_rows(ctx.phone)]
     else:
@@ -224,8 +243,14 @@ async def cmd(ctx: CommandContext) -> int:
     handler = _CMD_SERVICES.get(service)
     if handler is not None:
         return await handler(ctx, rest)
-    alias = {"package": "pm", "activity": "am", "input": "input", "settings": "settings",
-             "input_method": "ime", "content": "content"}.get(service)
+    alias = {
+        "package": "pm",
+        "activity": "am",
+        "input": "input",
+        "settings": "settings",
+        "input_method": "ime",
+        "content": "content",
+    }.get(service)
     if alias is not None:
         ctx.args = rest
         return await command_table()[alias](ctx)
@@ -240,24 +265,11 @@ async def _statusbar(ctx: CommandContext, rest: list[str]) -> int:
     elif rest[:1] == ["collapse"]:
         ui.shade_open = False
     else:
-        return await ctx.usage("Status bar commands:\n  expand-notifications\n  "
-                               "expand-settings\n  collapse")
+        return await ctx.usage(
+            "Status bar commands:\n  expand-notifications\n  expand-settings\n  collapse"
+        )
     ctx.changed()
     return 0
-
-
-async def _wifi(ctx: CommandContext, rest: list[str]) -> int:
-    settings_ = ctx.phone.instance.state.os.settings
-    if rest[:1] == ["set-wifi-enabled"] and rest[1:2] in (["enabled"], ["disabled"]):
-        set_radio(settings_, "wifi_on", rest[1] == "enabled")
-        ctx.changed()
-        return 0
-    if rest[:1] == ["status"]:
-        on = settings_["global"].get("wifi_on") == 1
-        await ctx.println(f"Wifi is {'enabled' if on else 'disabled'}")
-        return 0
-    return await ctx.usage("Wi-Fi (wifi) commands:\n  set-wifi-enabled enabled|disabled\n  "
-                           "status")
 
 
 async def _uimode(ctx: CommandContext, rest: list[str]) -> int:
@@ -281,28 +293,22 @@ async def _connectivity(ctx: CommandContext, rest: list[str]) -> int:
     return await ctx.usage("Connectivity service commands:\n  airplane-mode [enable|disable]")
 
 
-async def _bluetooth(ctx: CommandContext, rest: list[str]) -> int:
-    if rest[:1] not in (["enable"], ["disable"]):
-        return await ctx.usage("Bluetooth Manager Commands:\n  enable\n  disable")
-    set_radio(ctx.phone.instance.state.os.settings, "bluetooth_on", rest[0] == "enable")
-    ctx.changed()
-    return 0
-
-
 _CMD_SERVICES = {
     "statusbar": _statusbar,
-    "wifi": _wifi,
+    "wifi": wifi_command,
     "uimode": _uimode,
     "connectivity": _connectivity,
-    "bluetooth_manager": _bluetooth,
+    "bluetooth_manager": bluetooth_command,
 }
 
 
 async def id_(ctx: CommandContext) -> int:
     """``id``: the adb shell user."""
-    await ctx.println("uid=2000(shell) gid=2000(shell) groups=2000(shell),1004(input),"
-                      "1007(log),1011(adb),1015(sdcard_rw),1028(sdcard_r),3003(inet) "
-                      "context=u:r:shell:s0")
+    await ctx.println(
+        "uid=2000(shell) gid=2000(shell) groups=2000(shell),1004(input),"
+        "1007(log),1011(adb),1015(sdcard_rw),1028(sdcard_r),3003(inet) "
+        "context=u:r:shell:s0"
+    )
     return 0
 
 

@@ -54,8 +54,7 @@ def platform_dump(xml: str) -> str:
 
 def _framebuffer(png: bytes) -> bytes:
     image = cv2.imdecode(np.frombuffer(png, np.uint8), cv2.IMREAD_UNCHANGED)
-    rgba = cv2.cvtColor(image, cv2.COLOR_BGRA2RGBA if image.shape[2] == 4 else
-                        cv2.COLOR_BGR2RGBA)
+    rgba = cv2.cvtColor(image, cv2.COLOR_BGRA2RGBA if image.shape[2] == 4 else cv2.COLOR_BGR2RGBA)
     height, width = rgba.shape[:2]
     return struct.pack("<4I", width, height, _RGBA_8888, _DATASPACE_SRGB) + rgba.tobytes()
 
@@ -90,9 +89,11 @@ async def screencap(ctx: CommandContext) -> int:
 async def uiautomator(ctx: CommandContext) -> int:
     """``uiautomator dump [--compressed] [FILE]``."""
     if ctx.args[:1] != ["dump"]:
-        return await ctx.usage("Usage: uiautomator <subcommand> [options]\n\nAvailable "
-                               "subcommands:\n\nhelp: displays help message\n\ndump: "
-                               "creates an XML dump of current UI hierarchy")
+        return await ctx.usage(
+            "Usage: uiautomator <subcommand> [options]\n\nAvailable "
+            "subcommands:\n\nhelp: displays help message\n\ndump: "
+            "creates an XML dump of current UI hierarchy"
+        )
     operands = [arg for arg in ctx.args[1:] if not arg.startswith("--")]
     target = operands[0] if operands else _DEFAULT_DUMP
     xml = platform_dump(await ctx.phone.hierarchy_xml())
@@ -113,9 +114,11 @@ async def app_process(ctx: CommandContext) -> int:
     args = list(ctx.args)
     main = next((arg for arg in args if not arg.startswith("-") and "." in arg), None)
     if main != U2_MAIN_CLASS:
-        await ctx.eprintln(f"Error: Could not find class '{main}'" if main else
-                           "Usage: app_process [java-options] cmd-dir start-class-name "
-                           "[options]")
+        await ctx.eprintln(
+            f"Error: Could not find class '{main}'"
+            if main
+            else "Usage: app_process [java-options] cmd-dir start-class-name [options]"
+        )
         return 1
     classpath = ctx.env.get("CLASSPATH", "")
     if not any(vfs.normalize(jar) in ctx.phone.files for jar in classpath.split(":") if jar):
@@ -124,8 +127,10 @@ async def app_process(ctx: CommandContext) -> int:
     port = int(args[args.index("-p") + 1]) if "-p" in args[:-1] else 9008
     runner = u2_runner()
     if runner is None:
-        await ctx.eprintln("Error: the virtual phone's uiautomator2 server "
-                           "(device.virtual.u2server) is not installed")
+        await ctx.eprintln(
+            "Error: the virtual phone's uiautomator2 server "
+            "(device.virtual.u2server) is not installed"
+        )
         return 1
     if ctx.stream is None:
         return await ctx.usage("app_process: needs the adb stream it runs on")

@@ -62,10 +62,14 @@ def installed(phone: VirtualPhone) -> list[PackageInfo]:
     found: dict[str, PackageInfo] = {}
     for app in phone.sim.phone.apps.values():
         system = app.package.startswith("com.android.")
-        path = (f"/system/priv-app/{app.id.title()}/{app.id.title()}.apk" if system else
-                f"/data/app/~~{zlib.crc32(app.package.encode()):08x}==/{app.package}-1/base.apk")
-        found[app.package] = PackageInfo(app.package, path, system, app.id,
-                                         _full(app.package, app.activity))
+        path = (
+            f"/system/priv-app/{app.id.title()}/{app.id.title()}.apk"
+            if system
+            else f"/data/app/~~{zlib.crc32(app.package.encode()):08x}==/{app.package}-1/base.apk"
+        )
+        found[app.package] = PackageInfo(
+            app.package, path, system, app.id, _full(app.package, app.activity)
+        )
     for name, (path, activity) in _SYSTEM_ONLY.items():
         if name not in found:
             launcher = _full(name, activity) if activity else None

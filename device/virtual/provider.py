@@ -46,10 +46,27 @@ AUTHORITY = "com.android.contacts"
 MIME = "vnd.android.cursor.item/"
 COLUMNS: dict[str, tuple[str, ...]] = {
     "contacts": ("_id", "display_name", "starred", "has_phone_number"),
-    "raw_contacts": ("_id", "contact_id", "display_name", "starred", "deleted",
-                     "account_type", "account_name"),
-    "data": ("_id", "raw_contact_id", "contact_id", "mimetype", "data1", "data2", "data3",
-             "data4", "display_name", "starred"),
+    "raw_contacts": (
+        "_id",
+        "contact_id",
+        "display_name",
+        "starred",
+        "deleted",
+        "account_type",
+        "account_name",
+    ),
+    "data": (
+        "_id",
+        "raw_contact_id",
+        "contact_id",
+        "mimetype",
+        "data1",
+        "data2",
+        "data3",
+        "data4",
+        "display_name",
+        "starred",
+    ),
 }
 """Columns of each table, in the order ``content query`` prints them."""
 PHONE_TYPES = {"home": 1, "mobile": 2, "work": 3, "other": 7}
@@ -88,22 +105,39 @@ def _split_name(name: str) -> tuple[str | None, str | None]:
 
 def _data_rows(contact: Mapping[str, Any]) -> list[dict[str, Any]]:
     number = contact_number(contact["id"])
-    base = {"raw_contact_id": number, "contact_id": number,
-            "display_name": contact["name"], "starred": int(contact["starred"])}
+    base = {
+        "raw_contact_id": number,
+        "contact_id": number,
+        "display_name": contact["name"],
+        "starred": int(contact["starred"]),
+    }
 
-    def row(slot: int, kind: str, data1: Any, data2: Any = None, data3: Any = None,
-            data4: Any = None) -> dict[str, Any]:
-        return {**base, "_id": number * 100 + slot, "mimetype": MIME + kind, "data1": data1,
-                "data2": data2, "data3": data3, "data4": data4}
+    def row(
+        slot: int, kind: str, data1: Any, data2: Any = None, data3: Any = None, data4: Any = None
+    ) -> dict[str, Any]:
+        return {
+            **base,
+            "_id": number * 100 + slot,
+            "mimetype": MIME + kind,
+            "data1": data1,
+            "data2": data2,
+            "data3": data3,
+            "data4": data4,
+        }
 
     rows = [row(0, "name", contact["name"], *_split_name(contact["name"]))]
-    rows += [row(10 + i, "phone_v2", p["number"], PHONE_TYPES.get(p["type"], 7))
-             for i, p in enumerate(contact["phones"][:30])]
-    rows += [row(40 + i, "email_v2", e["address"], EMAIL_TYPES.get(e["type"], 3))
-             for i, e in enumerate(contact["emails"][:30])]
+    rows += [
+        row(10 + i, "phone_v2", p["number"], PHONE_TYPES.get(p["type"], 7))
+        for i, p in enumerate(contact["phones"][:30])
+    ]
+    rows += [
+        row(40 + i, "email_v2", e["address"], EMAIL_TYPES.get(e["type"], 3))
+        for i, e in enumerate(contact["emails"][:30])
+    ]
     if contact["company"] or contact["title"]:
-        rows.append(row(80, "organization", contact["company"] or None, 1, None,
-                        contact["title"] or None))
+        rows.append(
+            row(80, "organization", contact["company"] or None, 1, None, contact["title"] or None)
+        )
     if contact["note"]:
         rows.append(row(90, "note", contact["note"]))
     return rows
@@ -143,8 +177,11 @@ class ContactsProvider:
             raise ProviderError(f"Unknown URI content://{AUTHORITY}/{'/'.join(path)}")
         table, rest = path[0], path[1:]
         if table == "data" and rest and rest[0] in _FILTERS:
-            return table, (int(rest[1]) if rest[1:2] and rest[1].isdigit() else None), \
-                _FILTERS[rest[0]]
+            return (
+                table,
+                (int(rest[1]) if rest[1:2] and rest[1].isdigit() else None),
+                _FILTERS[rest[0]],
+            )
         if len(rest) == 1 and rest[0].isdigit():
             return table, int(rest[0]), None
         if rest:
@@ -165,8 +202,9 @@ class ContactsProvider:
             rows = [row for row in rows if row["mimetype"] == mimetype]
         return table, rows
 
-    def query(self, path: list[str], projection: list[str] | None, where: str | None,
-              sort: str | None) -> list[list[tuple[str, Any]]]:
+    def query(
+        self, path: list[str], projection: list[str] | None, where: str | None, sort: str | None
+    ) -> list[list[tuple[str, Any]]]:
         """Rows as (column, value) pairs, filtered, sorted and projected."""
         table, rows = self.rows(path)
         columns = COLUMNS[table]
@@ -193,25 +231,50 @@ class ContactsProvider:
         """Insert a raw contact or a data row; returns the new row's ``_id``."""
         table, row_id, _ = self._table(path)
         if table == "contacts" or row_id is not None:
-            raise ProviderError("Aggregate contacts are created automatically"
-                                if table == "contacts" else "Cannot insert into an item URI",
-                                "java.lang.UnsupportedOperationException")
+            raise ProviderError(
+                "Aggregate contacts are created automatically"
+                if table == "contacts"
+                else "Cannot insert into an item URI",
+                "java.lang.UnsupportedOperationException",
+            )
         if table == "raw_contacts":
             return self._insert_raw(values)
         return self._insert_data(values)
 
     def _insert_raw(self, values: dict[str, Any]) -> int:
-        _check_columns(values, {"account_type", "account_name", "starred", "display_name",
-                                "aggregation_mode", "account_type_and_data_set"})
-        contact = {"name": str(values.get("display_name") or ""),
-                   "starred": bool(values.get("starred", False))}
+        _check_columns(
+            values,
+            {
+                "account_type",
+                "account_name",
+                "starred",
+                "display_name",
+                "aggregation_mode",
+                "account_type_and_data_set",
+            },
+        )
+        contact = {
+            "name": str(values.get("display_name") or ""),
+            "starred": bool(values.get("starred", False)),
+        }
         contact_id = put_contact(self._overlay(write=True), contact)
         self.phone.instance.changed()
         return contact_number(contact_id)
 
     def _insert_data(self, values: dict[str, Any]) -> int:
-        _check_columns(values, {"raw_contact_id", "mimetype", "data1", "data2", "data3",
-                                "data4", "is_primary", "is_super_primary"})
+        _check_columns(
+            values,
+            {
+                "raw_contact_id",
+                "mimetype",
+                "data1",
+                "data2",
+                "data3",
+                "data4",
+                "is_primary",
+                "is_super_primary",
+            },
+        )
         raw_id = values.get("raw_contact_id")
         contact = self._by_number().get(int(raw_id)) if isinstance(raw_id, int) else None
         if contact is None:
@@ -220,8 +283,11 @@ class ContactsProvider:
         updated = _with_detail(contact, kind, values)
         put_contact(self._overlay(write=True), updated)
         self.phone.instance.changed()
-        count = len(updated["phones"]) - 1 if kind == "phone_v2" else (
-            len(updated["emails"]) - 1 if kind == "email_v2" else 0)
+        count = (
+            len(updated["phones"]) - 1
+            if kind == "phone_v2"
+            else (len(updated["emails"]) - 1 if kind == "email_v2" else 0)
+        )
         return contact_number(contact["id"]) * 100 + _SLOTS[_slot_kind(kind)] + count
 
     def update(self, path: list[str], values: dict[str, Any], where: str | None) -> int:
@@ -261,8 +327,10 @@ class ContactsProvider:
 def _check_columns(values: Mapping[str, Any], allowed: set[str]) -> None:
     unknown = sorted(set(values) - allowed)
     if unknown:
-        raise ProviderError(f"column '{unknown[0]}' is not supported here by the virtual "
-                            f"phone (supported: {', '.join(sorted(allowed))})")
+        raise ProviderError(
+            f"column '{unknown[0]}' is not supported here by the virtual "
+            f"phone (supported: {', '.join(sorted(allowed))})"
+        )
 
 
 def _slot_kind(kind: str) -> str:
@@ -274,8 +342,7 @@ def _type_name(table: dict[str, int], value: Any, default: str) -> str:
     return names.get(int(value), default) if isinstance(value, int | float) else default
 
 
-def _with_detail(contact: dict[str, Any], kind: str, values: Mapping[str, Any]
-                 ) -> dict[str, Any]:
+def _with_detail(contact: dict[str, Any], kind: str, values: Mapping[str, Any]) -> dict[str, Any]:
     """The contact with one more detail from a data row insert."""
     data1 = "" if values.get("data1") is None else str(values["data1"])
     if kind == "name":
@@ -292,12 +359,15 @@ def _with_detail(contact: dict[str, Any], kind: str, values: Mapping[str, Any]
         return {**contact, "company": data1, "title": str(values.get("data4") or "")}
     if kind == "note":
         return {**contact, "note": data1}
-    raise ProviderError(f"mimetype {MIME + kind!r} is not supported by the virtual phone "
-                        "(name, phone_v2, email_v2, organization, note)")
+    raise ProviderError(
+        f"mimetype {MIME + kind!r} is not supported by the virtual phone "
+        "(name, phone_v2, email_v2, organization, note)"
+    )
 
 
-def _edit_detail(contact: dict[str, Any], row: Mapping[str, Any],
-                 values: Mapping[str, Any] | None) -> dict[str, Any]:
+def _edit_detail(
+    contact: dict[str, Any], row: Mapping[str, Any], values: Mapping[str, Any] | None
+) -> dict[str, Any]:
     """The contact with the detail behind a data ``row`` changed (or removed: None)."""
     kind = str(row["mimetype"]).removeprefix(MIME)
     merged = {**row, **(values or {})}
@@ -312,7 +382,10 @@ def _edit_detail(contact: dict[str, Any], row: Mapping[str, Any],
             items[index] = single
         return {**contact, key: items}
     if values is None:
-        cleared = {"name": {"name": ""}, "organization": {"company": "", "title": ""},
-                   "note": {"note": ""}}
+        cleared = {
+            "name": {"name": ""},
+            "organization": {"company": "", "title": ""},
+            "note": {"note": ""},
+        }
         return {**contact, **cleared.get(kind, {})}
     return _with_detail(contact, kind, merged)

@@ -42,7 +42,7 @@ def _tokenize(text: str) -> list[tuple[str, str]]:
     while pos < len(text):
         match = _TOKEN.match(text, pos)
         if match is None or match.end() == pos:
-            raise QueryError(f'near "{text[pos:pos + 10].strip()}": syntax error')
+            raise QueryError(f'near "{text[pos : pos + 10].strip()}": syntax error')
         kind = match.lastgroup or ""
         tokens.append((kind, match.group(kind)))
         pos = match.end()
@@ -68,8 +68,16 @@ def _compare(left: Any, op: str, right: Any) -> bool:
     a, b = _number(left), _number(right)
     if a is None or b is None or (isinstance(left, str) and isinstance(right, str)):
         a, b = str(left), str(right)  # type: ignore[assignment]
-    return {"=": a == b, "==": a == b, "!=": a != b, "<>": a != b, "<": a < b,
-            "<=": a <= b, ">": a > b, ">=": a >= b}[op]
+    return {
+        "=": a == b,
+        "==": a == b,
+        "!=": a != b,
+        "<>": a != b,
+        "<": a < b,
+        "<=": a <= b,
+        ">": a > b,
+        ">=": a >= b,
+    }[op]
 
 
 def _like(value: Any, pattern: str) -> bool:
@@ -214,16 +222,22 @@ def parse_sort(sort: str | None, columns: Sequence[str]) -> list[tuple[str, bool
     return order
 
 
-def project(rows: list[dict[str, Any]], columns: Sequence[str], projection: Sequence[str] | None,
-            order: list[tuple[str, bool]]) -> list[list[tuple[str, Any]]]:
+def project(
+    rows: list[dict[str, Any]],
+    columns: Sequence[str],
+    projection: Sequence[str] | None,
+    order: list[tuple[str, bool]],
+) -> list[list[tuple[str, Any]]]:
     """Sort rows and keep the projected columns (all of ``columns`` when None)."""
     chosen = list(projection) if projection else list(columns)
     unknown = [c for c in chosen if c not in columns]
     if unknown:
         raise QueryError(f"no such column: {unknown[0]}")
     for column, descending in reversed(order):
-        rows.sort(key=lambda row, c=column: (row.get(c) is None, _sort_key(row.get(c))),
-                  reverse=descending)
+        rows.sort(
+            key=lambda row, c=column: (row.get(c) is None, _sort_key(row.get(c))),
+            reverse=descending,
+        )
     return [[(c, row.get(c)) for c in chosen] for row in rows]
 
 

@@ -141,8 +141,7 @@ class VirtualPhoneServer:
             self._sim, instance, serial=f"VP{self.seed:08d}", perturbations=self.perturbations
         )
         self.adbd = await Adbd(phone, host=self.host, port=self.port).start()
-        log.info("virtual phone (seed %d) listening on %s:%d", self.seed, self.host,
-                 self.adbd.port)
+        log.info("virtual phone (seed %d) listening on %s:%d", self.seed, self.host, self.adbd.port)
         return VirtualPhoneHandle(self.host, self.adbd.port, phone, self)
 
     async def _astop(self) -> None:

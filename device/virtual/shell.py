@@ -92,8 +92,16 @@ def command_table() -> dict[str, CommandFn]:
     )
 
     table: dict[str, CommandFn] = {}
-    for module in (commands_system, commands_dumpsys, commands_input, commands_am,
-                   commands_pm, commands_files, commands_ui, commands_content):
+    for module in (
+        commands_system,
+        commands_dumpsys,
+        commands_input,
+        commands_am,
+        commands_pm,
+        commands_files,
+        commands_ui,
+        commands_content,
+    ):
         table.update(module.COMMANDS)
     return table
 
@@ -285,6 +293,7 @@ def _resolve(name: str, rest: list[str]) -> tuple[str, list[str]]:
 
 # ---- builtins (they see the shell itself)
 
+
 async def _echo(shell: Shell, ctx: CommandContext) -> int:
     args = list(ctx.args)
     newline = True
@@ -324,8 +333,7 @@ async def _unset(shell: Shell, ctx: CommandContext) -> int:
 async def _cd(shell: Shell, ctx: CommandContext) -> int:
     target = vfs.normalize(ctx.args[0] if ctx.args else "/", shell.variables.get("PWD", "/"))
     if not vfs.is_dir(shell.phone.files, target):
-        return await ctx.usage(f"{SH}: cd: {posixpath.basename(target)}: No such file or "
-                               "directory")
+        return await ctx.usage(f"{SH}: cd: {posixpath.basename(target)}: No such file or directory")
     shell.variables["PWD"] = target
     return 0
 

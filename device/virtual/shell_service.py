@@ -142,9 +142,7 @@ def shell_service(
     return serve
 
 
-async def _run(
-    shell: Shell, command: str, io: ShellIO, stream: ServiceStream, pty: bool
-) -> int:
+async def _run(shell: Shell, command: str, io: ShellIO, stream: ServiceStream, pty: bool) -> int:
     if command:
         return await shell.run(command, io, stream)
     return await _interactive(shell, io, stream, pty)

@@ -27,8 +27,25 @@ __all__ = [
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 _SPECIAL_PARAMS = "?$#!0123456789@*-"
-_RESERVED = {"if", "then", "else", "elif", "fi", "for", "while", "until", "do", "done",
-             "case", "esac", "function", "{", "}", "[[", "]]"}
+_RESERVED = {
+    "if",
+    "then",
+    "else",
+    "elif",
+    "fi",
+    "for",
+    "while",
+    "until",
+    "do",
+    "done",
+    "case",
+    "esac",
+    "function",
+    "{",
+    "}",
+    "[[",
+    "]]",
+}
 
 
 class ShellSyntaxError(ValueError):

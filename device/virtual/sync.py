@@ -133,8 +133,19 @@ class _Session:
         if found is None:
             return (errno.ENOENT, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         t = self.mtime
-        return (0, 0xFD00, 1 + found.size % 100_000, found.mode, 2 if found.is_dir else 1,
-                2000, 1078, found.size, t, t, t)
+        return (
+            0,
+            0xFD00,
+            1 + found.size % 100_000,
+            found.mode,
+            2 if found.is_dir else 1,
+            2000,
+            1078,
+            found.size,
+            t,
+            t,
+            t,
+        )
 
     async def _stat_v2(self, request: bytes, path: str) -> None:
         await self.stream.write(_STAT_V2.pack(request, *self._v2_fields(self._lookup(path))))

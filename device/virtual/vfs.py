@@ -29,11 +29,27 @@ __all__ = [
     "write_file",
 ]
 
-BASE_DIRS = frozenset({
-    "/", "/sdcard", "/data", "/data/local", "/data/local/tmp", "/storage", "/storage/emulated",
-    "/system", "/system/bin", "/dev", "/proc", "/vendor", "/mnt", "/sdcard/Download",
-    "/sdcard/DCIM", "/sdcard/Pictures", "/sdcard/Android",
-})
+BASE_DIRS = frozenset(
+    {
+        "/",
+        "/sdcard",
+        "/data",
+        "/data/local",
+        "/data/local/tmp",
+        "/storage",
+        "/storage/emulated",
+        "/system",
+        "/system/bin",
+        "/dev",
+        "/proc",
+        "/vendor",
+        "/mnt",
+        "/sdcard/Download",
+        "/sdcard/DCIM",
+        "/sdcard/Pictures",
+        "/sdcard/Android",
+    }
+)
 """Directories every phone has."""
 _ALIASES = ("/storage/emulated/0", "/storage/self/primary", "/mnt/sdcard")
 _WRITABLE = ("/sdcard", "/data/local/tmp")
@@ -135,8 +151,9 @@ def write_file(files: dict[str, bytes], path: str, data: bytes, append: bool = F
     if is_dir(files, path):
         raise FsError("Is a directory")
     if not writable(path):
-        raise FsError("Read-only file system" if path.startswith("/system") else
-                      "Permission denied")
+        raise FsError(
+            "Read-only file system" if path.startswith("/system") else "Permission denied"
+        )
     files[path] = (files.get(path, b"") if append else b"") + data
 
 
@@ -172,4 +189,3 @@ def remove(files: dict[str, bytes], path: str, recursive: bool) -> None:
     prefix = path + "/"
     for key in [k for k in files if k.startswith(prefix)]:
         del files[key]
-

@@ -3,6 +3,9 @@ and a hybrid that changes a setting and reports it.
 
 World facts (the About page, the paired devices) reach the answer through :meth:`derive`;
 what a setup poses (the network joined) is read back from the judged state at the start.
+The oracles read their answers off the screen (:class:`~bridge.plans.NoteStep`), so on a
+phone they answer with the phone's own model, version, network and devices; their literal
+``fields`` stay the simulator's prediction.
 """
 
 from __future__ import annotations
@@ -10,13 +13,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from bridge.plans import AnswerStep, Plan
+from bridge.plans import AnswerStep, KeyStep, NoteStep, Plan, Recall, Selector, TapStep
 from bridge.schema import Check
 from sim.apps.settings import model
 from sim.tasks.base import AnswerSpec, SetupContext, TaskTemplate
 from sim.tasks.judge import check
 from sim.tasks.params import Choice, WorldChoice
-from sim.tasks.settings_tasks import pick_radio, settings_plan, timeout_text
+from sim.tasks.settings_tasks import pick_radio, settings_plan, settings_text, timeout_text
 
 __all__ = [
     "TEMPLATES",
@@ -25,9 +28,21 @@ __all__ = [
     "QueryConnectedWifi",
     "QueryDeviceModel",
     "SetLongestTimeout",
+    "note_summary",
 ]
 
 World = Mapping[str, Mapping[str, Any]]
+
+
+def note_summary(key: str, title: str) -> NoteStep:
+    """Note the summary of the row titled ``title`` (``Model`` -> ``Redmi Note 12 Turbo``):
+    the summaries after that title, up to the next row's title."""
+    return NoteStep(
+        key=key,
+        rows=Selector(resource_id="summary"),
+        after=Selector(resource_id="title", text=title),
+        until=Selector(resource_id="title"),
+    )
 
 
 class QueryDeviceModel(TaskTemplate):
@@ -47,7 +62,13 @@ class QueryDeviceModel(TaskTemplate):
         return {"model": p["model"]}
 
     def oracle(self, p: dict[str, Any], lang: str) -> Plan:
-        return [*settings_plan("my_device"), AnswerStep(fields={"model": p["model"]})]
+        return [
+            *settings_plan("my_device"),
+            note_summary("model", settings_text("model", lang)),
+            AnswerStep(
+                fields={"model": p["model"]}, read={"model": Recall(key="model", op="text")}
+            ),
+        ]
 
 
 class QueryAndroidVersion(TaskTemplate):
@@ -72,7 +93,14 @@ class QueryAndroidVersion(TaskTemplate):
         return {"version": p["version"]}
 
     def oracle(self, p: dict[str, Any], lang: str) -> Plan:
-        return [*settings_plan("my_device"), AnswerStep(fields={"version": p["version"]})]
+        return [
+            *settings_plan("my_device"),
+            note_summary("version", settings_text("android_version", lang)),
+            AnswerStep(
+                fields={"version": p["version"]},
+                read={"version": Recall(key="version", op="number")},
+            ),
+        ]
 
 
 def _joinable(world: World) -> list[str]:
@@ -103,7 +131,15 @@ class QueryConnectedWifi(TaskTemplate):
         return {"network": initial["apps"]["settings"]["wifi_ssid"]}
 
     def oracle(self, p: dict[str, Any], lang: str) -> Plan:
-        return [*settings_plan("wifi_settings"), AnswerStep(fields={"network": p["ssid"]})]
+        # The main list's Wi-Fi row summarises the network joined (as Settings on phones do).
+        return [
+            *settings_plan(),
+            note_summary("network", settings_text("wifi", lang)),
+            TapStep(on=Selector(resource_id="wifi_settings")),
+            AnswerStep(
+                fields={"network": p["ssid"]}, read={"network": Recall(key="network", op="text")}
+            ),
+        ]
 
 
 class CountPairedDevices(TaskTemplate):
@@ -131,8 +167,17 @@ class CountPairedDevices(TaskTemplate):
         return {"count": p["count"]}
 
     def oracle(self, p: dict[str, Any], lang: str) -> Plan:
-        steps = settings_plan("bluetooth_settings", "bluetooth_enable")
-        return [*steps, AnswerStep(fields={"count": p["count"]})]
+        paired = NoteStep(
+            key="paired",
+            rows=Selector(resource_id="title"),
+            after=Selector(resource_id="section_title", text=settings_text("paired_devices", lang)),
+            until=Selector(resource_id="section_title"),
+        )
+        return [
+            *settings_plan("bluetooth_settings", "bluetooth_enable"),
+            paired,
+            AnswerStep(fields={"count": p["count"]}, read={"count": Recall(key="paired")}),
+        ]
 
 
 class SetLongestTimeout(TaskTemplate):
@@ -168,7 +213,12 @@ class SetLongestTimeout(TaskTemplate):
         return [
             *settings_plan("display_settings", "screen_timeout"),
             pick_radio(timeout_text(p["longest"], lang)),
-            AnswerStep(fields={"minutes": p["longest"] // 60_000}),
+            KeyStep(key="back"),  # the Display page summarises the timeout chosen
+            note_summary("timeout", settings_text("screen_timeout", lang)),
+            AnswerStep(
+                fields={"minutes": p["longest"] // 60_000},
+                read={"minutes": Recall(key="timeout", op="number")},
+            ),
         ]
 
 

@@ -60,8 +60,18 @@ NEW_ID_PREFIX = "n"
 
 # Surnames whose most common reading is not pypinyin's default one (曾 is "ceng" otherwise).
 _SURNAME_READINGS = {
-    "曾": "zeng", "单": "shan", "解": "xie", "仇": "qiu", "区": "ou", "朴": "piao",
-    "查": "zha", "盖": "ge", "覃": "qin", "缪": "miao", "褚": "chu", "乐": "yue",
+    "曾": "zeng",
+    "单": "shan",
+    "解": "xie",
+    "仇": "qiu",
+    "区": "ou",
+    "朴": "piao",
+    "查": "zha",
+    "盖": "ge",
+    "覃": "qin",
+    "缪": "miao",
+    "褚": "chu",
+    "乐": "yue",
 }
 _PHONE_RE = re.compile(r"\+?[0-9 ()\-]*[0-9][0-9 ()\-]*")
 _EMAIL_RE = re.compile(r"[^@\s]+@[^@\s]+")
@@ -69,6 +79,7 @@ _NUMBER_QUERY_RE = re.compile(r"[0-9+()\- ]*[0-9][0-9+()\- ]*")
 
 
 # ---- contacts and the overlay
+
 
 def normalize_contact(contact: Mapping[str, Any]) -> dict[str, Any]:
     """A contact with every field present, strings stripped and empty entries dropped."""
@@ -170,9 +181,7 @@ def set_starred(
         put_contact(overlay, {**contact, "starred": starred})
 
 
-def find_by_name(
-    contacts: Iterable[Mapping[str, Any]], name: str
-) -> Mapping[str, Any] | None:
+def find_by_name(contacts: Iterable[Mapping[str, Any]], name: str) -> Mapping[str, Any] | None:
     """The first contact named exactly ``name`` (else ignoring case), or None."""
     wanted = name.strip()
     candidates = list(contacts)
@@ -184,6 +193,7 @@ def find_by_name(
 
 
 # ---- names: transliteration, sorting, grouping
+
 
 def _fold(text: str) -> str:
     """Casefold and drop accents (``García`` → ``garcia``)."""
@@ -246,6 +256,7 @@ def group_by_letter(
 
 # ---- search
 
+
 def _digits(text: str) -> str:
     return re.sub(r"\D", "", text)
 
@@ -297,6 +308,7 @@ def search(contacts: Iterable[Mapping[str, Any]], query: str) -> list[Mapping[st
 
 
 # ---- phones and validation
+
 
 def normalize_phone(number: str) -> str:
     """Digits only, keeping a leading ``+``: ``+86 138-0013-8000`` → ``+8613800138000``."""

@@ -63,11 +63,22 @@ def _topbar_actions(ctx: AppContext, contact: dict[str, Any]) -> list[dict[str, 
     args = {"id": contact["id"]}
     star = "remove_favorite" if contact["starred"] else "add_favorite"
     return [
-        {"icon": "star", "desc": ctx.t(star), "action": "star", "args": args, "rid": "menu_star",
-         "filled": bool(contact["starred"])},
+        {
+            "icon": "star",
+            "desc": ctx.t(star),
+            "action": "star",
+            "args": args,
+            "rid": "menu_star",
+            "filled": bool(contact["starred"]),
+        },
         {"icon": "edit", "desc": ctx.t("edit"), "action": "edit", "args": args, "rid": "menu_edit"},
-        {"icon": "delete", "desc": ctx.t("delete"), "action": "delete", "args": args,
-         "rid": "menu_delete"},
+        {
+            "icon": "delete",
+            "desc": ctx.t("delete"),
+            "action": "delete",
+            "args": args,
+            "rid": "menu_delete",
+        },
     ]
 
 
@@ -76,10 +87,14 @@ def render_contact(ctx: AppContext) -> str:
     contact = get_contact(ctx.world, ctx.data, str(ctx.route.params.get("id", "")))
     if contact is None:
         return ctx.render("contact.html", contact=None, actions=[], dialog=None)
-    phones = [{"value": p["number"], "label": type_label(ctx, "phone", p["type"])}
-              for p in contact["phones"]]
-    emails = [{"value": e["address"], "label": type_label(ctx, "email", e["type"])}
-              for e in contact["emails"]]
+    phones = [
+        {"value": p["number"], "label": type_label(ctx, "phone", p["type"])}
+        for p in contact["phones"]
+    ]
+    emails = [
+        {"value": e["address"], "label": type_label(ctx, "email", e["type"])}
+        for e in contact["emails"]
+    ]
     dialog = ctx.route.params.get("dialog")
     return ctx.render(
         "contact.html",
@@ -97,11 +112,16 @@ def _editor_rows(ctx: AppContext, kind: str, errors: dict[str, Any]) -> list[dic
     for index in range(editor.row_count(fields, kind)):
         field_key = editor.key(kind, index)
         type_ = fields.get(editor.type_key(kind, index)) or editor.ROW_KINDS[kind][1][0]
-        rows.append({
-            "key": field_key, "index": index, "value": ctx.field(field_key),
-            "focused": ctx.state.ui.focus == field_key, "error": errors.get(f"{kind}.{index}"),
-            "label": type_label(ctx, kind, type_),
-        })
+        rows.append(
+            {
+                "key": field_key,
+                "index": index,
+                "value": ctx.field(field_key),
+                "focused": ctx.state.ui.focus == field_key,
+                "error": errors.get(f"{kind}.{index}"),
+                "label": type_label(ctx, kind, type_),
+            }
+        )
     return rows
 
 
@@ -112,8 +132,11 @@ def _label_dialog(ctx: AppContext, dialog: Any) -> dict[str, Any] | None:
     kind, index = str(dialog["row"]), int(dialog["index"])
     current = ctx.field(editor.type_key(kind, index)) or editor.ROW_KINDS[kind][1][0]
     options = [
-        {"label": type_label(ctx, kind, type_), "checked": type_ == current,
-         "args": {"kind": kind, "index": index, "type": type_}}
+        {
+            "label": type_label(ctx, kind, type_),
+            "checked": type_ == current,
+            "args": {"kind": kind, "index": index, "type": type_},
+        }
         for type_ in editor.ROW_KINDS[kind][1]
     ]
     return {"options": options}
@@ -124,8 +147,12 @@ def render_editor(ctx: AppContext) -> str:
     errors = ctx.route.params.get("errors")
     errors = errors if isinstance(errors, dict) else {}
     scalars = {
-        name: {"key": editor.key(name), "value": ctx.field(editor.key(name)),
-               "focused": ctx.state.ui.focus == editor.key(name), "error": errors.get(name)}
+        name: {
+            "key": editor.key(name),
+            "value": ctx.field(editor.key(name)),
+            "focused": ctx.state.ui.focus == editor.key(name),
+            "error": errors.get(name),
+        }
         for name in editor.SCALAR_FIELDS
     }
     return ctx.render(

@@ -40,8 +40,7 @@ __all__ = [
     "zen_mode_value",
 ]
 
-TIMEOUT_CHOICES_MS: tuple[int, ...] = (15_000, 30_000, 60_000, 120_000, 300_000, 600_000,
-                                       1_800_000)
+TIMEOUT_CHOICES_MS: tuple[int, ...] = (15_000, 30_000, 60_000, 120_000, 300_000, 600_000, 1_800_000)
 """The screen-timeout list, in ``system.screen_off_timeout`` milliseconds."""
 
 FONT_SCALES: dict[str, float] = {"small": 0.85, "default": 1.0, "large": 1.15, "largest": 1.3}

@@ -94,8 +94,9 @@ def main_values(ctx: AppContext) -> Values:
 def wifi_values(ctx: AppContext) -> Values:
     """The Wi-Fi switch and, when on, the visible networks (connected one first)."""
     ssid = connected_ssid(ctx)
-    networks = sorted(ctx.world["wifi"]["networks"],
-                      key=lambda n: (n["ssid"] != ssid, -int(n["signal"])))
+    networks = sorted(
+        ctx.world["wifi"]["networks"], key=lambda n: (n["ssid"] != ssid, -int(n["signal"]))
+    )
     rows = []
     for net in networks:
         if net["ssid"] == ssid:
@@ -105,8 +106,14 @@ def wifi_values(ctx: AppContext) -> Values:
         else:
             summary = ctx.t("secured") if net["secured"] else ctx.t("open_network")
         desc = ctx.t("signal_desc", ssid=net["ssid"], n=net["signal"])
-        rows.append({"ssid": net["ssid"], "summary": summary, "desc": desc,
-                     "connected": net["ssid"] == ssid})
+        rows.append(
+            {
+                "ssid": net["ssid"],
+                "summary": summary,
+                "desc": desc,
+                "connected": net["ssid"] == ssid,
+            }
+        )
     return {"wifi_on": model.is_on(_global(ctx).get("wifi_on")), "networks": rows}
 
 
@@ -123,8 +130,10 @@ def bluetooth_values(ctx: AppContext) -> Values:
 def mobile_values(ctx: AppContext) -> Values:
     """The mobile-data switch, disabled in airplane mode."""
     g = _global(ctx)
-    return {"airplane": model.is_on(g.get("airplane_mode_on")),
-            "data_on": model.is_on(g.get("mobile_data"))}
+    return {
+        "airplane": model.is_on(g.get("airplane_mode_on")),
+        "data_on": model.is_on(g.get("mobile_data")),
+    }
 
 
 def display_values(ctx: AppContext) -> Values:
@@ -135,8 +144,7 @@ def display_values(ctx: AppContext) -> Values:
     return {
         "brightness": brightness,
         "brightness_shown": ctx.t("percent", n=round(brightness * 100 / model.BRIGHTNESS_MAX)),
-        "dark": int(ctx.settings.get("secure", {}).get("ui_night_mode", 1))
-        == model.NIGHT_MODE_ON,
+        "dark": int(ctx.settings.get("secure", {}).get("ui_night_mode", 1)) == model.NIGHT_MODE_ON,
         "timeout_summary": _timeout_text(ctx, s.get("screen_off_timeout", 60_000)),
         "font_summary": ctx.t(f"font_{font}") if font else str(s.get("font_scale")),
     }
@@ -145,15 +153,23 @@ def display_values(ctx: AppContext) -> Values:
 def timeout_values(ctx: AppContext) -> Values:
     """The screen-timeout choices, the current one checked."""
     current = int(_system(ctx).get("screen_off_timeout", 60_000))
-    return {"choices": [{"label": _timeout_text(ctx, ms), "ms": ms, "checked": ms == current}
-                        for ms in model.TIMEOUT_CHOICES_MS]}
+    return {
+        "choices": [
+            {"label": _timeout_text(ctx, ms), "ms": ms, "checked": ms == current}
+            for ms in model.TIMEOUT_CHOICES_MS
+        ]
+    }
 
 
 def font_values(ctx: AppContext) -> Values:
     """The font-size choices, the current one checked."""
     current = model.font_scale_name(_system(ctx).get("font_scale", 1.0))
-    return {"choices": [{"label": ctx.t(f"font_{name}"), "size": name, "checked": name == current}
-                        for name in model.FONT_SCALES]}
+    return {
+        "choices": [
+            {"label": ctx.t(f"font_{name}"), "size": name, "checked": name == current}
+            for name in model.FONT_SCALES
+        ]
+    }
 
 
 def sound_values(ctx: AppContext) -> Values:
@@ -164,29 +180,42 @@ def sound_values(ctx: AppContext) -> Values:
         "ring_volume": int(_system(ctx).get("volume_ring", 10)),
         "ring_max": model.RING_VOLUME_MAX,
         "dnd": model.is_on(g.get("zen_mode")),
-        "ringers": [{"label": ctx.t(f"ringer_{name}"), "mode": name, "checked": value == ringer}
-                    for name, value in model.RINGER_MODES.items()],
+        "ringers": [
+            {"label": ctx.t(f"ringer_{name}"), "mode": name, "checked": value == ringer}
+            for name, value in model.RINGER_MODES.items()
+        ],
     }
 
 
 def language_values(ctx: AppContext) -> Values:
     """The languages, each in its own script, the current one checked."""
     current = model.locale_choice(_system(ctx).get("system_locales"))
-    return {"choices": [{"label": ctx.t(locale_label_key(code)), "locale": code,
-                         "checked": code == current} for code in model.LOCALES]}
+    return {
+        "choices": [
+            {"label": ctx.t(locale_label_key(code)), "locale": code, "checked": code == current}
+            for code in model.LOCALES
+        ]
+    }
 
 
 def about_values(ctx: AppContext) -> Values:
     """Device name (editable) and read-only facts from world data."""
     about = ctx.world["about"]
-    facts = [("model", about["model"]), ("android_version", about["android_version"]),
-             ("os_version", about["os_version"]), ("security_patch", about["security_patch"]),
-             ("processor", about["processor"]), ("ram", about["ram"]),
-             ("storage", about["storage"]), ("build_number", about["build_number"]),
-             ("kernel", about["kernel"])]
+    facts = [
+        ("model", about["model"]),
+        ("android_version", about["android_version"]),
+        ("os_version", about["os_version"]),
+        ("security_patch", about["security_patch"]),
+        ("processor", about["processor"]),
+        ("ram", about["ram"]),
+        ("storage", about["storage"]),
+        ("build_number", about["build_number"]),
+        ("kernel", about["kernel"]),
+    ]
     rows = [{"title": ctx.t(key), "value": value, "rid": key} for key, value in facts]
-    rows += [{"title": ctx.t("imei", n=n), "value": about[f"imei{n}"], "rid": f"imei{n}"}
-             for n in (1, 2)]
+    rows += [
+        {"title": ctx.t("imei", n=n), "value": about[f"imei{n}"], "rid": f"imei{n}"} for n in (1, 2)
+    ]
     rows.append({"title": ctx.t("serial"), "value": about["serial"], "rid": "serial"})
     return {"device_name": str(_global(ctx).get("device_name", "")), "facts": rows}
 
@@ -209,8 +238,7 @@ PAGES: dict[str, Page] = {
     "/mobile": Page("mobile.html", ".network.MobileNetworkSettings", mobile_values),
     "/display": Page("display.html", ".display.DisplaySettings", display_values),
     "/display/timeout": Page("timeout.html", ".display.ScreenTimeoutSettings", timeout_values),
-    "/display/font": Page("font.html", ".display.ToggleFontSizePreferenceFragment",
-                          font_values),
+    "/display/font": Page("font.html", ".display.ToggleFontSizePreferenceFragment", font_values),
     "/sound": Page("sound.html", ".sound.SoundSettings", sound_values),
     "/language": Page("language.html", ".localepicker.LocaleListEditor", language_values),
     "/about": Page("about.html", ".deviceinfo.aboutphone.MyDeviceInfoFragment", about_values),
