@@ -21,6 +21,7 @@ from bridge.uitree import parse_hierarchy
 from transfer_eval.demo import DemoReport, run_dump_demo
 from transfer_eval.device_cli import device_app
 from transfer_eval.dump_view import render_wireframes, wireframe_html
+from transfer_eval.gap_options import AnimationMs, FontScale, LatencyMs, PopupRate
 from transfer_eval.paired import PairedConfig, VirtualGap
 from transfer_eval.sim_cli import sim_app
 from transfer_eval.train_cli import train_app
@@ -179,18 +180,10 @@ def transfer_eval_command(
     out: Annotated[Path, typer.Option(help="Run directory.")] = Path("runs/transfer-eval"),
     resume: Annotated[Path | None, typer.Option(help="Finish an earlier run.")] = None,
     adb_port: Annotated[int, typer.Option(help="The adb server of a real phone.")] = 5037,
-    popup_rate: Annotated[
-        float, typer.Option(min=0, max=1, help="Virtual phone: chance of a system pop-up.")
-    ] = 0.0,
-    animation_ms: Annotated[
-        float, typer.Option(min=0, help="Virtual phone: screen transitions take this long.")
-    ] = 0.0,
-    latency_ms: Annotated[
-        float, typer.Option(min=0, help="Virtual phone: delay before each input lands.")
-    ] = 0.0,
-    font_scale: Annotated[
-        float | None, typer.Option(min=0.5, max=2.0, help="Virtual phone: text this much larger.")
-    ] = None,
+    popup_rate: PopupRate = 0.0,
+    animation_ms: AnimationMs = 0.0,
+    latency_ms: LatencyMs = 0.0,
+    font_scale: FontScale = None,
 ) -> None:
     """Paired base/trained evaluation in the simulator and on a phone, with a report.
 

@@ -15,10 +15,11 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from bridge.schema import EpisodeRecord
 from device.adb import AdbTarget
 from device.errors import DeviceError, ProfileError, UnknownVariant
 from transfer_eval.device_run import DeviceRunConfig, describe_device, list_devices, run_device
+from transfer_eval.episode_table import episodes_table
+from transfer_eval.gap_options import AnimationMs, FontScale, LatencyMs, PopupRate
 
 __all__ = ["device_app"]
 
@@ -126,24 +127,8 @@ def run_command(
             raise typer.BadParameter(str(exc), param_hint="--profile") from exc
         except ValueError as exc:
             raise typer.BadParameter(str(exc), param_hint="--policy") from exc
-    _print_records(records)
+    console.print(episodes_table(records))
     console.print(f"trajectory: [bold]{(out / 'index.html').resolve()}[/]")
-
-
-def _print_records(records: list[EpisodeRecord]) -> None:
-    table = Table(title="episodes")
-    for column in ("episode", "outcome", "steps", "progress", "error"):
-        table.add_column(column, overflow="fold")
-    for record in records:
-        verdict = record.verdict
-        table.add_row(
-            record.episode_id,
-            record.outcome,
-            str(record.steps),
-            "" if verdict is None else f"{verdict.progress:.2f}",
-            record.error or "",
-        )
-    console.print(table)
 
 
 # ---- mgb device virtual: the virtual phone as an adb device
@@ -167,19 +152,10 @@ def virtual_start_command(
         int, typer.Option("--adb-port", help="The private adb server's port (0: a free one).")
     ] = 0,
     seed: Annotated[int, typer.Option(help="Seed of the simulated phone.")] = 0,
-    latency_ms: Annotated[
-        float, typer.Option(min=0, help="Extra delay before each input event takes effect.")
-    ] = 0.0,
-    popup_rate: Annotated[
-        float,
-        typer.Option(min=0, max=1, help="Chance that an input event brings up a system dialog."),
-    ] = 0.0,
-    animation_ms: Annotated[
-        float, typer.Option(min=0, help="How long screenshots animate after the screen changes.")
-    ] = 0.0,
-    font_scale: Annotated[
-        float | None, typer.Option(min=0.5, max=2.0, help="System font scale set at start.")
-    ] = None,
+    latency_ms: LatencyMs = 0.0,
+    popup_rate: PopupRate = 0.0,
+    animation_ms: AnimationMs = 0.0,
+    font_scale: FontScale = None,
 ) -> None:
     """Start the virtual phone and a private adb server, connect them, wait for Ctrl-C.
 

@@ -19,6 +19,7 @@ from policies.registry import PolicySpecError
 from sim.bench import run_bench
 from sim.simulator import SimConfig, Simulator, default_apps
 from sim.tasks.registry import UnknownTask, default_registry
+from transfer_eval.episode_table import episodes_table
 from transfer_eval.sim_run import SimRunConfig, run_sim
 
 __all__ = ["sim_app"]
@@ -152,24 +153,8 @@ def run_command(
             records = asyncio.run(run_sim(config, on_done=done))
         except PolicySpecError as exc:
             raise typer.BadParameter(str(exc), param_hint="--policy") from exc
-    _print_records(records)
+    console.print(episodes_table(records))
     console.print(f"trajectory: [bold]{(out / 'index.html').resolve()}[/]")
-
-
-def _print_records(records: list[EpisodeRecord]) -> None:
-    table = Table(title="episodes")
-    for column in ("episode", "outcome", "steps", "progress", "clean"):
-        table.add_column(column)
-    for record in records:
-        verdict = record.verdict
-        table.add_row(
-            record.episode_id,
-            record.outcome,
-            str(record.steps),
-            "" if verdict is None else f"{verdict.progress:.2f}",
-            "" if verdict is None else str(verdict.clean),
-        )
-    console.print(table)
 
 
 @sim_app.command("bench")
