@@ -7,6 +7,7 @@ server on 127.0.0.1:5037); the virtual phone's private server is just another po
 from __future__ import annotations
 
 import asyncio
+import os
 from pathlib import Path
 from typing import Annotated
 
@@ -137,7 +138,7 @@ virtual_app = typer.Typer(
     help=(
         "The virtual phone: a simulator instance served as an adb device, attached to a "
         "private adb server (never the one on 5037). `start` runs in the foreground until "
-        "Ctrl-C, which stops everything, so there is no `stop` command."
+        "Ctrl-C; `start --detach` returns and `stop` ends it."
     ),
     no_args_is_help=True,
     add_completion=False,
@@ -156,8 +157,13 @@ def virtual_start_command(
     popup_rate: PopupRate = 0.0,
     animation_ms: AnimationMs = 0.0,
     font_scale: FontScale = None,
+    detach: Annotated[
+        bool, typer.Option(help="Run in the background; `mgb device virtual stop` ends it.")
+    ] = False,
+    record: Annotated[Path | None, typer.Option(hidden=True)] = None,
 ) -> None:
-    """Start the virtual phone and a private adb server, connect them, wait for Ctrl-C.
+    """Start the virtual phone and a private adb server, connect them, wait for Ctrl-C
+    (or, with --detach, return and leave them running until `mgb device virtual stop`).
 
     The reality-gap options (all off by default) make it behave more like a real phone.
     """
@@ -166,6 +172,27 @@ def virtual_start_command(
 
     from device.virtual.attach import attach_virtual_phone
     from device.virtual.phone import Perturbations
+    from transfer_eval import virtual_daemon
+
+    if detach:
+        args = [f"--port={port}", f"--adb-port={adb_port}", f"--seed={seed}",
+                f"--latency-ms={latency_ms}", f"--popup-rate={popup_rate}",
+                f"--animation-ms={animation_ms}"]  # fmt: skip
+        args += [] if font_scale is None else [f"--font-scale={font_scale}"]
+        with console.status("starting the virtual phone in the background"):
+            try:
+                started = virtual_daemon.start_detached(args)
+            except virtual_daemon.DetachError as exc:
+                raise _fail(str(exc)) from exc
+        console.print(
+            f"virtual phone [bold]{started.serial}[/] is online on the adb server at "
+            f"127.0.0.1:{started.adb_port} (pid {started.pid}, log {started.log})",
+            highlight=False,
+        )
+        command = started.adb_command("shell", "wm", "size")
+        console.print(f"  {command}", markup=False, highlight=False, soft_wrap=True)
+        console.print("`mgb device virtual stop` stops it.")
+        return
 
     knobs = Perturbations(
         latency_ms=latency_ms,
@@ -184,6 +211,15 @@ def virtual_start_command(
         with attach_virtual_phone(
             seed=seed, port=port, adb_port=adb_port, perturbations=knobs
         ) as attached:
+            if record is not None:
+                virtual_daemon.remember(
+                    record,
+                    virtual_daemon.VirtualRecord(
+                        serial=attached.serial, adb_port=attached.adb_port,
+                        adb_path=attached.adb.adb_path, pid=os.getpid(),
+                        seed=seed, log=str(record.with_suffix(".log")),
+                    ),
+                )  # fmt: skip
             console.print(
                 f"virtual phone [bold]{attached.serial}[/] is online on the adb "
                 f"server at 127.0.0.1:{attached.adb_port}",
@@ -208,3 +244,38 @@ def virtual_start_command(
         console.print("stopped")
     except DeviceError as exc:
         raise _fail(str(exc)) from exc
+    finally:
+        if record is not None:
+            virtual_daemon.forget(record)
+
+
+@virtual_app.command("list")
+def virtual_list_command() -> None:
+    """The virtual phones started with --detach that are running."""
+    from transfer_eval import virtual_daemon
+
+    phones = virtual_daemon.running()
+    if not phones:
+        console.print("no detached virtual phone is running")
+        return
+    table = Table(title="detached virtual phones")
+    for column in ("serial", "adb port", "pid", "seed", "log"):
+        table.add_column(column)
+    for _, phone in phones:
+        table.add_row(phone.serial, str(phone.adb_port), str(phone.pid), str(phone.seed), phone.log)
+    console.print(table)
+
+
+@virtual_app.command("stop")
+def virtual_stop_command(
+    serial: Annotated[str | None, typer.Argument(help="Which phone (default: every one).")] = None,
+) -> None:
+    """Stop virtual phones started with --detach (and their private adb servers)."""
+    from transfer_eval import virtual_daemon
+
+    try:
+        stopped = virtual_daemon.stop(serial)
+    except virtual_daemon.DetachError as exc:
+        raise _fail(str(exc)) from exc
+    for phone in stopped:
+        console.print(f"stopped {phone.serial} (pid {phone.pid})", highlight=False)

@@ -60,3 +60,37 @@ def test_run_rejects_a_task_without_a_device_variant(attached: AttachedVirtualPh
 def test_an_unreachable_server_is_a_clear_error() -> None:
     result = CliRunner().invoke(device_app, ["list", "--adb-port", "1"])
     assert result.exit_code == 1 and "adb -P 1 start-server" in result.output
+
+
+@pytest.mark.device_virtual
+def test_a_detached_virtual_phone_runs_until_stopped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+    import shlex
+    import subprocess
+
+    from transfer_eval.virtual_daemon import running
+
+    monkeypatch.setenv("MGB_STATE_DIR", str(tmp_path))
+    runner = CliRunner()
+    started = runner.invoke(device_app, ["virtual", "start", "--detach", "--seed", "2"])
+    assert started.exit_code == 0, started.output
+    [(_, phone)] = running()
+    assert phone.serial in started.output and phone.seed == 2
+    size = subprocess.run(shlex.split(phone.adb_command("shell", "wm", "size")),
+                          capture_output=True, text=True, timeout=60)
+    assert size.stdout.strip() == "Physical size: 1080x2400"
+    listed = runner.invoke(device_app, ["virtual", "list"])
+    assert phone.serial in listed.output
+    stopped = runner.invoke(device_app, ["virtual", "stop"])
+    assert stopped.exit_code == 0 and f"stopped {phone.serial}" in stopped.output
+    assert running() == [] and not list(tmp_path.iterdir())
+    try:
+        os.kill(phone.pid, 0)
+        alive = True
+    except ProcessLookupError:
+        alive = False
+    assert not alive
+    again = runner.invoke(device_app, ["virtual", "stop", "127.0.0.1:1"])
+    assert again.exit_code == 1 and "no virtual phone with serial 127.0.0.1:1" in again.output

@@ -1,0 +1,176 @@
+"""Virtual phones left running in the background: ``mgb device virtual start --detach``,
+``mgb device virtual list`` and ``mgb device virtual stop``.
+
+A detached phone is an ``mgb device virtual start`` child process in its own session. Once
+its phone is online, the child writes a small record (serial, adb port, pid) into the state
+directory and removes it when it stops; ``stop`` sends the child SIGTERM, which it handles
+by shutting the phone and its private adb server down. Records whose process is gone (a
+killed machine, ``kill -9``) are dropped the next time they are read.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import shlex
+import signal
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from bridge.durable import write_atomic
+
+__all__ = [
+    "DetachError",
+    "VirtualRecord",
+    "forget",
+    "remember",
+    "running",
+    "start_detached",
+    "state_dir",
+    "stop",
+]
+
+STATE_ENV = "MGB_STATE_DIR"
+"""Environment variable overriding where detached phones are recorded."""
+
+
+class DetachError(RuntimeError):
+    """A detached phone that could not be started or stopped; the message says why."""
+
+
+class VirtualRecord(BaseModel):
+    """What ``stop`` and ``list`` need to know about a detached virtual phone."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    serial: str
+    adb_port: int
+    adb_path: str
+    """The adb binary bundled with adbutils that serves the phone."""
+    pid: int
+    seed: int
+    log: str
+    """The child's output (its errors, if it dies)."""
+
+    def adb_command(self, *args: str) -> str:
+        """How to reach the phone with the adbutils-bundled adb (for people to copy)."""
+        return shlex.join([self.adb_path, "-P", str(self.adb_port), "-s", self.serial, *args])
+
+
+def state_dir() -> Path:
+    """Where detached phones are recorded (``$MGB_STATE_DIR`` or ``~/.cache``)."""
+    configured = os.environ.get(STATE_ENV)
+    path = Path(configured) if configured else Path.home() / ".cache/mobilegym-bridge/virtual"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def remember(path: Path, record: VirtualRecord) -> None:
+    """Write the record a detached phone leaves while it runs (atomic)."""
+    write_atomic(path, record.model_dump_json(indent=1).encode())
+
+
+def forget(path: Path) -> None:
+    """Remove a record (a phone that stopped); a missing one is fine."""
+    path.unlink(missing_ok=True)
+
+
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a child of ours that exited is reaped, not counted)."""
+    try:
+        if os.waitpid(pid, os.WNOHANG)[0] == pid:
+            return False
+    except ChildProcessError:
+        pass  # not our child: ask the kernel below
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def running() -> list[tuple[Path, VirtualRecord]]:
+    """The detached phones that are still running, oldest record first."""
+    found = []
+    for path in sorted(state_dir().glob("*.json"), key=lambda p: p.stat().st_mtime):
+        try:
+            record = VirtualRecord.model_validate_json(path.read_text("utf-8"))
+        except (OSError, ValidationError):
+            continue
+        if _alive(record.pid):
+            found.append((path, record))
+        else:
+            forget(path)
+    return found
+
+
+def _wait(condition: object, timeout_s: float, interval_s: float = 0.1) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if condition():  # type: ignore[operator]
+            return True
+        time.sleep(interval_s)  # polling a condition with a deadline
+    return bool(condition())  # type: ignore[operator]
+
+
+def start_detached(start_args: Sequence[str], timeout_s: float = 120.0) -> VirtualRecord:
+    """Start ``mgb device virtual start START_ARGS`` in the background; its record once
+    the phone is online."""
+    folder = state_dir()
+    token = secrets.token_hex(4)
+    record_path, log_path = folder / f"{token}.json", folder / f"{token}.log"
+    command = [
+        sys.executable,
+        "-c",
+        "from transfer_eval.cli import mgb_app; mgb_app()",
+        "device",
+        "virtual",
+        "start",
+        *start_args,
+        "--record",
+        str(record_path),
+    ]
+    # posix_spawn, not Popen: the child is meant to outlive this process, in its own session.
+    pid = os.posix_spawn(
+        sys.executable,
+        command,
+        os.environ,
+        file_actions=[
+            (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
+            (os.POSIX_SPAWN_OPEN, 1, str(log_path), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644),
+            (os.POSIX_SPAWN_DUP2, 1, 2),
+        ],
+        setsid=True,
+    )
+    if not _wait(lambda: record_path.exists() or not _alive(pid), timeout_s):
+        os.kill(pid, signal.SIGTERM)
+        raise DetachError(
+            f"the virtual phone did not come online in {timeout_s:.0f} s; see {log_path}"
+        )
+    if not record_path.exists():
+        tail = log_path.read_text("utf-8", errors="replace").strip().splitlines()[-5:]
+        raise DetachError("the virtual phone exited while starting:\n" + "\n".join(tail))
+    return VirtualRecord.model_validate_json(record_path.read_text("utf-8"))
+
+
+def stop(serial: str | None, timeout_s: float = 60.0) -> list[VirtualRecord]:
+    """Stop the detached phone with ``serial`` (every one when None); the ones stopped."""
+    chosen = [(p, r) for p, r in running() if serial is None or r.serial == serial]
+    if not chosen:
+        known = ", ".join(r.serial for _, r in running()) or "none is running"
+        wanted = f"with serial {serial}" if serial else "started with --detach"
+        raise DetachError(f"no virtual phone {wanted} (detached phones: {known})")
+    for _, record in chosen:
+        os.kill(record.pid, signal.SIGTERM)
+    for path, record in chosen:
+        if not _wait(lambda pid=record.pid: not _alive(pid), timeout_s):
+            os.kill(record.pid, signal.SIGKILL)
+        forget(path)
+        Path(record.log).unlink(missing_ok=True)
+    return [record for _, record in chosen]
