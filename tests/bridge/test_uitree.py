@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from lxml import etree
 
 import bridge.uitree as uitree
+import bridge.uitree_text as uitree_text
 from bridge.errors import UITreeError
 from bridge.schema import BackendInfo, Observation, ScreenSpec, UINode, UIStatus
 from bridge.uitree import XML_DECLARATION, UITree, parse_hierarchy, render_text, to_xml
@@ -53,9 +54,10 @@ def test_public_api_is_declared_and_complete() -> None:
         and not isinstance(value, ModuleType)
         and getattr(value, "__module__", uitree.__name__) == uitree.__name__
     }
-    assert set(uitree.__all__) == defined_here
-    assert defined_here == {"XML_DECLARATION", "UITree", "parse_hierarchy", "render_text", "to_xml"}
+    assert set(uitree.__all__) == defined_here | {"render_text"}  # re-exported from uitree_text
+    assert defined_here == {"XML_DECLARATION", "UITree", "parse_hierarchy", "to_xml"}
     assert all(getattr(uitree, name).__doc__ for name in defined_here - {"XML_DECLARATION"})
+    assert uitree.render_text is uitree_text.render_text and uitree_text.render_text.__doc__
 
 
 # --------------------------------------------------------------------------- real dumps
