@@ -23,6 +23,7 @@ from transfer_eval.device_cli import device_app
 from transfer_eval.dump_view import render_wireframes, wireframe_html
 from transfer_eval.gap_options import AnimationMs, FontScale, LatencyMs, PopupRate
 from transfer_eval.paired import PairedConfig, VirtualGap
+from transfer_eval.replay_cli import replay_command
 from transfer_eval.sim_cli import sim_app
 from transfer_eval.train_cli import train_app
 
@@ -38,6 +39,7 @@ mgb_app = typer.Typer(
 mgb_app.add_typer(sim_app, name="sim")
 mgb_app.add_typer(device_app, name="device")
 mgb_app.add_typer(train_app, name="train")
+mgb_app.command("replay")(replay_command)
 transfer_eval_app = typer.Typer(
     name="transfer-eval",
     help="Measure how much of a simulator gain carries over to a real phone.",
@@ -146,7 +148,7 @@ def gallery_command(
 def demo_command(
     out: Annotated[Path, typer.Option(help="Where the demo writes.")] = Path("demo-out"),
 ) -> None:
-    """``transfer-eval --device virtual`` with its defaults: the whole sim-to-phone loop.
+    """transfer-eval --device virtual with its defaults: the whole sim-to-phone loop.
 
     The shipped base and GRPO-trained checkpoints play the default paired suite in the
     simulator and on the virtual phone behind the real adb server; the report (rates,

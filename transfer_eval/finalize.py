@@ -16,7 +16,7 @@ from transfer_eval.report_html import render_html
 from transfer_eval.report_md import render_markdown
 from transfer_eval.stats import Outcome
 
-__all__ = ["collect_outcomes", "write_replays", "write_reports"]
+__all__ = ["collect_outcomes", "device_title", "write_replays", "write_reports"]
 
 
 def collect_outcomes(store: RunStore, cells: Sequence[Cell]) -> tuple[list[Outcome], int]:
@@ -69,6 +69,14 @@ def write_replays(store: RunStore, cells: Sequence[Cell], device_title: str) -> 
     return links
 
 
+def device_title(config: PairedConfig, backend: str, device_model: str | None) -> str:
+    """How replay pages name the phone side: virtual (and its perturbations) or hardware."""
+    if backend != "virtual":
+        return f"Phone ({device_model or config.device})"
+    gap = config.gap.describe()
+    return f"Virtual phone ({gap})" if gap else "Virtual phone"
+
+
 def write_reports(
     store: RunStore,
     cells: Sequence[Cell],
@@ -78,9 +86,7 @@ def write_reports(
 ) -> Report:
     """Write every report file into the run directory and return the report."""
     gap = config.gap.describe() if backend == "virtual" else ""
-    title = "Virtual phone" if backend == "virtual" else f"Phone ({device_model or config.device})"
-    title += f" ({gap})" if gap else ""
-    links = write_replays(store, cells, title)
+    links = write_replays(store, cells, device_title(config, backend, device_model))
     outcomes, infra = collect_outcomes(store, cells)
     report = build_report(
         outcomes,

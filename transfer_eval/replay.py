@@ -128,28 +128,23 @@ def _frame(side: Side, index: int, size: tuple[int, int]) -> np.ndarray:
 
 
 def replay_video(sim: Side, device: Side, out: Path, fps: float = 1.0) -> Path:
-    """An MP4 of the two episodes side by side, one step per frame period."""
+    """An MP4 of the two episodes side by side, one step per frame period, under a header
+    naming the world and the step (the action is drawn on each frame as on the page)."""
     count = max(len(sim.steps), len(device.steps), 1)
-    size = (360, 800)
-    writer = cv2.VideoWriter(str(out), cv2.VideoWriter_fourcc(*"mp4v"), fps, (size[0] * 2, size[1]))
+    size, header = (360, 800), 40
+    shape = (size[0] * 2, size[1] + header)
+    writer = cv2.VideoWriter(str(out), cv2.VideoWriter_fourcc(*"mp4v"), fps, shape)
     if not writer.isOpened():
-        raise OSError(f"opencv cannot write an MP4 to {out}")
+        raise OSError(f"opencv cannot write an MP4 to {out}; check the directory exists")
     try:
         for index in range(count):
-            frame = np.hstack([_frame(sim, index, size), _frame(device, index, size)])
-            cv2.putText(
-                frame,
-                f"sim  step {index}",
-                (10, 24),
-                cv2.FONT_HERSHEY_SIMPLEX,
-                0.6,
-                (30, 30, 30),
-                2,
-            )
-            cv2.putText(
-                frame, "phone", (size[0] + 10, 24), cv2.FONT_HERSHEY_SIMPLEX, 0.6, (30, 30, 30), 2
-            )
-            writer.write(frame)
+            band = np.full((header, shape[0], 3), 255, np.uint8)
+            for column, name in enumerate(("simulator", "phone")):
+                text = f"{name}  step {index}"
+                origin = (column * size[0] + 12, 27)
+                cv2.putText(band, text, origin, cv2.FONT_HERSHEY_SIMPLEX, 0.65, (30, 30, 30), 2)
+            panes = np.hstack([_frame(sim, index, size), _frame(device, index, size)])
+            writer.write(np.vstack([band, panes]))
     finally:
         writer.release()
     return out

@@ -129,3 +129,34 @@ def test_reality_gap_options_are_refused_for_a_real_phone() -> None:
     assert gap.describe() == ("system pop-ups after 5% of inputs, 400 ms animations, "
                               "250 ms input latency, text x1.15")
     assert not VirtualGap().active and VirtualGap().describe() == ""
+
+
+def test_mgb_replay_lists_writes_a_page_and_an_mp4(run_dir: Path, tmp_path: Path) -> None:
+    import cv2
+    from typer.testing import CliRunner
+
+    from bridge.trajectory import RunStore
+    from transfer_eval.cli import mgb_app
+
+    runner = CliRunner()
+    listed = runner.invoke(mgb_app, ["replay", str(run_dir)], terminal_width=200)
+    assert listed.exit_code == 0, listed.output
+    assert "settings.SetWifi-v1" in listed.output and "settings.SetDarkTheme-v1" in listed.output
+    assert "✓ / ✓" in listed.output  # the oracle, in both worlds
+    video = tmp_path / "wifi.mp4"
+    args = ["replay", str(run_dir), "--task", "settings/SetWifi-v1", "--mp4", str(video)]
+    written = runner.invoke(mgb_app, args, terminal_width=200)
+    assert written.exit_code == 0, written.output
+    assert (run_dir / "replays" / "settings.SetWifi-v1__trained.html").exists()
+    store = RunStore.open(run_dir)
+    steps = max(len(store.read_steps(f"settings.SetWifi-v1__trained__{w}__r0"))
+                for w in ("sim", "real"))
+    capture = cv2.VideoCapture(str(video))
+    assert int(capture.get(cv2.CAP_PROP_FRAME_COUNT)) == steps
+    assert int(capture.get(cv2.CAP_PROP_FRAME_WIDTH)) == 720
+    capture.release()
+    typo = runner.invoke(mgb_app, ["replay", str(run_dir), "--task", "settings/SetWfi-v1"])
+    said = " ".join(typo.output.split())
+    assert typo.exit_code == 1 and "did you mean settings.SetWifi-v1" in said
+    missing = runner.invoke(mgb_app, ["replay", str(tmp_path / "nope")])
+    assert missing.exit_code == 1 and "is not a run directory" in " ".join(missing.output.split())
