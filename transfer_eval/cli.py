@@ -170,6 +170,7 @@ def demo_command(
 
 @transfer_eval_app.callback(invoke_without_command=True)
 def transfer_eval_command(
+    ctx: typer.Context,
     device: Annotated[str, typer.Option(help="An adb serial, or 'virtual'.")] = "virtual",
     base: Annotated[str, typer.Option(help="Policy spec of the base model.")] = (
         "learned:checkpoints/base"
@@ -180,7 +181,9 @@ def transfer_eval_command(
     suite: Annotated[str, typer.Option(help="Suite name or .json path.")] = "paired",
     repeats: Annotated[int, typer.Option(help="Episodes per (task, policy, world).")] = 1,
     out: Annotated[Path, typer.Option(help="Run directory.")] = Path("runs/transfer-eval"),
-    resume: Annotated[Path | None, typer.Option(help="Finish an earlier run.")] = None,
+    resume: Annotated[
+        Path | None, typer.Option(help="Finish an earlier run, with the settings it began with.")
+    ] = None,
     adb_port: Annotated[int, typer.Option(help="The adb server of a real phone.")] = 5037,
     popup_rate: PopupRate = 0.0,
     animation_ms: AnimationMs = 0.0,
@@ -194,7 +197,14 @@ def transfer_eval_command(
     """
     from transfer_eval.evaluate import evaluate
 
-    run_dir = resume or out
+    if resume is not None:
+        config = _resumed(ctx, resume)
+        try:
+            evaluate(config, console)
+        except (BridgeError, ValueError) as exc:
+            raise _fail(str(exc)) from exc
+        return
+    run_dir = out
     try:
         gap = VirtualGap(
             popup_rate=popup_rate,
@@ -218,3 +228,34 @@ def transfer_eval_command(
         evaluate(config, console)
     except (BridgeError, ValueError) as exc:
         raise _fail(str(exc)) from exc
+
+
+_GAP_OPTIONS = ("popup_rate", "animation_ms", "latency_ms", "font_scale")
+
+
+def _resumed(ctx: typer.Context, run: Path) -> PairedConfig:
+    """The configuration ``run`` began with; an option given now that contradicts it is an
+    error (a resumed run must finish the grid it started, or its report would mix two)."""
+    from bridge.trajectory import RunStore
+
+    try:
+        store = RunStore.open(run)
+        config = PairedConfig.model_validate({**store.manifest.config, "out": run})
+    except (BridgeError, ValidationError) as exc:
+        raise _fail(f"cannot resume {run}: {exc}") from exc
+    original = config.model_dump()
+    original.update(original.pop("gap"))
+    clashes = [
+        f"--{name.replace('_', '-')} {ctx.params[name]} (the run has {original[name]})"
+        for name in ctx.params
+        if name in original
+        and name != "out"
+        and getattr(ctx.get_parameter_source(name), "name", "") == "COMMANDLINE"
+        and ctx.params[name] != original[name]
+    ]
+    if clashes:
+        raise _fail(
+            f"{run} was started with other settings: {'; '.join(clashes)}. Drop those options "
+            "to finish it as it began, or start a new run with --out"
+        )
+    return config

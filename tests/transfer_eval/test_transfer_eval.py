@@ -160,3 +160,20 @@ def test_mgb_replay_lists_writes_a_page_and_an_mp4(run_dir: Path, tmp_path: Path
     assert typo.exit_code == 1 and "did you mean settings.SetWifi-v1" in said
     missing = runner.invoke(mgb_app, ["replay", str(tmp_path / "nope")])
     assert missing.exit_code == 1 and "is not a run directory" in " ".join(missing.output.split())
+
+
+def test_resume_from_the_command_line_keeps_the_runs_own_settings(run_dir: Path) -> None:
+    """`transfer-eval --resume RUN` alone finishes RUN as it began (its base was random:1,
+    not the default checkpoint); an option that contradicts the run is refused."""
+    from typer.testing import CliRunner
+
+    from transfer_eval.cli import transfer_eval_app
+
+    before = (run_dir / "report.json").read_bytes()
+    runner = CliRunner()
+    resumed = runner.invoke(transfer_eval_app, ["--resume", str(run_dir)])
+    assert resumed.exit_code == 0, resumed.output
+    assert (run_dir / "report.json").read_bytes() == before
+    clash = runner.invoke(transfer_eval_app, ["--resume", str(run_dir), "--trained", "random"])
+    said = " ".join(clash.output.split())
+    assert clash.exit_code == 1 and "--trained random (the run has scripted)" in said
