@@ -5,13 +5,16 @@ Grammar (one per kind; ``[...]`` is optional)::
     scripted                       the task's oracle plan       (needs plan_for at load)
     random[:SEED]                  seeded random valid actions  (SEED defaults to load's seed)
     replay:RUN/EPISODE             re-issue a recorded episode  (RUN may contain '/')
-    vlm:ADAPTER@BASE_URL[#MODEL]   a VLM behind an OpenAI-compatible endpoint
+    vlm:ADAPTER[,K=V...]@BASE_URL[#MODEL]
+                                   a VLM behind an OpenAI-compatible endpoint; K=V options
+                                   go to the adapter (scale=1000) or the client
+                                   (temperature=0, max_tokens=512, api_key_env=MY_KEY)
     learned:CHECKPOINT             the small learned policy
 
 Splitting rules, chosen so that paths, ports and model ids survive: the kind ends at the first
 ``:``; a replay's EPISODE is after the *last* ``/`` (episode ids never contain one); a VLM's
-ADAPTER ends at the first ``@`` and BASE_URL at the first ``#`` after it (a base URL has no
-fragment), so MODEL keeps every later ``/``, ``:``, ``@`` or ``#``
+ADAPTER (with its ``,K=V`` options) ends at the first ``@`` and BASE_URL at the first ``#``
+after it (a base URL has no fragment), so MODEL keeps every later ``/``, ``:``, ``@`` or ``#``
 (``vlm:qwen3vl@http://127.0.0.1:8000/v1#Qwen/Qwen3-VL-8B-Instruct``).
 
 :func:`parse_spec` is pure (no files, no network); :func:`load` parses and builds. VLM and
@@ -75,13 +78,14 @@ _FORMS = (
         "replay:runs/base/settings.SetWifi-v1_s0_en",
     ),
     (
-        "vlm:ADAPTER@BASE_URL[#MODEL]",
+        "vlm:ADAPTER[,K=V...]@BASE_URL[#MODEL]",
         "a VLM over an OpenAI-compatible API",
         "vlm:qwen3vl@http://127.0.0.1:8000/v1#Qwen/Qwen3-VL-8B-Instruct",
     ),
     ("learned:CHECKPOINT", "the small learned policy", "learned:checkpoints/grpo"),
 )
 _ADAPTER_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+_OPTION_KEY = re.compile(r"[a-z_][a-z0-9_]*")
 _VLM_MODULE = "policies.vlm.base"
 _LEARNED_MODULE = "policies.learned.policy"
 
@@ -194,17 +198,24 @@ class ReplaySpec(PolicySpec):
             raise PolicySpecError(f"cannot replay {str(self)!r}: {exc}") from exc
 
 
+OptionValue = str | int | float | bool
+"""A ``K=V`` option's value: ``true``/``false``, an int, a float, else the text."""
+
+
 class VLMSpec(PolicySpec):
-    """``vlm:ADAPTER@BASE_URL[#MODEL]``: no MODEL means the adapter's default."""
+    """``vlm:ADAPTER[,K=V...]@BASE_URL[#MODEL]``: no MODEL means the adapter's default;
+    options go to the adapter or the client (see ``VLMPolicy.from_spec``)."""
 
     kind: Literal["vlm"] = "vlm"
     adapter: str = Field(min_length=1)
     base_url: str = Field(min_length=1)
     model: str | None = None
+    options: dict[str, OptionValue] = Field(default_factory=dict)
 
     def __str__(self) -> str:
         model = f"#{self.model}" if self.model is not None else ""
-        return f"vlm:{self.adapter}@{self.base_url}{model}"
+        options = "".join(f",{k}={_option_text(v)}" for k, v in self.options.items())
+        return f"vlm:{self.adapter}{options}@{self.base_url}{model}"
 
     def build(self, *, plan_for: PlanFor | None = None, seed: int = 0) -> Policy:
         """``VLMPolicy.from_spec(adapter, base_url, model)``; without a MODEL, the adapter
@@ -225,7 +236,13 @@ class VLMSpec(PolicySpec):
                 f"cannot build {str(self)!r}: the {self.adapter!r} adapter has no default "
                 f"model; name the served model with #MODEL, e.g. {self}#Qwen/Qwen3-VL-8B-Instruct"
             )
-        return VLMPolicy.from_spec(self.adapter, self.base_url, model)
+        try:
+            return VLMPolicy.from_spec(
+                self.adapter, self.base_url, model, name=str(self) if self.options else None,
+                **self.options,
+            )  # fmt: skip
+        except ValueError as exc:  # VLMConfigError: an unknown option or a bad value
+            raise PolicySpecError(f"cannot build {str(self)!r}: {exc}") from exc
 
 
 class LearnedSpec(PolicySpec):
@@ -297,7 +314,8 @@ def _parse_replay(spec: str, rest: str | None) -> PolicySpec:
 
 
 def _parse_vlm(spec: str, rest: str | None) -> PolicySpec:
-    adapter, at, target = (rest or "").partition("@")
+    head, at, target = (rest or "").partition("@")
+    adapter, *pairs = head.split(",")
     if not at or not adapter:
         raise _error(spec, "vlm needs ADAPTER@BASE_URL, e.g. qwen3vl@http://127.0.0.1:8000/v1")
     _check_adapter(spec, adapter)
@@ -305,7 +323,29 @@ def _parse_vlm(spec: str, rest: str | None) -> PolicySpec:
     _check_url(spec, base_url)
     if hash_ and not model:
         raise _error(spec, "nothing after '#'; name a model, or drop '#' for the default")
-    return VLMSpec(adapter=adapter, base_url=base_url, model=model if hash_ else None)
+    options = dict(_parse_option(spec, pair) for pair in pairs)
+    return VLMSpec(
+        adapter=adapter, base_url=base_url, model=model if hash_ else None, options=options
+    )
+
+
+def _parse_option(spec: str, pair: str) -> tuple[str, OptionValue]:
+    key, eq, text = pair.partition("=")
+    if not eq or not _OPTION_KEY.fullmatch(key) or not text:
+        raise _error(spec, f"option {pair!r} is not KEY=VALUE, e.g. qwen3vl,scale=1000@URL")
+    lowered = text.lower()
+    if lowered in ("true", "false"):
+        return key, lowered == "true"
+    for kind in (int, float):
+        try:
+            return key, kind(text)
+        except ValueError:
+            continue
+    return key, text
+
+
+def _option_text(value: OptionValue) -> str:
+    return str(value).lower() if isinstance(value, bool) else str(value)
 
 
 def _check_adapter(spec: str, adapter: str) -> None:

@@ -66,7 +66,13 @@ class VLMPolicy:
 
     @classmethod
     def from_spec(
-        cls, adapter: str, base_url: str, model: str | None = None, **options: object
+        cls,
+        adapter: str,
+        base_url: str,
+        model: str | None = None,
+        *,
+        name: str | None = None,
+        **options: object,
     ) -> VLMPolicy:
         """The policy for ``vlm:ADAPTER@BASE_URL#MODEL``.
 
@@ -77,6 +83,7 @@ class VLMPolicy:
         ``options`` named like :class:`ClientConfig` fields (``temperature``, ``max_tokens``,
         ``api_key_env``, ``timeout_s``, ``max_retries``, ``backoff_s``, ``extra_body``, …) go
         to the client; the rest to the adapter (``scale``, ``relative1000``, ``version``, …).
+        ``name`` is the policy's name in records (default: the spec without options).
 
         Raises:
             VLMConfigError: unknown adapter, unknown option, or an invalid value.
@@ -92,7 +99,7 @@ class VLMPolicy:
             config = ClientConfig(base_url=base_url, model=model, **client_options)  # type: ignore[arg-type]
         except ValidationError as exc:
             raise VLMConfigError(f"bad client options for {base_url}: {exc}") from exc
-        return cls(config.build(), _build_adapter(ADAPTERS[adapter], adapter_options))
+        return cls(config.build(), _build_adapter(ADAPTERS[adapter], adapter_options), name)
 
     @property
     def name(self) -> str:

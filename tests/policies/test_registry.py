@@ -158,7 +158,9 @@ def test_package_exports_resolve() -> None:
 
 def test_valid_forms_lists_every_kind() -> None:
     text = valid_forms()
-    for form in ("scripted", "random[:SEED]", "replay:RUN/EPISODE", "vlm:ADAPTER@BASE_URL[#MODEL]"):
+    forms = ("scripted", "random[:SEED]", "replay:RUN/EPISODE",
+             "vlm:ADAPTER[,K=V...]@BASE_URL[#MODEL]")
+    for form in forms:
         assert form in text
     assert "learned:CHECKPOINT" in text
 
@@ -244,3 +246,24 @@ def test_vlm_spec_without_model_takes_the_adapter_classs_default(
 def test_qwen3vl_without_model_uses_its_default() -> None:
     policy = load("vlm:qwen3vl@http://127.0.0.1:8000/v1")
     assert policy.name.startswith("vlm:qwen3vl@http://127.0.0.1:8000/v1#")
+
+
+def test_vlm_options_are_typed_kept_in_the_name_and_reach_adapter_and_client() -> None:
+    spec = parse_spec("vlm:qwen3vl,scale=1000,temperature=0,top_p=0.9,stream=false"
+                      "@http://127.0.0.1:8000/v1#my/Qwen3-VL-ft")
+    assert spec.options == {"scale": 1000, "temperature": 0, "top_p": 0.9, "stream": False}
+    assert str(spec) == ("vlm:qwen3vl,scale=1000,temperature=0,top_p=0.9,stream=false"
+                         "@http://127.0.0.1:8000/v1#my/Qwen3-VL-ft")
+    policy = load("vlm:qwen3vl,scale=1000,temperature=0@http://127.0.0.1:8000/v1#m")
+    assert policy.adapter.scale == 1000  # type: ignore[attr-defined]
+    assert policy._client.config.temperature == 0  # type: ignore[attr-defined]
+    assert policy.name == "vlm:qwen3vl,scale=1000,temperature=0@http://127.0.0.1:8000/v1#m"
+
+
+def test_bad_vlm_options_are_named() -> None:
+    with pytest.raises(PolicySpecError, match="option 'scale' is not KEY=VALUE"):
+        parse_spec("vlm:qwen3vl,scale@http://127.0.0.1:8000/v1")
+    with pytest.raises(PolicySpecError, match="scale must be 999 or 1000"):
+        load("vlm:qwen3vl,scale=500@http://127.0.0.1:8000/v1#m")
+    with pytest.raises(PolicySpecError, match="wobble"):
+        load("vlm:qwen3vl,wobble=1@http://127.0.0.1:8000/v1#m")
