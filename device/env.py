@@ -41,7 +41,7 @@ from device.driver import AndroidDriver, DeviceLink, Frame, ScreenFacts, SettleC
 from device.errors import DeviceError, DeviceTimeout, UnknownVariant
 from device.profiles import DeviceProfile, DeviceProps, ProfileChoice, select_profile
 from device.session import AdbSession, ReconnectPolicy
-from device.tasks.base import DeviceVariant, VariantContext
+from device.tasks.base import DeviceVariant, VariantContext, ui_locale
 
 __all__ = ["AndroidEnv", "AndroidEnvConfig", "read_props"]
 
@@ -77,7 +77,8 @@ async def read_props(link: DeviceLink, serial: str) -> DeviceProps:
     """What the phone says about itself (``getprop``), ``ro.mgb.virtual`` included."""
     values = {name: (await link.shell(f"getprop {key}")).strip() for name, key in _PROPS.items()}
     virtual = (await link.shell("getprop ro.mgb.virtual")).strip() == "1"
-    return DeviceProps(serial=serial, virtual=virtual, **values)
+    locale = await ui_locale(link.shell)
+    return DeviceProps(serial=serial, virtual=virtual, locale=locale, **values)
 
 
 class AndroidEnv:

@@ -85,7 +85,15 @@ class DeviceProps(_Model):
     device: str = ""
     android_version: str = ""
     sdk: str = ""
+    locale: str = ""
+    """The UI's locale (``persist.sys.locale``, else ``ro.product.locale``), e.g. ``zh-CN``."""
     virtual: bool = False
+
+    @property
+    def ui_lang(self) -> str | None:
+        """``en`` or ``zh`` (the languages tasks exist in) for the UI locale, else None."""
+        language = self.locale.lower().split("-")[0].split("_")[0]
+        return language if language in ("en", "zh") else None
 
 
 class ProfileChoice(_Model):

@@ -44,6 +44,9 @@ def evaluate(config: PairedConfig, console: Console) -> Report:
         for r in store.completed().values()
         if "__real__" in r.episode_id and r.backend is not None and r.backend.model
     ]
+    if backend == "device":
+        langs = ", ".join(sorted({cell.task.lang for cell in cells}))
+        console.print(f"tasks were posed in {langs}, the phone's UI language, in both worlds")
     report = write_reports(store, cells, config, backend, models[0] if models else None)
     console.print(headline(report))
     console.print(

@@ -23,6 +23,10 @@ from bridge.schema import EpisodeRecord, TaskInstance
 from bridge.trajectory import RunManifest, RunStore
 from device.adb import AdbTarget
 from device.env import AndroidEnv, AndroidEnvConfig
+from device.errors import DeviceError
+from device.profiles import DeviceProps
+from device.session import AdbSession
+from device.tasks.base import ui_locale
 from device.tasks.registry import default_variants
 from device.virtual.attach import attach_virtual_phone
 from device.virtual.phone import Perturbations
@@ -139,10 +143,28 @@ def _phone(config: PairedConfig) -> Iterator[_Phone]:
         yield _Phone(AdbTarget(port=attached.adb_port, serial=attached.serial), "virtual")
 
 
-def _cells(sim: Simulator, suite: Suite, repeats: int) -> list[Cell]:
+async def phone_language(target: AdbTarget) -> str:
+    """The language (``en``/``zh``) of a real phone's UI, which its tasks are posed in: a
+    phone switches language only through Settings, so the suite follows the phone."""
+    session = AdbSession(target)
+    try:
+        await session.open()
+        locale = await ui_locale(session.shell)
+    finally:
+        await session.close()
+    language = DeviceProps(serial=target.serial or "", locale=locale).ui_lang
+    if language is None:
+        raise DeviceError(
+            f"the phone's UI is in {locale or 'an unknown locale'}; tasks exist in English and "
+            "Chinese: switch the phone to one of them (Settings > System > Languages)"
+        )
+    return language
+
+
+def _cells(sim: Simulator, suite: Suite, repeats: int, lang: str | None = None) -> list[Cell]:
     world = {app_id: app.world for app_id, app in sim.phone.apps.items()}
     cells = []
-    for entry in suite.instances():
+    for entry in suite.instances(lang):
         task = sim.tasks.instantiate(entry.task_id, entry.seed, world, entry.lang)
         template = sim.tasks.get(entry.task_id)
         for repeat in range(repeats):
@@ -175,7 +197,8 @@ async def _run_grid(
 ) -> list[Cell]:
     variants = default_variants()
     async with Simulator(SimConfig(pages=config.sim_pages)) as sim:
-        cells = _cells(sim, load_suite(config.suite), config.repeats)
+        lang = await phone_language(phone.target) if phone.backend == "device" else None
+        cells = _cells(sim, load_suite(config.suite), config.repeats, lang)
 
         async def sim_env() -> Env:
             return await sim.env()

@@ -64,17 +64,22 @@ class Suite(BaseModel):
             raise ValueError(f"task instances listed twice: {', '.join(twice)}")
         return self
 
-    def instances(self) -> list[SuiteInstance]:
-        """The entries in order, each with a label unique in the suite."""
-        counts = Counter(t.task_id for t in self.tasks)
-        resolved = []
-        for task in self.tasks:
-            lang = task.lang or self.lang
-            label = (
-                task.task_id if counts[task.task_id] == 1 else f"{task.task_id}_s{task.seed}-{lang}"
+    def instances(self, lang: str | None = None) -> list[SuiteInstance]:
+        """The entries in order, each with a label unique in the suite; ``lang`` poses every
+        entry in that language instead (entries that then coincide are kept once)."""
+        entries = list(
+            dict.fromkeys((t.task_id, t.seed, lang or t.lang or self.lang) for t in self.tasks)
+        )
+        counts = Counter(task_id for task_id, _, _ in entries)
+        return [
+            SuiteInstance(
+                task_id if counts[task_id] == 1 else f"{task_id}_s{seed}-{entry_lang}",
+                task_id,
+                seed,
+                entry_lang,
             )
-            resolved.append(SuiteInstance(label, task.task_id, task.seed, lang))
-        return resolved
+            for task_id, seed, entry_lang in entries
+        ]
 
 
 def suite_names() -> list[str]:

@@ -18,8 +18,9 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal, Protocol
 
 from bridge.schema import AnswerValue, Check, TaskInstance, Verdict
+from device.errors import DeviceError
 
-__all__ = ["DeviceVariant", "Judging", "Shell", "VariantContext"]
+__all__ = ["DeviceVariant", "Judging", "Shell", "VariantContext", "ui_locale"]
 
 Judging = Literal["probe", "xpath", "answer", "none"]
 
@@ -30,6 +31,13 @@ class Shell(Protocol):
     async def __call__(self, command: str) -> str:
         """Output (stdout and stderr) of ``command``."""
         ...
+
+
+async def ui_locale(shell: Shell) -> str:
+    """The locale the phone's UI uses: ``persist.sys.locale`` (what Settings last chose),
+    else the factory ``ro.product.locale``."""
+    chosen = (await shell("getprop persist.sys.locale")).strip()
+    return chosen or (await shell("getprop ro.product.locale")).strip()
 
 
 @dataclass
@@ -72,10 +80,24 @@ class DeviceVariant:
     async def prepare(self, shell: Shell, task: TaskInstance) -> None:
         """Undo what earlier episodes may have left that every task depends on: the UI
         language (the task's) and the font scale (default). A phone is not reset between
-        episodes, so without this one language task would break every later one."""
+        episodes, so without this one language task would break every later one.
+
+        Raises:
+            DeviceError: the UI is not in the task's language afterwards. Most phones apply
+                a language only through Settings (or at the next boot), so writing the
+                setting is tried, then checked, never assumed.
+        """
         locale = "zh-CN" if task.lang == "zh" else "en-US"
         await shell(f"settings put system system_locales {locale}")
         await shell("settings put system font_scale 1.0")
+        shown = await ui_locale(shell)
+        if shown and not shown.lower().replace("_", "-").startswith(task.lang):
+            raise DeviceError(
+                f"the phone's UI language is {shown} but {task.task_id} is posed in "
+                f"{task.lang}; a phone changes language through Settings > System > Languages "
+                f"(or after a reboot), so switch it there, or run the task in the phone's "
+                "language (--lang)"
+            )
 
     async def pose(self, shell: Shell, task: TaskInstance) -> Mapping[str, Any] | None:
         """Pose the task on the phone (``settings put``, ``content insert`` ...).

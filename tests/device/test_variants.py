@@ -7,6 +7,7 @@ import shlex
 import pytest
 
 from bridge.schema import TaskInstance
+from device.errors import DeviceError
 from device.tasks.base import VariantContext
 from device.tasks.contacts_probe import digits, parse_rows
 from device.tasks.registry import default_variants
@@ -96,3 +97,28 @@ async def test_settings_variants_pose_an_unmet_goal(task_id: str) -> None:
         assert not verdict.success, f"{task_id} seed {seed} is met right after setup"
         assert verdict.deterministic and verdict.kind == "state"
     assert any(c.startswith("settings put") for c in shell.commands)
+
+
+class FixedLocaleShell(SettingsShell):
+    """A phone whose UI language does not follow ``settings put`` (as most real ones)."""
+
+    def __init__(self, locale: str) -> None:
+        super().__init__()
+        self.locale = locale
+
+    async def __call__(self, command: str) -> str:
+        if command == "getprop persist.sys.locale":
+            return self.locale + "\n"
+        return await super().__call__(command)
+
+
+@pytest.mark.asyncio
+async def test_prepare_refuses_a_task_in_another_language_than_the_phones_ui() -> None:
+    variant = default_variants()["settings/SetWifi-v1"]
+    world = {app.id: app.world for app in default_apps()}
+    zh = default_registry().instantiate("settings/SetWifi-v1", 0, world, "zh")
+    with pytest.raises(DeviceError, match=r"UI language is en-US but .* is posed in zh"):
+        await variant.prepare(FixedLocaleShell("en-US"), zh)
+    await variant.prepare(FixedLocaleShell("zh-Hans-CN"), zh)  # the phone's own language
+    en = default_registry().instantiate("settings/SetWifi-v1", 0, world, "en")
+    await variant.prepare(FixedLocaleShell("en-GB"), en)

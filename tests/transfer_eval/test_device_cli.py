@@ -94,3 +94,24 @@ def test_a_detached_virtual_phone_runs_until_stopped(
     assert not alive
     again = runner.invoke(device_app, ["virtual", "stop", "127.0.0.1:1"])
     assert again.exit_code == 1 and "no virtual phone with serial 127.0.0.1:1" in again.output
+
+
+@pytest.mark.device_virtual
+def test_the_phone_language_follows_its_ui_locale(attached: AttachedVirtualPhone) -> None:
+    """transfer-eval poses a real phone's tasks in its UI language; one it has no tasks in
+    is a clear error."""
+    import asyncio
+
+    from device.adb import AdbTarget
+    from device.errors import DeviceError
+    from transfer_eval.paired import phone_language
+
+    device = attached.adb.client().device(attached.serial)
+    target = AdbTarget(port=attached.adb_port, serial=attached.serial)
+    device.shell("settings put system system_locales zh-CN")
+    assert asyncio.run(phone_language(target)) == "zh"
+    device.shell("settings put system system_locales de-DE")
+    with pytest.raises(DeviceError, match="de-DE; tasks exist in English and Chinese"):
+        asyncio.run(phone_language(target))
+    device.shell("settings put system system_locales en-US")
+    assert asyncio.run(phone_language(target)) == "en"

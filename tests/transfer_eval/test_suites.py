@@ -44,3 +44,17 @@ def test_the_same_instance_twice_is_refused_by_name(tmp_path: Path) -> None:
     path.write_text('{"tasks": [{"task_id": "a/X-v1"}, {"task_id": "a/X-v1", "lang": "en"}]}')
     with pytest.raises(SuiteError, match=r"listed twice: a/X-v1 \(seed 0, en\)"):
         load_suite(str(path))
+
+
+def test_posing_a_suite_in_the_phones_language_merges_entries_that_coincide(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "s.json"
+    path.write_text(
+        '{"lang": "en", "tasks": [{"task_id": "a/X-v1", "seed": 1}, '
+        '{"task_id": "a/X-v1", "seed": 1, "lang": "zh"}, {"task_id": "a/X-v1", "seed": 2}]}'
+    )
+    suite = load_suite(str(path))
+    assert [(e.label, e.lang) for e in suite.instances("en")] == [
+        ("a/X-v1_s1-en", "en"), ("a/X-v1_s2-en", "en")]
+    assert [e.lang for e in suite.instances("zh")] == ["zh", "zh"]
