@@ -258,7 +258,10 @@ class Phone:
         return None
 
     def type_text(self, state: InstanceState, text: str, clear: bool) -> str | None:
-        """Type into the focused field (like ADBKeyboard); an error when nothing is focused."""
+        """Type into the focused field (like ADBKeyboard); an error when nothing is focused
+        or a system dialog has taken the focus (the text reaches no field, as on a phone)."""
+        if state.os.dialog is not None:
+            return "a system dialog is in front: typing reaches no field; dismiss it first"
         field = state.ui.focus
         if field is None:
             return "no text field is focused: tap a text field (or give `type` a target) first"

@@ -61,3 +61,18 @@ def test_home_leaves_a_system_dialog_up(phone: Phone) -> None:
     state.os.dialog = USB
     phone.key(state, "home")
     assert state.os.foreground is None and state.os.dialog == USB
+
+
+def test_typing_under_a_dialog_reaches_no_field(phone: Phone) -> None:
+    """The dialog takes the focus from the field below, so typed text goes nowhere."""
+    from sim.phone import FocusEvent
+
+    state = InstanceState()
+    phone.launch(state, "answersheet")
+    phone.apply(state, FocusEvent(field="answersheet.n"))
+    state.os.dialog = USB
+    assert "system dialog" in (phone.type_text(state, "42", clear=False) or "")
+    assert state.ui.fields.get("answersheet.n", "") == ""
+    phone.back(state)  # dismisses the dialog; the field is focused again
+    assert phone.type_text(state, "42", clear=False) is None
+    assert state.ui.fields["answersheet.n"] == "42"
