@@ -25,6 +25,7 @@ __all__ = [
     "ProfileChoice",
     "ProfileMatch",
     "load_profile",
+    "locale_language",
     "profile_names",
     "select_profile",
 ]
@@ -75,6 +76,11 @@ class DeviceProfile(_Model):
         return next((app for app, pkg in self.apps.items() if pkg == package), None)
 
 
+def locale_language(locale: str) -> str:
+    """The language of a locale tag, lower case: ``zh`` for ``zh-Hans-CN`` or ``zh_CN``."""
+    return locale.lower().replace("_", "-").split("-")[0]
+
+
 class DeviceProps(_Model):
     """What a phone says about itself (``getprop``), as the profile choice needs it."""
 
@@ -92,7 +98,7 @@ class DeviceProps(_Model):
     @property
     def ui_lang(self) -> str | None:
         """``en`` or ``zh`` (the languages tasks exist in) for the UI locale, else None."""
-        language = self.locale.lower().split("-")[0].split("_")[0]
+        language = locale_language(self.locale)
         return language if language in ("en", "zh") else None
 
 

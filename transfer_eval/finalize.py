@@ -4,10 +4,11 @@ byte-identical reports."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from bridge.durable import write_atomic
+from bridge.schema import EpisodeRecord
 from bridge.trajectory import RunStore
 from transfer_eval.paired import ROLES, Cell, PairedConfig, cell_id
 from transfer_eval.replay import Side, replay_page
@@ -16,7 +17,14 @@ from transfer_eval.report_html import render_html
 from transfer_eval.report_md import render_markdown
 from transfer_eval.stats import Outcome
 
-__all__ = ["collect_outcomes", "device_title", "write_replays", "write_reports"]
+__all__ = [
+    "collect_outcomes",
+    "device_title",
+    "pairing",
+    "write_replay",
+    "write_replays",
+    "write_reports",
+]
 
 
 def collect_outcomes(store: RunStore, cells: Sequence[Cell]) -> tuple[list[Outcome], int]:
@@ -44,28 +52,40 @@ def collect_outcomes(store: RunStore, cells: Sequence[Cell]) -> tuple[list[Outco
     return outcomes, infra
 
 
-def _side(store: RunStore, episode_id: str) -> Side:
-    done = store.completed()
-    if episode_id not in done:
-        return Side(store, None, [])
-    return Side(store, done[episode_id], store.read_steps(episode_id))
+def pairing(
+    store: RunStore, records: Mapping[str, EpisodeRecord], label: str, role: str
+) -> tuple[Side, Side]:
+    """A suite entry's repeat-0 episodes of one policy: (simulator side, phone side)."""
+
+    def side(world: str) -> Side:
+        episode_id = cell_id(label, role, world, 0)
+        record = records.get(episode_id)
+        return Side(store, record, store.read_steps(episode_id) if record else [])
+
+    return side("sim"), side("real")
+
+
+def write_replay(store: RunStore, sim: Side, real: Side, label: str, role: str, title: str) -> Path:
+    """Write the side-by-side page of one pairing; its path (``RUN/replays/...html``)."""
+    folder = store.root / "replays"
+    folder.mkdir(exist_ok=True)
+    page = folder / f"{label.replace('/', '.')}__{role}.html"
+    write_atomic(page, replay_page(sim, real, folder, title).encode())
+    return page
 
 
 def write_replays(store: RunStore, cells: Sequence[Cell], device_title: str) -> dict[str, str]:
     """One page per (suite entry, policy) pairing repeat 0 in both worlds; label -> link."""
-    folder = store.root / "replays"
-    folder.mkdir(exist_ok=True)
+    records = store.completed()
     links: dict[str, str] = {}
     for label in sorted({cell.label for cell in cells}):
         for role in ROLES:
-            sim = _side(store, cell_id(label, role, "sim", 0))
-            real = _side(store, cell_id(label, role, "real", 0))
+            sim, real = pairing(store, records, label, role)
             if sim.record is None and real.record is None:
                 continue
-            name = f"{label.replace('/', '.')}__{role}.html"
-            write_atomic(folder / name, replay_page(sim, real, folder, device_title).encode())
+            page = write_replay(store, sim, real, label, role, device_title)
             if role == "trained" or label not in links:
-                links[label] = f"replays/{name}"
+                links[label] = f"replays/{page.name}"
     return links
 
 

@@ -15,13 +15,12 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from bridge.durable import write_atomic
 from bridge.errors import BridgeError
 from bridge.schema import EpisodeRecord
 from bridge.trajectory import RunStore
-from transfer_eval.finalize import device_title
+from transfer_eval.finalize import device_title, pairing, write_replay
 from transfer_eval.paired import ROLES, PairedConfig, cell_id
-from transfer_eval.replay import Side, replay_page, replay_video
+from transfer_eval.replay import replay_video
 
 __all__ = ["replay_command"]
 
@@ -48,11 +47,6 @@ def _outcomes(records: dict[str, EpisodeRecord], label: str, role: str) -> str:
         record = records.get(cell_id(label, role, world, 0))
         marks.append("—" if record is None else _MARK[record.outcome])
     return " / ".join(marks)
-
-
-def _side(store: RunStore, records: dict[str, EpisodeRecord], episode_id: str) -> Side:
-    record = records.get(episode_id)
-    return Side(store, record, store.read_steps(episode_id) if record else [])
 
 
 def _device_title(store: RunStore, records: dict[str, EpisodeRecord]) -> str:
@@ -107,12 +101,8 @@ def replay_command(
         near = difflib.get_close_matches(label, labels, n=1)
         hint = f"; did you mean {near[0]}?" if near else f"; the run has: {', '.join(labels)}"
         raise _fail(f"no task {task!r} in {run}{hint}")
-    sim = _side(store, records, cell_id(label, policy, "sim", 0))
-    real = _side(store, records, cell_id(label, policy, "real", 0))
-    folder = store.root / "replays"
-    folder.mkdir(exist_ok=True)
-    page = folder / f"{label}__{policy}.html"
-    write_atomic(page, replay_page(sim, real, folder, _device_title(store, records)).encode())
+    sim, real = pairing(store, records, label, policy)
+    page = write_replay(store, sim, real, label, policy, _device_title(store, records))
     console.print(f"replay: [bold]{page}[/]", highlight=False)
     if mp4 is not None:
         try:

@@ -16,7 +16,7 @@ import shlex
 import signal
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -110,13 +110,13 @@ def running() -> list[tuple[Path, VirtualRecord]]:
     return found
 
 
-def _wait(condition: object, timeout_s: float, interval_s: float = 0.1) -> bool:
+def _wait(condition: Callable[[], bool], timeout_s: float, interval_s: float = 0.1) -> bool:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
-        if condition():  # type: ignore[operator]
+        if condition():
             return True
         time.sleep(interval_s)  # polling a condition with a deadline
-    return bool(condition())  # type: ignore[operator]
+    return condition()
 
 
 def start_detached(start_args: Sequence[str], timeout_s: float = 120.0) -> VirtualRecord:

@@ -19,6 +19,7 @@ from typing import Any, ClassVar, Literal, Protocol
 
 from bridge.schema import AnswerValue, Check, TaskInstance, Verdict
 from device.errors import DeviceError
+from device.profiles import locale_language
 
 __all__ = ["DeviceVariant", "Judging", "Shell", "VariantContext", "ui_locale"]
 
@@ -91,7 +92,7 @@ class DeviceVariant:
         await shell(f"settings put system system_locales {locale}")
         await shell("settings put system font_scale 1.0")
         shown = await ui_locale(shell)
-        if shown and not shown.lower().replace("_", "-").startswith(task.lang):
+        if shown and locale_language(shown) != task.lang:
             raise DeviceError(
                 f"the phone's UI language is {shown} but {task.task_id} is posed in "
                 f"{task.lang}; a phone changes language through Settings > System > Languages "
