@@ -15,14 +15,13 @@ import time
 from bridge.schema import KeyAction, TapAction, Target
 from device.adb import AdbTarget
 from device.env import AndroidEnv, AndroidEnvConfig
-from device.tasks.registry import default_variants
 from device.virtual.attach import attach_virtual_phone
 from sim.simulator import default_apps
 from sim.tasks.registry import default_registry
 
 
 async def _measure(target: AdbTarget, pairs: int) -> dict[str, float]:
-    env = AndroidEnv(AndroidEnvConfig(target=target), default_variants())
+    env = AndroidEnv(AndroidEnvConfig(target=target))
     try:
         world = {app.id: app.world for app in default_apps()}
         task = default_registry().instantiate("settings/SetWifi-v1", 0, world)

@@ -18,6 +18,7 @@ from bridge.schema import UINode
 
 __all__ = [
     "AnswerStep",
+    "EachStep",
     "FinishStep",
     "KeyStep",
     "LongPressStep",
@@ -208,6 +209,32 @@ class Recall(ContractModel):
         return float(number[0]) if "." in number[0] else int(number[0])
 
 
+class EachStep(ContractModel):
+    """Repeat ``steps`` for every text noted under ``key`` (only those starting with
+    ``prefix`` when given), with ``{item}`` in a selector's ``text`` replaced by the text:
+    "open each person the search found and star them" — on whoever this phone's screen
+    shows, not whom the simulator's world predicts."""
+
+    type: Literal["each"] = "each"
+    key: str = Field(min_length=1)
+    steps: list[TapStep | LongPressStep | KeyStep] = Field(min_length=1)
+    prefix: str | None = None
+
+    def expand(self, notes: dict[str, list[str]]) -> list[TapStep | LongPressStep | KeyStep]:
+        """The concrete steps for the texts in ``notes``."""
+        items = [
+            t for t in notes.get(self.key, []) if self.prefix is None or t.startswith(self.prefix)
+        ]
+        out: list[TapStep | LongPressStep | KeyStep] = []
+        for item in items:
+            for step in self.steps:
+                on = getattr(step, "on", None)
+                if on is not None and on.text == "{item}":
+                    step = step.model_copy(update={"on": on.model_copy(update={"text": item})})
+                out.append(step)
+        return out
+
+
 class AnswerStep(ContractModel):
     """Submit the answer of a query task.
 
@@ -237,6 +264,7 @@ PlanStep = Annotated[
     | ScrollStep
     | WaitStep
     | NoteStep
+    | EachStep
     | AnswerStep
     | FinishStep,
     Field(discriminator="type"),

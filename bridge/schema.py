@@ -51,6 +51,7 @@ from bridge.actions import (
     WaitAction,
     parse_action,
 )
+from bridge.taskspec import TaskSpec
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -95,10 +96,13 @@ __all__ = [
     "parse_action",
 ]
 
-SCHEMA_VERSION = "1.0"
-"""Version of every top-level record; bump the minor for additions, the major for breaks."""
+SCHEMA_VERSION = "1.1"
+"""Version of every top-level record; bump the minor for additions, the major for breaks.
+1.1: ``Verdict.clean`` may be None (with ``clean_reason``), ``Verdict.sim_side_effects``,
+``TaskInstance.spec``."""
 
-SchemaVersion = Literal["1.0"]
+SchemaVersion = Literal["1.0", "1.1"]
+"""Versions this code reads (1.0 records are 1.1 records without the additions)."""
 
 
 # --------------------------------------------------------------------------- observations
@@ -278,7 +282,11 @@ class AnswerField(ContractModel):
 
 
 class TaskInstance(ContractModel):
-    """A task template instantiated with seeded parameters: what ``Env.reset`` sets up."""
+    """A task template instantiated with seeded parameters: what ``Env.reset`` sets up.
+
+    ``spec`` is the instance bound into plain data (:class:`~bridge.taskspec.TaskSpec`):
+    how every world poses and judges it, with no template code needed.
+    """
 
     schema_version: SchemaVersion = SCHEMA_VERSION
     task_id: str = Field(min_length=1)
@@ -289,6 +297,7 @@ class TaskInstance(ContractModel):
     level: Literal["L1", "L2", "L3", "L4"] | None = None
     max_steps: PositiveInt = 30
     answer_fields: list[AnswerField] = Field(default_factory=list)
+    spec: TaskSpec | None = None
 
 
 class PolicyContext(ContractModel):
@@ -385,16 +394,22 @@ VerdictKind = Literal["state", "ui", "answer", "human", "vlm"]
 class Verdict(ContractModel):
     """How an episode went: success, partial progress, side effects, and why.
 
-    ``clean`` is False when something changed that the task did not ask for;
-    ``side_effects`` names what (state paths in the simulator).
+    ``clean`` is False when the observable state (settings, the provider rows the task
+    watches) changed in a way the task did not ask for, the same diff in every world;
+    ``side_effects`` names what (``global.wifi_on``, ``content://…/contacts/12``). It is None
+    when this world cannot observe that state (``clean_reason`` says why), never a silent
+    pass. ``sim_side_effects`` is the simulator's own full-state diff, for information: a
+    phone has nothing like it, so it never decides ``clean``.
     """
 
     schema_version: SchemaVersion = SCHEMA_VERSION
     success: bool
     progress: float = Field(ge=0.0, le=1.0)
-    clean: bool = True
+    clean: bool | None = True
+    clean_reason: str | None = None
     checks: list[Check] = Field(default_factory=list)
     side_effects: list[str] = Field(default_factory=list)
+    sim_side_effects: list[str] = Field(default_factory=list)
     kind: VerdictKind = "state"
     deterministic: bool = True
 
@@ -410,7 +425,8 @@ class Verdict(ContractModel):
         cls,
         checks: list[Check],
         *,
-        clean: bool = True,
+        clean: bool | None = True,
+        clean_reason: str | None = None,
         kind: VerdictKind = "state",
         side_effects: list[str] | None = None,
     ) -> Verdict:
@@ -420,7 +436,8 @@ class Verdict(ContractModel):
         return cls(
             success=bool(checks) and passed == len(checks),
             progress=progress,
-            clean=clean and not side_effects,
+            clean=None if clean is None else clean and not side_effects,
+            clean_reason=clean_reason if clean is None else None,
             checks=checks,
             side_effects=side_effects or [],
             kind=kind,

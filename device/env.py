@@ -1,11 +1,12 @@
 """``AndroidEnv``: a phone (real or virtual) behind the bridge Env protocol.
 
-``reset(task)`` finds the task's device variant in the registry it was given, force-stops the
-variant's packages, runs its setup over ``adb shell``, goes home and observes. ``step`` acts
-on the observation the policy saw, waits for the screen to settle (screenshot differences,
-not sleeps) and observes again, within a per-step time budget. ``verdict`` hands the variant
-the shell, the agent's answer, the UI XML of every observation of the episode and the
-baseline its setup read from the phone.
+``reset(task)`` force-stops the task's apps, poses its bound spec (``task.spec``) with
+:func:`bridge.judge.pose` over ``adb shell`` (:class:`~device.android_state.AdbAndroidState`),
+checks that the UI took the task's language, goes home and observes. ``step`` acts on the
+observation the policy saw, waits for the screen to settle (screenshot differences, not
+sleeps) and observes again, within a per-step time budget. ``verdict`` is
+:func:`bridge.judge.judge` over the same shell, with the agent's answer and the UI XML of
+every observation of the episode: the very code that judges the simulator.
 
 Failures of the phone raise :class:`~device.errors.DeviceError` (an ``EnvError``: the runner
 records ``infra_error``); agent mistakes come back as ``StepResult.error``.
@@ -14,13 +15,13 @@ records ``infra_error``); agent mistakes come back as ``StepResult.error``.
 from __future__ import annotations
 
 import asyncio
-import difflib
 import time
-from collections.abc import Awaitable, Mapping
+from collections.abc import Awaitable
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from bridge.judge import StartRecord, judge, pose
 from bridge.schema import (
     Action,
     AnswerAction,
@@ -35,15 +36,23 @@ from bridge.schema import (
     UIStatus,
     Verdict,
 )
+from bridge.taskspec import TaskSpec
 from device.actuate import perform
 from device.adb import AdbTarget
+from device.android_state import AdbAndroidState
 from device.driver import AndroidDriver, DeviceLink, Frame, ScreenFacts, SettleConfig
-from device.errors import DeviceError, DeviceTimeout, UnknownVariant
-from device.profiles import DeviceProfile, DeviceProps, ProfileChoice, select_profile
+from device.errors import DeviceError, DeviceTimeout, TaskUnsupported
+from device.profiles import (
+    DeviceProfile,
+    DeviceProps,
+    ProfileChoice,
+    locale_language,
+    select_profile,
+)
 from device.session import AdbSession, ReconnectPolicy
-from device.tasks.base import DeviceVariant, VariantContext, ui_locale
+from device.shell import Shell
 
-__all__ = ["AndroidEnv", "AndroidEnvConfig", "read_props"]
+__all__ = ["AndroidEnv", "AndroidEnvConfig", "read_props", "ui_locale"]
 
 _T = TypeVar("_T")
 
@@ -73,6 +82,13 @@ class AndroidEnvConfig(BaseModel):
     u2_port: int = Field(default=9008, ge=1, le=65535)
 
 
+async def ui_locale(shell: Shell) -> str:
+    """The locale the phone's UI uses: ``persist.sys.locale`` (what Settings last chose),
+    else the factory ``ro.product.locale``."""
+    chosen = (await shell("getprop persist.sys.locale")).strip()
+    return chosen or (await shell("getprop ro.product.locale")).strip()
+
+
 async def read_props(link: DeviceLink, serial: str) -> DeviceProps:
     """What the phone says about itself (``getprop``), ``ro.mgb.virtual`` included."""
     values = {name: (await link.shell(f"getprop {key}")).strip() for name, key in _PROPS.items()}
@@ -87,13 +103,11 @@ class AndroidEnv:
     def __init__(
         self,
         config: AndroidEnvConfig,
-        variants: Mapping[str, DeviceVariant],
         *,
         link: DeviceLink | None = None,
     ) -> None:
         """``link`` replaces the adb session (tests); otherwise one is opened on first use."""
         self.config = config
-        self.variants = variants
         self._link = link
         self._owns_link = link is None
         self._driver: AndroidDriver | None = None
@@ -101,9 +115,8 @@ class AndroidEnv:
         self._backend: BackendInfo | None = None
         self._facts: ScreenFacts | None = None
         self._task: TaskInstance | None = None
-        self._variant: DeviceVariant | None = None
+        self._start: StartRecord | None = None
         self._answer: dict[str, Any] | None = None
-        self._baseline: dict[str, Any] = {}
         self._trees: list[str] = []
         self._last: Observation | None = None
         self._closed = False
@@ -167,23 +180,55 @@ class AndroidEnv:
 
     # ---- bridge.Env
     async def reset(self, task: TaskInstance) -> Observation:
-        """Pose ``task`` on the phone (force-stop, variant setup, home) and observe."""
+        """Pose ``task`` on the phone (force-stop its apps, pose its spec, home) and observe."""
         self._check_open()
-        variant = self._variant_for(task.task_id)
-        return await self._within(self._reset(task, variant), self.config.reset_timeout_s, "reset")
+        spec = _spec_of(task)
+        return await self._within(self._reset(task, spec), self.config.reset_timeout_s, "reset")
 
-    async def _reset(self, task: TaskInstance, variant: DeviceVariant) -> Observation:
-        await self.open()
+    @property
+    def android_state(self) -> AdbAndroidState:
+        """The phone's Android state over this env's shell (what tasks are judged on)."""
+        volatile = (
+            frozenset(self._choice.profile.volatile_settings) if self._choice else frozenset()
+        )
+        return AdbAndroidState(self._shell, volatile_settings=volatile)
+
+    async def _reset(self, task: TaskInstance, spec: TaskSpec) -> Observation:
+        backend = await self.open()
+        if spec.requires and backend.kind == "device":
+            reasons = "; ".join(f"{r.fact}: {r.reason}" for r in spec.requires)
+            raise TaskUnsupported(
+                f"{task.task_id} runs only in the simulator and on the virtual phone ({reasons})"
+            )
         driver = self.driver
-        for package in variant.packages:
-            await driver.force_stop(package)
-        baseline = await variant.setup(self._shell, task)
+        for app_id in spec.apps:
+            package = self.profile.package(app_id)
+            if package is not None:
+                await driver.force_stop(package)
+        self._task, self._answer, self._trees = task, None, []
+        self._start = await pose(spec, self.android_state)
+        if not spec.requires:
+            await self._check_language(task)
         await driver.key("home")
         await self._dismiss_system_dialogs()
-        self._task, self._variant, self._answer, self._trees = task, variant, None, []
-        self._baseline = dict(baseline or {})
         settled = await driver.settle()
         return await self._observe(0, settled.frame, settled.stable, None)
+
+    async def _check_language(self, task: TaskInstance) -> None:
+        """Most phones apply a language only through Settings (or at the next boot): the
+        spec wrote it; this checks it took, never assumes it.
+
+        Raises:
+            DeviceError: the UI is not in the task's language.
+        """
+        shown = await ui_locale(self._shell)
+        if shown and locale_language(shown) != task.lang:
+            raise DeviceError(
+                f"the phone's UI language is {shown} but {task.task_id} is posed in "
+                f"{task.lang}; a phone changes language through Settings > System > Languages "
+                f"(or after a reboot), so switch it there, or run the task in the phone's "
+                "language (--lang)"
+            )
 
     async def _dismiss_system_dialogs(self, attempts: int = 3) -> None:
         """BACK while a system dialog ("Battery low", "… isn't responding") is up: one left
@@ -231,24 +276,19 @@ class AndroidEnv:
         )
 
     async def verdict(self) -> Verdict:
-        """The variant's verdict from the phone's state, the answer and the episode's trees."""
+        """The spec's verdict from the phone's state, the answer and the episode's trees."""
         self._check_open()
-        if self._task is None or self._variant is None:
+        if self._task is None or self._start is None:
             raise DeviceError("no task to judge: call reset(task) first")
-        ctx = VariantContext(
-            shell=self._shell,
-            task=self._task,
+        state = self.android_state
+        return await judge(
+            _spec_of(self._task),
+            state,
+            self._start,
             answer=self._answer,
             trees=list(self._trees),
-            baseline=self._baseline,
+            volatile=state.volatile_settings,
         )
-        try:
-            return await self._variant.verdict(ctx)
-        except NotImplementedError as exc:
-            raise DeviceError(
-                f"{self._task.task_id} cannot be judged deterministically on a phone ({exc}); "
-                "judge it by hand from the saved frames"
-            ) from exc
 
     async def close(self) -> None:
         """Release the adb session (if this env opened it); idempotent."""
@@ -318,18 +358,6 @@ class AndroidEnv:
         if self._closed:
             raise DeviceError("the env is closed; make a new AndroidEnv")
 
-    def _variant_for(self, task_id: str) -> DeviceVariant:
-        variant = self.variants.get(task_id)
-        if variant is not None:
-            return variant
-        known = sorted(self.variants)
-        near = difflib.get_close_matches(task_id, known, n=3)
-        hint = f"; did you mean {', '.join(near)}?" if near else ""
-        raise UnknownVariant(
-            f"task {task_id!r} has no device variant{hint} {len(known)} tasks can run on a "
-            f"phone: {', '.join(known) or 'none'}"
-        )
-
     @staticmethod
     async def _within(work: Awaitable[_T], timeout_s: float, what: str) -> _T:
         try:
@@ -339,6 +367,15 @@ class AndroidEnv:
                 f"{what} did not finish within {timeout_s:g} s; the phone may be frozen, "
                 "asleep or disconnected"
             ) from exc
+
+
+def _spec_of(task: TaskInstance) -> TaskSpec:
+    if task.spec is None:
+        raise TaskUnsupported(
+            f"{task.task_id} carries no spec: instantiate it with the simulator's task "
+            "registry (transfer-eval and `mgb device run` do) so it is posed and judged as there"
+        )
+    return task.spec
 
 
 def _screenshot(frame: Frame) -> Screenshot:

@@ -16,7 +16,7 @@ not exceptions: they come back as step errors.
           ├── UiAutomatorError      the uiautomator2 server cannot be started or answered
           ├── InjectEventsDenied    the phone refuses injected input (MIUI's security switch)
           ├── ProfileError          an unknown or malformed device profile (also ValueError)
-          ├── UnknownVariant        a task without a device variant (also KeyError)
+          ├── TaskUnsupported       a task a phone cannot pose (no spec, or a fact it requires)
           └── DeviceTimeout         an adb / uiautomator2 call ran out of time (EnvTimeout)
 """
 
@@ -32,8 +32,8 @@ __all__ = [
     "DeviceTimeout",
     "InjectEventsDenied",
     "ProfileError",
+    "TaskUnsupported",
     "UiAutomatorError",
-    "UnknownVariant",
 ]
 
 
@@ -79,11 +79,9 @@ class ProfileError(DeviceError, ValueError):
     """A device profile that does not exist or does not validate."""
 
 
-class UnknownVariant(DeviceError, KeyError):
-    """A task id with no device variant in the registry the env was given."""
-
-    def __str__(self) -> str:
-        return str(self.args[0]) if self.args else "unknown device variant"
+class TaskUnsupported(DeviceError):
+    """A task this phone cannot pose: it carries no bound spec, or its spec requires a fact
+    a retail phone cannot be made to hold (the message gives the reason)."""
 
 
 class DeviceTimeout(DeviceError, EnvTimeout):

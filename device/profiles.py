@@ -64,6 +64,11 @@ class DeviceProfile(_Model):
     match: ProfileMatch = Field(default_factory=ProfileMatch)
     launcher: str = Field(min_length=1, description="the home screen's package")
     apps: dict[str, str] = Field(min_length=1, description="app id -> Android package")
+    volatile_settings: list[str] = Field(
+        default_factory=list,
+        description="globs of settings (`namespace.key`) this OEM rewrites by itself, on top "
+        "of bridge/volatile_settings.txt: never judged as a task's side effect",
+    )
 
     def package(self, app_id: str) -> str | None:
         """The package of an app id (``contacts`` -> ``com.android.contacts``), or None."""

@@ -138,7 +138,9 @@ class TrainResult:
 def shaped_reward(verdict: Verdict | None, final_action: Action | None, infra_error: bool) -> float:
     """MobileGym's dense reward (``mobilegym-rl`` ``evaluator.py``).
 
-    Base = ``verdict.progress``; x0.8 when the goal is met but not clean; x0.5 when the goal
+    Base = ``verdict.progress``; x0.8 when the goal is met but not clean (``clean`` is the
+    observable diff a phone also computes; None — the world could not observe — is not
+    penalised, as nothing was seen to go wrong); x0.5 when the goal
     is met and the agent aborted (``finish`` not ``success``), or x0.5 when it never
     finished (overdue); x0.8 when it finished (or answered) without reaching the goal.
     Infrastructure errors give 0. Full credit only for a clean success ended by the agent.
@@ -149,7 +151,7 @@ def shaped_reward(verdict: Verdict | None, final_action: Action | None, infra_er
     finished = isinstance(final_action, (FinishAction, AnswerAction))
     aborted = isinstance(final_action, FinishAction) and final_action.status != "success"
     if verdict.success:
-        if not verdict.clean:
+        if verdict.clean is False:
             reward *= 0.8
         if aborted or not finished:
             reward *= 0.5

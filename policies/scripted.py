@@ -27,6 +27,7 @@ from bridge.actions import (
 )
 from bridge.plans import (
     AnswerStep,
+    EachStep,
     FinishStep,
     KeyStep,
     LongPressStep,
@@ -92,11 +93,15 @@ class PlanPolicy:
 
     async def act(self, observation: Observation) -> PolicyOutput:
         """The next action of the plan for ``observation``."""
-        while self._index < len(self._plan) and isinstance(self._plan[self._index], NoteStep):
-            note = self._plan[self._index]
-            assert isinstance(note, NoteStep)
-            self._notes[note.key] = note.collect(observation.ui)
-            self._index += 1
+        while self._index < len(self._plan) and isinstance(
+            self._plan[self._index], NoteStep | EachStep
+        ):
+            step = self._plan[self._index]
+            if isinstance(step, NoteStep):
+                self._notes[step.key] = step.collect(observation.ui)
+                self._index += 1
+            else:  # unrolled in place over what the notes saw
+                self._plan[self._index : self._index + 1] = step.expand(self._notes)
         if self._index >= len(self._plan):
             return PolicyOutput(action=FinishAction(status="success"), thought="plan complete")
         step = self._plan[self._index]

@@ -30,10 +30,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cache
 from importlib import resources
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from sim.errors import SimError
 from sim.state import InstanceState, Notification, OsState, Route
+
+if TYPE_CHECKING:
+    from sim.providers.table import Provider
 
 __all__ = ["App", "AppContext", "Event", "EventKind", "Handler", "on"]
 
@@ -143,6 +146,11 @@ class App:
     def activity_for(self, route: Route) -> str:
         """The Android activity reported for ``route`` (``dumpsys``-style, short form)."""
         return self.activity
+
+    def providers(self) -> tuple[Provider, ...]:
+        """The content providers this app has on Android (:mod:`sim.providers`), its data
+        as ``content query`` shows it; none by default."""
+        return ()
 
     def handle(self, ctx: AppContext, event: Event) -> None:
         """Dispatch ``event`` to its handler; an unknown action is a template bug."""

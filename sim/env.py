@@ -23,6 +23,7 @@ from bridge.schema import (
     Verdict,
     WaitAction,
 )
+from bridge.uitree import to_xml
 from sim.actuate import perform
 from sim.apps.answersheet import pose_questions
 from sim.observe import observe
@@ -57,6 +58,8 @@ class SimEnv:
         self.screenshot = screenshot
         self.answer_mode = answer_mode
         self._last: Observation | None = None
+        self._trees: list[str] = []
+        """UI XML of every observation of the episode, kept when the spec judges them."""
 
     # ---- bridge.Env
     async def reset(self, task: TaskInstance) -> Observation:
@@ -65,13 +68,18 @@ class SimEnv:
         return await self.observe()
 
     def pose(self, task: TaskInstance) -> None:
-        """Set the instance up for ``task`` without rendering it (cheap: JSON only)."""
+        """Set the instance up for ``task`` without rendering it (cheap: JSON only).
+
+        A task without a spec (an older record, a client that sent only the id and seed) is
+        bound by the simulator's task registry first."""
         self._check_open()
-        template = self.sim.tasks.get(task.task_id)
+        if task.spec is None:
+            task = self.sim.bind(task)
         state = InstanceState(seed=task.seed)
-        episode = TaskEpisode(template, task)
+        episode = TaskEpisode(task)
         episode.setup(self.sim.phone, state)
-        if self.answer_mode == "sheet" and template.answer_fields:
+        self._trees = []
+        if self.answer_mode == "sheet" and task.answer_fields:
             fields = [field.model_dump(exclude_none=True) for field in task.answer_fields]
             sheet = state.apps.setdefault("answersheet", {})
             pose_questions(sheet, task.instruction, fields)
@@ -115,7 +123,7 @@ class SimEnv:
         self._check_open()
         if self.instance.episode is None:
             raise EnvError("no task to judge: call reset(task) first")
-        return self.instance.episode.verdict(self.sim.phone, self.instance.state)
+        return self.instance.episode.verdict(self.sim.phone, self.instance.state, self._trees)
 
     async def close(self) -> None:
         """Release the instance; idempotent."""
@@ -138,7 +146,7 @@ class SimEnv:
 
     async def _observe_on(self, pooled: Any, error: str | None) -> Observation:
         config = self.sim.config
-        return await observe(
+        obs = await observe(
             pooled,
             self.instance,
             config.profile,
@@ -147,6 +155,10 @@ class SimEnv:
             quality=config.jpeg_quality,
             last_action_error=error,
         )
+        episode = self.instance.episode
+        if episode is not None and episode.spec.needs_trees:
+            self._trees.append(to_xml(obs.ui, rotation=0))
+        return obs
 
     def _begin_step(self, action: Action) -> None:
         state = self.instance.state
@@ -166,8 +178,8 @@ class SimEnv:
         episode = self.instance.episode
         document = {
             "state": json.loads(self.instance.snapshot()),
-            "task": episode.task.model_dump(mode="json") if episode else None,
-            "answer": episode.answer if episode else None,
+            "episode": episode.document() if episode else None,
+            "trees": self._trees,
         }
         return json.dumps(document, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
 
@@ -180,12 +192,9 @@ class SimEnv:
     def _load(self, snapshot: bytes) -> None:
         document = json.loads(snapshot)
         state = InstanceState.model_validate(document["state"])
-        episode = None
-        if document.get("task") is not None:
-            task = TaskInstance.model_validate(document["task"])
-            episode = TaskEpisode(self.sim.tasks.get(task.task_id), task)
-            episode.initial = _initial_state(self, task)
-            episode.answer = document.get("answer")
+        kept = document.get("episode")
+        episode = TaskEpisode.from_document(kept, self.sim.phone) if kept is not None else None
+        self._trees = list(document.get("trees") or [])
         self.instance.state = state
         self.instance.episode = episode
         self.instance.changed()
@@ -199,14 +208,6 @@ class SimEnv:
             child.episode = episode.copy() if episode is not None else None
             env = SimEnv(self.sim, child, screenshot=self.screenshot, answer_mode=self.answer_mode)
             env._last = self._last
+            env._trees = list(self._trees)
             forks.append(env)
         return forks
-
-
-def _initial_state(env: SimEnv, task: TaskInstance) -> dict[str, Any]:
-    """The judged state right after setup, recomputed (setup is deterministic)."""
-    from sim.tasks.judge import judged_state
-
-    state = InstanceState(seed=task.seed)
-    TaskEpisode(env.sim.tasks.get(task.task_id), task).setup(env.sim.phone, state)
-    return judged_state(env.sim.phone, state)

@@ -21,10 +21,21 @@ from bridge.schema import (
 )
 from sim.instance import Instance
 from sim.pages import PooledPage, SimProfile
+from sim.phone import Phone
+from sim.state import InstanceState
 
-__all__ = ["ImageFormat", "foreground", "observe", "tree_nodes"]
+__all__ = [
+    "LAUNCHER_PACKAGE",
+    "ImageFormat",
+    "foreground",
+    "foreground_of",
+    "observe",
+    "tree_nodes",
+]
 
 ImageFormat = Literal["jpeg", "png"]
+LAUNCHER_PACKAGE = "com.android.launcher3"
+"""The package in front on the home screen."""
 
 
 def tree_nodes(raw: list[dict[str, Any]]) -> list[UINode]:
@@ -59,10 +70,14 @@ def tree_nodes(raw: list[dict[str, Any]]) -> list[UINode]:
 
 def foreground(instance: Instance) -> Foreground:
     """Our app id, its package, activity and route (the launcher when no app is in front)."""
-    state = instance.state
+    return foreground_of(instance.phone, instance.state)
+
+
+def foreground_of(phone: Phone, state: InstanceState) -> Foreground:
+    """:func:`foreground` of a state, for readers that hold no :class:`Instance`."""
     if state.os.foreground is None:
-        return Foreground(app=None, package="com.android.launcher3", activity=".Launcher")
-    app = instance.phone.app(state.os.foreground)
+        return Foreground(app=None, package=LAUNCHER_PACKAGE, activity=".Launcher")
+    app = phone.app(state.os.foreground)
     route = state.os.route
     activity = app.activity_for(route) if route is not None else app.activity
     return Foreground(

@@ -100,6 +100,10 @@ class Phone:
             raise UnknownApp(f"no app {app_id!r}; installed: {', '.join(sorted(self.apps))}")
         return self.apps[app_id]
 
+    def package_app(self, package: str) -> App | None:
+        """The installed app whose Android package is ``package``, None if none is."""
+        return next((app for app in self.apps.values() if app.package == package), None)
+
     def context(self, state: InstanceState, app_id: str) -> AppContext:
         """An :class:`AppContext` for ``app_id`` in ``state``."""
         return AppContext(self.app(app_id), state, self.renderer.render)

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import uvicorn
 from pydantic import BaseModel, ConfigDict, Field
 
+from bridge.schema import TaskInstance
 from sim.app import App
 from sim.browser import launch_chromium
 from sim.errors import SimError
@@ -102,6 +103,22 @@ class Simulator:
 
             self._tasks = default_registry()
         return self._tasks
+
+    def bind(self, task: TaskInstance) -> TaskInstance:
+        """``task`` with its spec bound by this simulator's registry (from its id, seed and
+        language), for tasks that arrive without one.
+
+        Raises:
+            SimError: the parameters ``task`` carries are not the ones its seed gives.
+        """
+        world = {app_id: app.world for app_id, app in self.phone.apps.items()}
+        bound = self.tasks.instantiate(task.task_id, task.seed, world, task.lang)
+        if task.params and task.params != bound.params:
+            raise SimError(
+                f"{task.task_id} seed {task.seed}: the task's parameters are not the ones its "
+                "seed gives; send the task as the registry instantiates it (with its spec)"
+            )
+        return task.model_copy(update={"spec": bound.spec, "params": bound.params})
 
     @property
     def pool(self) -> PagePool:

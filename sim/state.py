@@ -26,6 +26,8 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue
 __all__ = [
     "DEFAULT_CLOCK_MS",
     "SIM_UTC_OFFSET_HOURS",
+    "TIME_ZONE",
+    "TIME_ZONE_ABBREVIATION",
     "AppTask",
     "InstanceState",
     "Notification",
@@ -38,6 +40,10 @@ __all__ = [
 
 SIM_UTC_OFFSET_HOURS = 8
 """The simulated phone's time zone (UTC+8, like the reference Redmi phone in China)."""
+TIME_ZONE = "Asia/Shanghai"
+"""That zone's id, as ``getprop persist.sys.timezone`` prints it (no daylight saving)."""
+TIME_ZONE_ABBREVIATION = "CST"
+"""That zone's abbreviation, as ``date`` prints it (China Standard Time)."""
 
 DEFAULT_CLOCK_MS = 1_778_549_400_000
 """2026-05-12 09:30:00 at UTC+8 (the phone's zone): where every instance's clock starts."""

@@ -17,8 +17,15 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from device.adb import AdbTarget
-from device.errors import DeviceError, ProfileError, UnknownVariant
-from transfer_eval.device_run import DeviceRunConfig, describe_device, list_devices, run_device
+from device.errors import DeviceError, ProfileError
+from sim.tasks.registry import UnknownTask
+from transfer_eval.device_run import (
+    DeviceRunConfig,
+    check_tasks,
+    describe_device,
+    list_devices,
+    run_device,
+)
 from transfer_eval.episode_table import episodes_table
 from transfer_eval.gap_options import AnimationMs, FontScale, LatencyMs, PopupRate
 
@@ -107,6 +114,10 @@ def run_command(
     adb_port: AdbPort = 5037,
 ) -> None:
     """Run episodes on a phone and write a trajectory with frames, trees and verdicts."""
+    try:
+        check_tasks(task)  # a typo is one clear line before anything else happens
+    except UnknownTask as exc:
+        raise typer.BadParameter(str(exc), param_hint="--task") from exc
     config = DeviceRunConfig(
         target=AdbTarget(host=adb_host, port=adb_port, serial=device),
         tasks=task,
@@ -122,7 +133,7 @@ def run_command(
         bar = progress.add_task("run", total=total)
         try:
             records = asyncio.run(run_device(config, on_done=lambda _: progress.advance(bar)))
-        except UnknownVariant as exc:
+        except UnknownTask as exc:
             raise typer.BadParameter(str(exc), param_hint="--task") from exc
         except ProfileError as exc:
             raise typer.BadParameter(str(exc), param_hint="--profile") from exc

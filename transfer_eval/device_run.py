@@ -1,15 +1,15 @@
 """Running episodes on a phone into a run directory (what ``mgb device run`` does).
 
 The composition root for the phone: the simulator's task registry instantiates the task (same
-parameters from the same seed as in the simulator), the device variant registry poses and
-judges it on the phone, :class:`device.env.AndroidEnv` drives the phone, and
+parameters and the same bound spec from the same seed as in the simulator),
+:class:`device.env.AndroidEnv` poses and judges that spec on the phone and drives it, and
 :mod:`bridge.runner` records frames, trees, steps and verdicts. One phone runs one episode
 at a time. Also: listing the devices of an adb server and describing one of them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -25,14 +25,11 @@ from bridge.trajectory import RunManifest, RunStore
 from device.adb import AdbTarget, AttachedDevice
 from device.driver import AndroidDriver
 from device.env import AndroidEnv, AndroidEnvConfig, read_props
-from device.errors import UnknownVariant
 from device.profiles import DeviceProps, ProfileChoice, load_profile, select_profile
 from device.session import AdbSession
-from device.tasks.base import DeviceVariant
-from device.tasks.registry import default_variants
 from policies.registry import parse_spec
 from sim.simulator import default_apps
-from sim.tasks.registry import default_registry
+from sim.tasks.registry import TaskRegistry, default_registry
 from transfer_eval.episode_view import write_run_index
 from transfer_eval.policy_factory import policy_factory, run_versions, tree_xml
 
@@ -112,23 +109,20 @@ def episode_id(task_id: str, seed: int, lang: str) -> str:
     return f"{task_id.replace('/', '.')}_s{seed}_{lang}"
 
 
-def check_tasks(tasks: Sequence[str], variants: Mapping[str, DeviceVariant]) -> None:
-    """Raise UnknownVariant naming every task id a phone cannot run."""
-    missing = [task for task in tasks if task not in variants]
-    if missing:
-        raise UnknownVariant(
-            f"no device variant for {', '.join(missing)}; tasks a phone can run: "
-            f"{', '.join(sorted(variants))}"
-        )
+def check_tasks(tasks: Sequence[str], registry: TaskRegistry | None = None) -> None:
+    """Raise ``UnknownTask`` (naming the closest ids) for a task id no template has."""
+    registry = default_registry() if registry is None else registry
+    for task_id in tasks:
+        registry.get(task_id)
 
 
-def _jobs(config: DeviceRunConfig, variants: Mapping[str, DeviceVariant]) -> list[EpisodeJob]:
+def _jobs(config: DeviceRunConfig) -> list[EpisodeJob]:
     registry = default_registry()
     world = {app.id: app.world for app in default_apps()}
     env_config = config.env_config()
 
     async def make_env() -> AndroidEnv:
-        return AndroidEnv(env_config, variants)
+        return AndroidEnv(env_config)
 
     jobs = []
     for task_id in config.tasks:
@@ -150,21 +144,19 @@ def _jobs(config: DeviceRunConfig, variants: Mapping[str, DeviceVariant]) -> lis
 async def run_device(
     config: DeviceRunConfig,
     on_done: Callable[[EpisodeRecord], None] | None = None,
-    variants: Mapping[str, DeviceVariant] | None = None,
 ) -> list[EpisodeRecord]:
     """Run every (task, seed, lang) episode on the phone, resuming a run that exists.
 
     Raises:
-        UnknownVariant: a task has no device variant (nothing is run).
+        UnknownTask: no template has a task id (nothing is run).
         ProfileError: an unknown profile name.
         ValueError: an unknown policy spec.
     """
-    variants = default_variants() if variants is None else variants
     parse_spec(config.policy)  # a typo is one clear error, not one infra error per episode
-    check_tasks(config.tasks, variants)
+    check_tasks(config.tasks)
     if config.profile is not None:
         load_profile(config.profile)  # an unknown name fails here, not in every episode
-    jobs = _jobs(config, variants)
+    jobs = _jobs(config)
     manifest = RunManifest(
         config=config.model_dump(mode="json", exclude={"out"}),
         versions=run_versions(),

@@ -2,9 +2,11 @@
 
 Each (task, policy, world, repeat) cell is one episode in the run directory, so a killed run
 resumes with exactly the missing cells and ends with the same report. Simulator cells run
-in parallel on the page pool; device cells run one at a time on the phone, each posed by
-its device variant. Infra errors are retried a bounded number of times and then reported
-apart — they never count as policy failures.
+in parallel on the page pool; device cells run one at a time on the phone, posed and judged
+by the same bound spec as their simulator twins (on a real phone, tasks whose spec requires a
+fact a retail phone cannot hold are left out of both worlds, so pairs stay pairs). Infra
+errors are retried a bounded number of times and then reported apart — they never count as
+policy failures.
 """
 
 from __future__ import annotations
@@ -22,12 +24,10 @@ from bridge.runner import EpisodeJob, run_episodes
 from bridge.schema import EpisodeRecord, TaskInstance
 from bridge.trajectory import RunManifest, RunStore
 from device.adb import AdbTarget
-from device.env import AndroidEnv, AndroidEnvConfig
+from device.env import AndroidEnv, AndroidEnvConfig, ui_locale
 from device.errors import DeviceError
 from device.profiles import DeviceProps
 from device.session import AdbSession
-from device.tasks.base import ui_locale
-from device.tasks.registry import default_variants
 from device.virtual.attach import attach_virtual_phone
 from device.virtual.phone import Perturbations
 from policies.registry import parse_spec
@@ -161,11 +161,15 @@ async def phone_language(target: AdbTarget) -> str:
     return language
 
 
-def _cells(sim: Simulator, suite: Suite, repeats: int, lang: str | None = None) -> list[Cell]:
+def _cells(
+    sim: Simulator, suite: Suite, repeats: int, lang: str | None = None, retail: bool = False
+) -> list[Cell]:
     world = {app_id: app.world for app_id, app in sim.phone.apps.items()}
     cells = []
     for entry in suite.instances(lang):
         task = sim.tasks.instantiate(entry.task_id, entry.seed, world, entry.lang)
+        if retail and task.spec is not None and task.spec.requires:
+            continue  # simulator and virtual phone only (the spec says why)
         template = sim.tasks.get(entry.task_id)
         for repeat in range(repeats):
             for role in ROLES:
@@ -195,17 +199,17 @@ async def _run_grid(
     phone: _Phone,
     on_done: Callable[[EpisodeRecord], None] | None,
 ) -> list[Cell]:
-    variants = default_variants()
     async with Simulator(SimConfig(pages=config.sim_pages)) as sim:
         lang = await phone_language(phone.target) if phone.backend == "device" else None
-        cells = _cells(sim, load_suite(config.suite), config.repeats, lang)
+        retail = phone.backend == "device"
+        cells = _cells(sim, load_suite(config.suite), config.repeats, lang, retail)
 
         async def sim_env() -> Env:
             return await sim.env()
 
         async def device_env() -> Env:
             env_config = AndroidEnvConfig(target=phone.target, step_timeout_s=config.step_timeout_s)
-            return AndroidEnv(env_config, variants)
+            return AndroidEnv(env_config)
 
         sim_jobs = _jobs([c for c in cells if c.world == "sim"], config, lambda _c: sim_env)
         device_jobs = _jobs([c for c in cells if c.world == "real"], config, lambda _c: device_env)

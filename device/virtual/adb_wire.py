@@ -115,7 +115,7 @@ async def read_message(reader: asyncio.StreamReader, max_data: int) -> Message:
 def device_banner(phone: VirtualPhone, features: tuple[str, ...] = DEVICE_FEATURES) -> bytes:
     """The CNXN banner a production Redmi adbd sends (system state ``device``)."""
     props = (
-        f"ro.product.name={phone.device};ro.product.model={phone.model};"
-        f"ro.product.device={phone.device};"
+        f"ro.product.name={phone.identity.device};ro.product.model={phone.identity.model};"
+        f"ro.product.device={phone.identity.device};"
     )
     return f"device::{props}features={','.join(features)}".encode()

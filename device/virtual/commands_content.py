@@ -1,8 +1,10 @@
-"""``content query|insert|update|delete``: Android's ``content`` tool over two providers.
+"""``content query|insert|update|delete``: Android's ``content`` tool over the simulator's
+providers.
 
-* ``com.android.contacts`` — :class:`device.virtual.provider.ContactsProvider`;
-* ``settings`` (``content://settings/system|secure|global[/NAME]``, columns ``_id, name,
-  value``) — the phone's settings, as AndroidWorld-style checks read them.
+Every authority the simulated phone declares is served (:mod:`sim.providers`: the settings
+provider, ``com.android.contacts`` of the Contacts app, …) by the simulator's own engine,
+the one :class:`sim.android_state.SimAndroidState` reads through, and every value is printed
+by :func:`sim.providers.format_value`: the virtual phone and the simulator cannot disagree.
 
 Output as ``Content.java`` prints it: ``Row: 0 col=val, col=val`` (NULL as ``NULL``) or
 ``No result found.``; ``insert``, ``update`` and ``delete`` print nothing. Argument errors
@@ -14,11 +16,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from device.virtual.provider import ContactsProvider, ProviderError
-from device.virtual.provider_query import QueryError, parse_sort, parse_where, project
 from device.virtual.shell_context import CommandContext, CommandFn
+from sim.providers import ContentResolver, ProviderError, format_value, split_uri
 
-__all__ = ["COMMANDS", "SettingsProvider", "format_value"]
+__all__ = ["COMMANDS", "where_argument"]
 
 _USAGE = (
     "usage: adb shell content [subcommand] [options]\n\n"
@@ -30,78 +31,6 @@ _USAGE = (
     "usage: adb shell content query --uri <URI> [--user <USER_ID>] [--projection "
     "<PROJECTION>] [--where <WHERE>] [--sort <SORT_ORDER>]\n"
 )
-_SETTINGS_COLUMNS = ("_id", "name", "value")
-
-
-def format_value(value: Any) -> str:
-    """A cell as Content.java prints it (``NULL``; floats as Java prints them)."""
-    if value is None:
-        return "NULL"
-    if isinstance(value, bool):
-        return str(int(value))
-    return str(value)
-
-
-class SettingsProvider:
-    """``content://settings/NAMESPACE`` rows over ``phone.instance.state.os.settings``."""
-
-    def __init__(self, phone: Any) -> None:
-        self.phone = phone
-
-    def _namespace(self, path: list[str]) -> tuple[dict[str, Any], str | None]:
-        if not path or path[0] not in ("system", "secure", "global") or len(path) > 2:
-            raise ProviderError(f"Invalid URI content://settings/{'/'.join(path)}")
-        store = self.phone.instance.state.os.settings.setdefault(path[0], {})
-        return store, (path[1] if len(path) == 2 else None)
-
-    def _rows(self, path: list[str]) -> list[dict[str, Any]]:
-        store, name = self._namespace(path)
-        rows = [
-            {"_id": i + 1, "name": key, "value": format_value(store[key])}
-            for i, key in enumerate(sorted(store))
-        ]
-        return [row for row in rows if name is None or row["name"] == name]
-
-    def _matching(self, path: list[str], where: str | None) -> list[dict[str, Any]]:
-        try:
-            predicate = parse_where(where, _SETTINGS_COLUMNS)
-        except QueryError as exc:
-            raise ProviderError(str(exc), "android.database.sqlite.SQLiteException") from exc
-        return [row for row in self._rows(path) if predicate(row)]
-
-    def query(
-        self, path: list[str], projection: list[str] | None, where: str | None, sort: str | None
-    ) -> list[list[tuple[str, Any]]]:
-        """Rows of one settings namespace."""
-        try:
-            order = parse_sort(sort, _SETTINGS_COLUMNS)
-            return project(self._matching(path, where), _SETTINGS_COLUMNS, projection, order)
-        except QueryError as exc:
-            raise ProviderError(str(exc), "android.database.sqlite.SQLiteException") from exc
-
-    def insert(self, path: list[str], values: dict[str, Any]) -> int:
-        """``--bind name:s:KEY --bind value:s:VALUE``."""
-        self._namespace(path)
-        if "name" not in values:
-            raise ProviderError("name is required")
-        self.phone.settings_put(path[0], str(values["name"]), format_value(values.get("value")))
-        return 0
-
-    def update(self, path: list[str], values: dict[str, Any], where: str | None) -> int:
-        """Set ``value`` of the matching names."""
-        rows = self._matching(path, where)
-        for row in rows:
-            self.phone.settings_put(path[0], row["name"], format_value(values.get("value")))
-        return len(rows)
-
-    def delete(self, path: list[str], where: str | None) -> int:
-        """Remove the matching names."""
-        store, _ = self._namespace(path)
-        rows = self._matching(path, where)
-        for row in rows:
-            store.pop(row["name"], None)
-        self.phone.instance.changed()
-        return len(rows)
 
 
 def _bind(text: str) -> tuple[str, Any]:
@@ -156,14 +85,11 @@ async def content(ctx: CommandContext) -> int:
         await ctx.println(_USAGE, f"[ERROR] {exc}")
         return 1
     uri = str(parsed["uri"])
-    authority, _, path_text = uri.removeprefix("content://").partition("/")
-    path = [part for part in path_text.split("/") if part]
     try:
-        provider = _provider(ctx, authority, uri)
-        await _execute(ctx, provider, parsed, path)
+        await _execute(ctx, ContentResolver(ctx.phone.instance.phone), parsed, uri)
     except ProviderError as exc:
         await ctx.eprintln(
-            f"Error while accessing provider:{authority}",
+            f"Error while accessing provider:{split_uri(uri)[0]}",
             f"{exc.java_class}: {exc}",
             "\tat com.android.commands.content.Content$Command.execute(Content.java:502)",
         )
@@ -171,36 +97,37 @@ async def content(ctx: CommandContext) -> int:
     return 0
 
 
-def _provider(ctx: CommandContext, authority: str, uri: str) -> Any:
-    if not uri.startswith("content://"):
-        raise ProviderError(f"Invalid URI: {uri}")
-    if authority in ("com.android.contacts", "contacts"):
-        return ContactsProvider(ctx.phone)
-    if authority == "settings":
-        return SettingsProvider(ctx.phone)
-    raise ProviderError(f"Could not find provider: {authority}", "java.lang.IllegalStateException")
+def where_argument(parsed: dict[str, Any]) -> str | None:
+    """The ``--where`` of parsed arguments, as the provider receives it (one seam, so the
+    parity tests can show that a virtual phone changing it is caught)."""
+    where = parsed.get("where")
+    return None if where is None else str(where)
 
 
 async def _execute(
-    ctx: CommandContext, provider: Any, parsed: dict[str, Any], path: list[str]
+    ctx: CommandContext, resolver: ContentResolver, parsed: dict[str, Any], uri: str
 ) -> None:
-    op, where = parsed["op"], parsed.get("where")
-    if op == "insert":
-        provider.insert(path, parsed["binds"])
-    elif op == "update":
-        provider.update(path, parsed["binds"], where)
-    elif op == "delete":
-        provider.delete(path, where)
-    else:
+    op, where, state = parsed["op"], where_argument(parsed), ctx.phone.instance.state
+    if op == "query":
         projection = parsed["projection"].split(":") if parsed.get("projection") else None
         if projection is not None:
             projection = [column.strip() for column in projection]
-        rows = provider.query(path, projection, where, parsed.get("sort"))
-        if not rows:
+        cursor = resolver.query(state, uri, projection, where, parsed.get("sort"))
+        if not cursor.rows:
             await ctx.println("No result found.")
-        for index, row in enumerate(rows):
-            cells = ", ".join(f"{column}={format_value(value)}" for column, value in row)
-            await ctx.println(f"Row: {index} {cells}")
+        for index, row in enumerate(cursor.rows):
+            cells = zip(cursor.columns, row, strict=True)
+            await ctx.println(
+                f"Row: {index} " + ", ".join(f"{c}={format_value(v)}" for c, v in cells)
+            )
+        return
+    if op == "insert":
+        resolver.insert(state, uri, parsed["binds"])
+    elif op == "update":
+        resolver.update(state, uri, parsed["binds"], where)
+    else:
+        resolver.delete(state, uri, where)
+    ctx.changed()
 
 
 COMMANDS: dict[str, CommandFn] = {"content": content}

@@ -209,8 +209,8 @@ async def _package_section(ctx: CommandContext, package: str) -> None:
         f"  Package [{package}] ({_hash('p' + package)}):",
         f"    userId={info.uid}",
         f"    codePath={info.path.rsplit('/', 1)[0]}",
-        f"    versionCode={ctx.phone.sdk} minSdk=28 targetSdk={ctx.phone.sdk}",
-        f"    versionName={ctx.phone.android_version}",
+        f"    versionCode={ctx.phone.identity.sdk} minSdk=28 targetSdk={ctx.phone.identity.sdk}",
+        f"    versionName={ctx.phone.identity.android_version}",
         f"    signatures=PackageSignatures{{{_hash('s' + package)} version:3, "
         f"signatures:[{_hash('k' + package)}], past signatures:[]}}",
         f"    flags={flags}",

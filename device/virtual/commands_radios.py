@@ -1,6 +1,8 @@
 """The radios of the virtual phone: ``cmd wifi``, ``cmd bluetooth_manager`` and
 ``dumpsys bluetooth_manager``, in Android 14's output formats, read from the simulator's state
-(the Wi-Fi network the Settings app shows as connected, the paired devices it lists).
+(the Wi-Fi network the Settings app shows as connected, the paired devices it lists:
+:func:`sim.radios.connected_ssid` and :func:`sim.radios.paired_devices`, which the Settings
+pages and :class:`sim.android_state.SimAndroidState` read too).
 
 * ``cmd wifi status`` (``WifiShellCommand.printStatus`` for a non-root caller)::
 
@@ -36,7 +38,7 @@ from typing import Any
 
 from device.virtual.phone import VirtualPhone
 from device.virtual.shell_context import CommandContext
-from sim.radios import set_radio
+from sim import radios
 
 __all__ = ["bluetooth_command", "connected_ssid", "dumpsys_bluetooth", "paired", "wifi_command"]
 
@@ -44,27 +46,18 @@ _DEVICE_TYPES = {"headphones": " DUAL ", "watch": "  LE  ", "car": "BR/EDR"}
 """``AdapterProperties.dumpDeviceType`` of a paired device, by the world's device kind."""
 
 
-def _settings_world(phone: VirtualPhone) -> Mapping[str, Any]:
-    app = phone.sim.phone.apps.get("settings")
-    return app.world if app is not None else {}
-
-
 def _global(phone: VirtualPhone) -> Mapping[str, Any]:
     return phone.instance.state.os.settings.get("global", {})
 
 
 def connected_ssid(phone: VirtualPhone) -> str | None:
-    """The network Wi-Fi is on (what Settings shows as Connected), None when off or not
-    joined: the one joined by tapping it, else the world's connected network."""
-    if _global(phone).get("wifi_on") != 1:
-        return None
-    joined = phone.instance.state.apps.get("settings", {}).get("wifi_ssid")
-    return joined or _settings_world(phone).get("wifi", {}).get("connected") or None
+    """:func:`sim.radios.connected_ssid` of the virtual phone (None: off or not joined)."""
+    return radios.connected_ssid(phone.instance.state, radios.settings_world(phone.sim.phone))
 
 
 def paired(phone: VirtualPhone) -> list[Mapping[str, Any]]:
-    """The paired Bluetooth devices (world data: ``name``, ``kind``)."""
-    return list(_settings_world(phone).get("bluetooth", {}).get("paired", []))
+    """:func:`sim.radios.paired_devices` of the virtual phone (``name``, ``kind``)."""
+    return radios.paired_devices(radios.settings_world(phone.sim.phone))
 
 
 def _address(seed: str) -> str:
@@ -77,7 +70,7 @@ async def wifi_command(ctx: CommandContext, rest: list[str]) -> int:
     """``cmd wifi set-wifi-enabled enabled|disabled`` and ``cmd wifi status``."""
     settings_ = ctx.phone.instance.state.os.settings
     if rest[:1] == ["set-wifi-enabled"] and rest[1:2] in (["enabled"], ["disabled"]):
-        set_radio(settings_, "wifi_on", rest[1] == "enabled")
+        radios.set_radio(settings_, "wifi_on", rest[1] == "enabled")
         ctx.changed()
         return 0
     if rest[:1] == ["status"]:
@@ -87,7 +80,7 @@ async def wifi_command(ctx: CommandContext, rest: list[str]) -> int:
 
 
 def _wifi_status(phone: VirtualPhone) -> list[str]:
-    on = _global(phone).get("wifi_on") == 1
+    on = radios.radio_on(phone.instance.state.os.settings, "wifi_on")
     lines = [f"Wifi is {'enabled' if on else 'disabled'}", "Wifi scanning is always available"]
     if not on:
         return lines
@@ -122,7 +115,7 @@ async def bluetooth_command(ctx: CommandContext, rest: list[str]) -> int:
     """``cmd bluetooth_manager enable|disable``."""
     if rest[:1] not in (["enable"], ["disable"]):
         return await ctx.usage("Bluetooth Manager Commands:\n  enable\n  disable")
-    set_radio(ctx.phone.instance.state.os.settings, "bluetooth_on", rest[0] == "enable")
+    radios.set_radio(ctx.phone.instance.state.os.settings, "bluetooth_on", rest[0] == "enable")
     ctx.changed()
     return 0
 
@@ -131,8 +124,8 @@ async def dumpsys_bluetooth(ctx: CommandContext) -> None:
     """``dumpsys bluetooth_manager``: the manager's status, then (Bluetooth on) the adapter's
     properties with the bonded devices, or (off) ``Bluetooth Service not connected``."""
     phone = ctx.phone
-    on = _global(phone).get("bluetooth_on") == 1
-    name = str(_global(phone).get("device_name") or phone.model)
+    on = radios.radio_on(phone.instance.state.os.settings, "bluetooth_on")
+    name = str(_global(phone).get("device_name") or phone.identity.model)
     address = _address("bt" + phone.serial)
     lines = [
         "Bluetooth Status",

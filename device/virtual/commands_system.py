@@ -9,14 +9,16 @@ AdbKeyboard, so u2 types through the clipboard), ``ps -A`` has toybox's 9 column
 from __future__ import annotations
 
 import asyncio
+import re
 import zlib
-from collections.abc import Mapping
-from typing import Any
 
 from device.virtual.commands_radios import bluetooth_command, wifi_command
 from device.virtual.phone import VirtualPhone
 from device.virtual.shell_context import CommandContext, CommandFn
-from sim.radios import set_airplane, set_radio
+from sim.device_props import system_properties
+from sim.radios import airplane_changed, set_radio
+from sim.settings_store import delete_setting, list_settings
+from sim.state import SIM_UTC_OFFSET_HOURS, TIME_ZONE_ABBREVIATION
 
 __all__ = ["COMMANDS", "DEFAULT_IME", "pid_of", "props"]
 
@@ -34,50 +36,9 @@ _SYSTEM_PROCESSES = (
 
 
 def props(phone: VirtualPhone) -> dict[str, str]:
-    """System properties of the virtual phone (``getprop``)."""
-    manufacturer = "Xiaomi" if phone.brand in ("Redmi", "Xiaomi", "POCO") else phone.brand
-    locale = str(phone.instance.state.os.settings.get("system", {}).get("system_locales", "en-US"))
-    fingerprint = (
-        f"{phone.brand}/{phone.device}/{phone.device}:{phone.android_version}/"
-        "UKQ1.230804.001/V816.0.5.0.UMRCNXM:user/release-keys"
-    )
-    values = {
-        "ro.serialno": phone.serial,
-        "ro.boot.serialno": phone.serial,
-        "ro.product.model": phone.model,
-        "ro.product.brand": phone.brand,
-        "ro.product.name": phone.device,
-        "ro.product.device": phone.device,
-        "ro.product.manufacturer": manufacturer,
-        "ro.product.cpu.abi": "arm64-v8a",
-        "ro.product.cpu.abilist": "arm64-v8a,armeabi-v7a,armeabi",
-        "ro.build.version.sdk": str(phone.sdk),
-        "ro.build.version.release": phone.android_version,
-        "ro.build.fingerprint": fingerprint,
-        "ro.build.type": "user",
-        "ro.build.tags": "release-keys",
-        "ro.debuggable": "0",
-        "ro.secure": "1",
-        "ro.sf.lcd_density": str(phone.density),
-        "sys.boot_completed": "1",
-        "dev.bootcomplete": "1",
-        "persist.sys.locale": locale,
-        "ro.product.locale": "zh-CN",
-        "ro.kernel.qemu": "",
-        "ro.mgb.virtual": "1",
-    }
-    if manufacturer == "Xiaomi":
-        values.update({"ro.miui.ui.version.name": "V140", "ro.miui.ui.version.code": "14"})
-    marketname = _about(phone).get("model")
-    if marketname:  # what About phone shows as the model, as on Xiaomi phones
-        values["ro.product.marketname"] = str(marketname)
-    return values
-
-
-def _about(phone: VirtualPhone) -> Mapping[str, Any]:
-    """The About page's facts (the Settings app's world data), {} without Settings."""
-    settings_app = phone.sim.phone.apps.get("settings")
-    return settings_app.world.get("about", {}) if settings_app is not None else {}
+    """System properties of the virtual phone (``getprop``): the simulator's table."""
+    state = phone.instance.state
+    return system_properties(phone.identity, phone.sim.phone, state, density_dpi=phone.density)
 
 
 def pid_of(package: str) -> int:
@@ -116,12 +77,6 @@ async def wm(ctx: CommandContext) -> int:
     return 0
 
 
-def _setting_text(value: object) -> str:
-    if isinstance(value, bool):
-        return "1" if value else "0"
-    return str(value)
-
-
 async def settings(ctx: CommandContext) -> int:
     """``settings [--user U] get|put|delete|list NAMESPACE [KEY [VALUE]]``."""
     args = list(ctx.args)
@@ -130,17 +85,18 @@ async def settings(ctx: CommandContext) -> int:
     if len(args) < 2 or args[1] not in _NAMESPACES:
         return await ctx.usage("Invalid command: settings " + " ".join(ctx.args))
     verb, namespace, rest = args[0], args[1], args[2:]
-    store = ctx.phone.instance.state.os.settings.setdefault(namespace, {})
+    state = ctx.phone.instance.state
     if verb == "get" and rest:
         await ctx.println(ctx.phone.settings_get(namespace, rest[0]))
     elif verb == "put" and len(rest) >= 2:
         ctx.phone.settings_put(namespace, rest[0], rest[1])
     elif verb == "delete" and rest:
-        deleted = store.pop(rest[0], None) is not None
+        deleted = delete_setting(state, namespace, rest[0])
         ctx.changed()
         await ctx.println(f"Deleted {int(deleted)} rows")
     elif verb == "list":
-        await ctx.println(*(f"{k}={_setting_text(store[k])}" for k in sorted(store)))
+        listed = list_settings(state, namespace)
+        await ctx.println(*(f"{key}={value}" for key, value in listed.items()))
     elif verb == "reset":
         return 0
     else:
@@ -287,7 +243,11 @@ async def _uimode(ctx: CommandContext, rest: list[str]) -> int:
 
 async def _connectivity(ctx: CommandContext, rest: list[str]) -> int:
     if rest[:1] == ["airplane-mode"] and rest[1:2] in (["enable"], ["disable"]):
-        set_airplane(ctx.phone.instance.state.os.settings, rest[1] == "enable")
+        # ConnectivityService.setAirplaneMode: write the setting, then broadcast the change
+        # even when a `settings put` wrote it already, so the radios follow either way.
+        settings_ = ctx.phone.instance.state.os.settings
+        settings_["global"]["airplane_mode_on"] = int(rest[1] == "enable")
+        airplane_changed(settings_)
         ctx.changed()
         return 0
     return await ctx.usage("Connectivity service commands:\n  airplane-mode [enable|disable]")
@@ -319,12 +279,20 @@ async def whoami(ctx: CommandContext) -> int:
 
 
 async def date(ctx: CommandContext) -> int:
-    """``date``: the simulated clock (UTC+8), as toybox prints it."""
-    now = ctx.phone.instance.state.os.local_time()
-    if ctx.args[:1] == ["+%s"]:
-        await ctx.println(str(ctx.phone.instance.state.os.clock_ms // 1000))
-    else:
-        await ctx.println(now.strftime("%a %b %d %H:%M:%S CST %Y"))
+    """``date [+FORMAT]``: the simulated clock in :data:`sim.state.TIME_ZONE`, as toybox
+    prints it (``%s`` epoch seconds, ``%N`` nanoseconds, ``%Z`` ``CST``, ``%z`` ``+0800``)."""
+    os_state = ctx.phone.instance.state.os
+    form = ctx.args[0][1:] if ctx.args[:1] and ctx.args[0].startswith("+") else "%a %b %d %T %Z %Y"
+    fields = {
+        "%s": str(os_state.clock_ms // 1000),
+        "%N": f"{os_state.clock_ms % 1000 * 1_000_000:09d}",
+        "%Z": TIME_ZONE_ABBREVIATION,
+        "%z": f"{SIM_UTC_OFFSET_HOURS:+03d}00",
+        "%T": "%H:%M:%S",
+        "%%": "%%",
+    }
+    text = re.sub("|".join(map(re.escape, fields)), lambda m: fields[m.group()], form)
+    await ctx.println(os_state.local_time().strftime(text))
     return 0
 
 

@@ -13,7 +13,7 @@ import asyncio
 import json
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Protocol, TypeVar
 
 import numpy as np
@@ -21,8 +21,10 @@ import numpy as np
 from bridge.schema import UINode
 from bridge.uitree import to_xml
 from device.virtual.perturb import PopupSource, Transition, decode_image, encode_image
+from sim.device_props import DeviceIdentity
 from sim.instance import Instance
-from sim.observe import foreground, tree_nodes
+from sim.observe import LAUNCHER_PACKAGE, foreground, tree_nodes
+from sim.settings_store import get_setting, put_setting
 from sim.simulator import Simulator
 
 __all__ = [
@@ -31,7 +33,6 @@ __all__ = [
     "ServiceStream",
     "TcpHandler",
     "VirtualPhone",
-    "parse_setting",
 ]
 
 KEYCODES: dict[int, str] = {
@@ -112,28 +113,17 @@ class Perturbations:
             raise ValueError("latency_ms and animation_ms are durations: give 0 or more")
 
 
-def parse_setting(value: str) -> Any:
-    """A ``settings put`` value as stored: int or float when it reads as one, else text."""
-    for kind in (int, float):
-        try:
-            return kind(value)
-        except ValueError:
-            continue
-    return value
-
-
 @dataclass
 class VirtualPhone:
     """A simulator instance presented as an Android device (see the module docstring)."""
 
     sim: Simulator
     instance: Instance
-    serial: str
-    model: str = "23049RAD8C"
-    brand: str = "Redmi"
-    device: str = "marble"
-    android_version: str = "14"
-    sdk: int = 34
+    serial: str = ""
+    """The serial number (``ro.serialno``); empty: the identity's."""
+    identity: DeviceIdentity = field(default_factory=DeviceIdentity)
+    """Model, brand, Android release … (``getprop``, the adb banner); its serial is
+    :attr:`serial` when one is given."""
     perturbations: Perturbations = field(default_factory=Perturbations)
     clipboard: str = ""
     files: dict[str, bytes] = field(default_factory=dict)
@@ -147,6 +137,9 @@ class VirtualPhone:
     """The animation screenshots show now, if any."""
 
     def __post_init__(self) -> None:
+        if self.serial:
+            self.identity = replace(self.identity, serial=self.serial)
+        self.serial = self.identity.serial
         knobs = self.perturbations
         self.popups = PopupSource(
             self.instance.state.seed if knobs.popup_seed is None else knobs.popup_seed
@@ -154,6 +147,32 @@ class VirtualPhone:
         if knobs.font_scale is not None:
             self.instance.state.os.text_zoom = knobs.font_scale
             self.instance.changed()
+
+    # ---- identity (shorthands of :attr:`identity`)
+    @property
+    def model(self) -> str:
+        """``ro.product.model``."""
+        return self.identity.model
+
+    @property
+    def brand(self) -> str:
+        """``ro.product.brand``."""
+        return self.identity.brand
+
+    @property
+    def device(self) -> str:
+        """``ro.product.device`` (the code name)."""
+        return self.identity.device
+
+    @property
+    def android_version(self) -> str:
+        """``ro.build.version.release``."""
+        return self.identity.android_version
+
+    @property
+    def sdk(self) -> int:
+        """``ro.build.version.sdk``."""
+        return self.identity.sdk
 
     # ---- geometry
     @property
@@ -327,7 +346,8 @@ class VirtualPhone:
     # ---- apps
     def package_app(self, package: str) -> str | None:
         """Our app id for an Android package, None if not installed."""
-        return next((a.id for a in self.sim.phone.apps.values() if a.package == package), None)
+        app = self.sim.phone.package_app(package)
+        return app.id if app is not None else None
 
     def packages(self) -> list[str]:
         """Installed packages (``pm list packages``)."""
@@ -364,21 +384,18 @@ class VirtualPhone:
     def current_focus(self) -> tuple[str, str]:
         """The focused window's package and activity (full class name)."""
         fg = foreground(self.instance)
-        package = fg.package or "com.android.launcher3"
+        package = fg.package or LAUNCHER_PACKAGE
         activity = fg.activity or ".Launcher"
         return package, (package + activity if activity.startswith(".") else activity)
 
     # ---- settings
     def settings_get(self, namespace: str, key: str) -> str:
         """``settings get``: the value as Android prints it, ``null`` when unset."""
-        value = self.instance.state.os.settings.get(namespace, {}).get(key)
-        if value is None:
-            return "null"
-        if isinstance(value, bool):
-            return "1" if value else "0"
-        return str(value)
+        text = get_setting(self.instance.state, namespace, key)
+        return "null" if text is None else text
 
     def settings_put(self, namespace: str, key: str, value: str) -> None:
-        """``settings put``: store the value (typed like the simulator's own)."""
-        self.instance.state.os.settings.setdefault(namespace, {})[key] = parse_setting(value)
+        """``settings put``: store the value (typed like the simulator's own), nothing else
+        (as on Android, no service reacts)."""
+        put_setting(self.instance.state, namespace, key, value)
         self.instance.changed()

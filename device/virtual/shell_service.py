@@ -154,7 +154,7 @@ async def _interactive(shell: Shell, io: ShellIO, stream: ServiceStream, pty: bo
     Under a pty it behaves like a terminal (prompt, echo); without one (``adb shell`` with
     piped stdin) like ``sh`` reading a script: no prompt, no echo.
     """
-    prompt = f"{shell.phone.device}:/ $ ".encode() if pty else b""
+    prompt = f"{shell.phone.identity.device}:/ $ ".encode() if pty else b""
     await io.stdout(prompt)
     pending = bytearray()
     while True:

@@ -224,10 +224,10 @@ class U2Service:
             displayRotation=0,
             displaySizeDpX=round(phone.width_px / scale),
             displaySizeDpY=round(phone.height_px / scale),
-            productName=phone.device,
+            productName=phone.identity.device,
             naturalOrientation=True,
             screenOn=phone.instance.state.os.screen_on,
-            sdkInt=phone.sdk,
+            sdkInt=phone.identity.sdk,
         )
 
     async def dump_window_hierarchy(

@@ -1,13 +1,15 @@
-"""The task template model: what a task is, how it is set up, judged and solved.
+"""The task template model: what a task is, how it is posed, judged and solved.
 
 A template is a class with typed, seeded parameters, instructions in English and Chinese,
-a setup (a patch of the instance state that also makes sure the goal is not already met),
-pure checks over the judged state, the paths it is allowed to change (globs that may name
-parameters: ``apps.contacts.contacts.{contact}.starred``), typed AnswerSheet fields for
-query tasks, and an oracle plan that solves it through the UI.
+and — in terms a phone can observe — its start state (ensure operations), its goal
+(checks), its answer truths and its expected changes. :meth:`TaskTemplate.spec` binds them
+into a :class:`~bridge.taskspec.TaskSpec`: plain data that :mod:`bridge.judge` poses and
+judges over any :class:`~bridge.android_state.AndroidState`, the simulator's and a phone's
+alike. The oracle plan solves it through the UI.
 
-The phone's UI language follows the task's (a Chinese instruction meets a Chinese phone);
-a setup may still change it, and an oracle gets the language it will meet.
+The phone's UI language follows the task's (a Chinese instruction meets a Chinese phone),
+and every task starts at the default font scale: both are the first ensure operations of
+every spec.
 
 Example::
 
@@ -16,15 +18,15 @@ Example::
         apps = ("settings",)
         level = "L1"
         kind = "operate"
-        instructions = {"en": "Turn {on_en} Wi-Fi.", "zh": "{on_zh} WLAN。"}
+        instructions = {"en": "Turn {state} Wi-Fi.", "zh": "{state} WLAN。"}
         params = {"on": Boolean()}
-        expected_changes = ("settings.global.wifi_on",)
+        expected_settings = ("global.wifi_on",)
 
-        def setup(self, s, p):
-            s.settings["global"]["wifi_on"] = 0 if p["on"] else 1
+        def ensure(self, p):
+            return [put("global", "wifi_on", 0 if p["on"] else 1)]
 
-        def checks(self, state, p):
-            return [check("wifi_on", int(p["on"]), state["settings"]["global"]["wifi_on"])]
+        def goal(self, p):
+            return [SettingCheck(namespace="global", key="wifi_on", value=int(p["on"]))]
 """
 
 from __future__ import annotations
@@ -33,18 +35,31 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
+from bridge.answers import MatchKind
 from bridge.plans import Plan
-from bridge.schema import AnswerField, Check
-from sim.phone import Phone
-from sim.state import InstanceState
+from bridge.schema import AnswerField
+from bridge.taskspec import (
+    AnswerRule,
+    Check,
+    EnsureOp,
+    ExpectedChanges,
+    PutSetting,
+    Requirement,
+    RowsSelector,
+    TaskSpec,
+    Truth,
+    WatchedRows,
+)
 from sim.tasks.params import ParamSpec
 
-__all__ = ["LEVEL_MAX_STEPS", "AnswerSpec", "Kind", "Level", "SetupContext", "TaskTemplate"]
+__all__ = ["LEVEL_MAX_STEPS", "UI_LOCALES", "AnswerSpec", "Kind", "Level", "TaskTemplate", "put"]
 
 Level = Literal["L1", "L2", "L3", "L4"]
 Kind = Literal["operate", "query", "hybrid"]
 Params = dict[str, Any]
-JudgedState = Mapping[str, Any]
+
+UI_LOCALES = {"en": "en-US", "zh": "zh-CN"}
+"""The phone's ``system.system_locales`` for a task in each language."""
 
 LEVEL_MAX_STEPS: dict[str, int] = {"L1": 15, "L2": 30, "L3": 45, "L4": 60}
 """Step budgets per level, as MobileGym's (query tasks get 15 more for answering)."""
@@ -52,13 +67,26 @@ LEVEL_MAX_STEPS: dict[str, int] = {"L1": 15, "L2": 30, "L3": 45, "L4": 60}
 
 @dataclass(frozen=True)
 class AnswerSpec:
-    """A typed AnswerSheet field and how an answer to it is matched."""
+    """A typed AnswerSheet field and how an answer to it is matched: against the truth
+    named ``truth`` (default: the field's name), as ``match`` (default: the field's kind;
+    ``phone`` and ``version`` are finer than what the AnswerSheet shows)."""
 
     name: str
     kind: Literal["choice", "number", "date", "time", "text"]
     label: dict[str, str]
     choices: tuple[str, ...] = ()
     tolerance: float = 0.0
+    match: MatchKind | None = None
+    truth: str | None = None
+
+    def rule(self) -> AnswerRule:
+        """How the judge matches this field."""
+        return AnswerRule(
+            field=self.name,
+            truth=self.truth or self.name,
+            match=self.match or self.kind,
+            tolerance=self.tolerance,
+        )
 
     def field(self, lang: str) -> AnswerField:
         """The bridge description of the field, in ``lang``."""
@@ -70,30 +98,10 @@ class AnswerSpec:
         )
 
 
-class SetupContext:
-    """What a template's setup may change: settings, app overlays, the running apps."""
-
-    def __init__(self, phone: Phone, state: InstanceState) -> None:
-        self.phone = phone
-        self.state = state
-
-    @property
-    def settings(self) -> dict[str, dict[str, Any]]:
-        """Android settings by namespace."""
-        return self.state.os.settings
-
-    def overlay(self, app_id: str) -> dict[str, Any]:
-        """The runtime overlay of ``app_id`` (created from its initial overlay)."""
-        app = self.phone.app(app_id)
-        return self.state.apps.setdefault(app_id, app.initial_overlay())
-
-    def world(self, app_id: str) -> Mapping[str, Any]:
-        """Read-only world data of ``app_id``."""
-        return self.phone.app(app_id).world
-
-    def launch(self, app_id: str) -> None:
-        """Start with ``app_id`` in front."""
-        self.phone.launch(self.state, app_id)
+def put(namespace: str, key: str, value: object) -> PutSetting:
+    """An ensure operation putting a setting (``value`` printed as Android prints it)."""
+    text = str(int(value)) if isinstance(value, bool) else str(value)
+    return PutSetting(namespace=namespace, key=key, value=text)  # type: ignore[arg-type]
 
 
 class TaskTemplate:
@@ -105,38 +113,68 @@ class TaskTemplate:
     kind: ClassVar[Kind]
     instructions: ClassVar[dict[str, str]]
     params: ClassVar[dict[str, ParamSpec]] = {}
-    expected_changes: ClassVar[tuple[str, ...]] = ()
     answer_fields: ClassVar[tuple[AnswerSpec, ...]] = ()
     max_steps: ClassVar[int | None] = None
+    expected_settings: ClassVar[tuple[str, ...]] = ()
+    """Globs of the settings this task may change (``global.wifi_on``)."""
+    watch: ClassVar[tuple[WatchedRows, ...]] = ()
+    """Provider rows whose changes are judged as side effects."""
 
     # ---- what templates override
     def derive(self, p: Params, world: Mapping[str, Mapping[str, Any]]) -> Params:
-        """Extra values computed from the sampled ones (e.g. a contact's phone number)."""
+        """Extra values computed from the sampled ones and world data (a contact's name)."""
         return {}
 
-    def setup(self, s: SetupContext, p: Params) -> None:
-        """Patch the fresh state so the task is posed (and its goal not yet met)."""
-
-    def checks(self, state: JudgedState, p: Params) -> list[Check]:
-        """Checks over the judged state at the end (answer fields are checked separately)."""
+    def ensure(self, p: Params) -> list[EnsureOp]:
+        """Operations that pose the task on any phone (after the language and font)."""
         return []
 
-    def expected_answers(self, initial: JudgedState, p: Params) -> dict[str, Any]:
-        """The true value of each answer field, from the state at the start."""
-        return {}
+    def goal(self, p: Params) -> list[Check]:
+        """What must hold at the end (answer fields are matched separately)."""
+        return []
+
+    def truths(self, p: Params) -> list[Truth]:
+        """Values read right after posing that answers are matched against."""
+        return []
+
+    def expected_rows(self, p: Params) -> list[RowsSelector]:
+        """Provider rows this instance may change."""
+        return []
+
+    def requires(self, p: Params) -> list[Requirement]:
+        """Facts a retail phone cannot be made to hold (then: simulator and virtual only)."""
+        return []
+
+    def answer_rules(self) -> list[AnswerRule]:
+        """How each answer field is judged (default: one rule per field)."""
+        return [spec.rule() for spec in self.answer_fields]
 
     def oracle(self, p: Params, lang: str) -> Plan:
         """A plan that solves the task through the UI."""
         raise NotImplementedError(f"{self.id} has no oracle")
 
-    def allowed_changes(self, p: Params) -> tuple[str, ...]:
-        """Globs of the paths this instance may change: ``expected_changes`` with the
-        parameters filled in (override when the set depends on the parameters' values)."""
-        return tuple(glob.format(**p) if "{" in glob else glob for glob in self.expected_changes)
-
     def text_values(self, p: Params, lang: str) -> dict[str, Any]:
         """Values for the instruction template in ``lang`` (default: the parameters)."""
         return dict(p)
+
+    # ---- bound
+    def spec(self, p: Params, lang: str) -> TaskSpec:
+        """The bound spec of the instance with parameters ``p`` posed in ``lang``."""
+        baseline = [
+            put("system", "system_locales", UI_LOCALES[lang]),
+            put("system", "font_scale", "1.0"),
+        ]
+        expected = [glob.format(**p) if "{" in glob else glob for glob in self.expected_settings]
+        return TaskSpec(
+            apps=list(self.apps),
+            ensure=[*baseline, *self.ensure(p)],
+            truths=self.truths(p),
+            checks=self.goal(p),
+            answers=self.answer_rules(),
+            watch=list(self.watch),
+            expected=ExpectedChanges(settings=expected, rows=self.expected_rows(p)),
+            requires=self.requires(p),
+        )
 
     # ---- derived
     def budget(self) -> int:

@@ -1,13 +1,11 @@
 """Questions over Contacts (C7, C8 and more), and hybrids that act and then answer.
 
-Answers are judged against the judged state at the start (the setup may have changed the
-world: starred a few contacts, added some); :meth:`derive` computes the same values from
-the parameters for the oracle only.
-
-Phone numbers are answered as text: the matcher ignores spaces, dashes, brackets and the
-``+``, so ``+86 138 0013 8000`` may be written ``86 138-0013-8000``, but dropping the
-country code is a different answer (the instruction asks for the number as Contacts shows
-it). Counts are numbers, names and companies text.
+Answers are judged against what the phone holds right after posing, read through the
+contacts provider (the number stored for the person asked about, how many favourites
+there are), so a phone with other people is judged on its own data; :meth:`derive` computes
+the simulator's prediction from world data for the oracle only. Phone numbers are matched
+as Android compares them (``+86 138 0013 8000`` = ``0086 138-0013-8000`` = ``13800138000``),
+counts as numbers, names and companies as text.
 """
 
 from __future__ import annotations
@@ -15,8 +13,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from bridge.android_contract import CONTACTS, DATA, ORGANIZATION, PHONE, RAW_CONTACTS, sql_text
 from bridge.plans import (
     AnswerStep,
+    EachStep,
     KeyStep,
     OpenAppStep,
     Plan,
@@ -25,29 +25,37 @@ from bridge.plans import (
     TapStep,
     TypeStep,
 )
-from bridge.schema import Check
-from sim.apps.contacts.model import (
-    normalize_phone,
-    put_contact,
-    same_number,
-    set_starred,
-    sort_contacts,
+from bridge.taskspec import (
+    Check,
+    DeleteRows,
+    EnsureContact,
+    EnsureOp,
+    RowsCheck,
+    RowsFact,
+    RowsSelector,
+    Truth,
+    TruthRef,
+    UpdateRows,
 )
-from sim.tasks.base import AnswerSpec, SetupContext, TaskTemplate
+from sim.apps.contacts.model import normalize_phone, sort_contacts
+from sim.tasks.base import AnswerSpec, TaskTemplate
 from sim.tasks.contacts_tasks import (
     NEW_NAMES,
-    contact_by_id,
+    ContactsTask,
     contacts_text,
     created_checks,
     editor_plan,
+    ensure_person,
     named,
+    named_rows,
     note_section,
-    number_check,
     open_contact,
+    person_rows,
+    phone_check,
     single_phone,
+    world_contact,
     world_contacts,
 )
-from sim.tasks.judge import check
 from sim.tasks.params import Choice, Integer, WorldChoice
 
 __all__ = [
@@ -60,19 +68,12 @@ __all__ = [
     "StarSurname",
     "WhoseNumber",
     "has_surname",
+    "surname_rows",
 ]
 
 World = Mapping[str, Mapping[str, Any]]
 _NUMBER = {"en": "Phone number", "zh": "电话号码"}
 _NAME = {"en": "Name", "zh": "姓名"}
-
-
-def _contacts(state: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    return list(state["apps"]["contacts"]["contacts"])
-
-
-def _world_contact(world: World, contact_id: str) -> Mapping[str, Any]:
-    return next(c for c in world_contacts(world) if c["id"] == contact_id)
 
 
 def has_surname(name: str, surname: str) -> bool:
@@ -82,7 +83,18 @@ def has_surname(name: str, surname: str) -> bool:
     return name.startswith(surname)
 
 
-class QueryPhoneNumber(TaskTemplate):
+def surname_rows(surname: str) -> str:
+    """The ``--where`` of the contacts with ``surname``, as :func:`has_surname` reads names
+    (SQLite's LIKE, case-insensitive for ASCII, as on a phone)."""
+    pattern = f"% {surname}" if surname.isascii() else f"{surname}%"
+    return f"display_name LIKE {sql_text(pattern)}"
+
+
+def _phones_of(name: str) -> RowsFact:
+    return RowsFact(uri=DATA, where=named_rows(name, PHONE), column="data1", sort="_id")
+
+
+class QueryPhoneNumber(ContactsTask):
     """C7: a contact's phone number (contacts with one number, so the answer is unique)."""
 
     id = "contacts/QueryPhoneNumber-v1"
@@ -94,16 +106,18 @@ class QueryPhoneNumber(TaskTemplate):
         "zh": "“{name}”的电话号码是多少？请按通讯录中显示的号码回答。",
     }
     params = {"contact": WorldChoice(lambda w: [c["id"] for c in single_phone(w)])}
-    answer_fields = (AnswerSpec("number", "text", _NUMBER),)
+    answer_fields = (AnswerSpec("number", "text", _NUMBER, match="phone"),)
 
     def derive(self, p: dict[str, Any], world: World) -> dict[str, Any]:
-        contact = _world_contact(world, p["contact"])
-        return {"name": contact["name"], "number": contact["phones"][0]["number"]}
+        contact = world_contact(world, p["contact"])
+        return {"name": contact["name"], "number": contact["phones"][0]["number"],
+                "person": dict(contact)}  # fmt: skip
 
-    def expected_answers(self, initial: Mapping[str, Any], p: dict[str, Any]) -> dict[str, Any]:
-        contact = contact_by_id(initial, p["contact"])
-        assert contact is not None, "the contact asked about exists at the start"
-        return {"number": contact["phones"][0]["number"]}
+    def ensure(self, p: dict[str, Any]) -> list[EnsureOp]:
+        return [ensure_person(p["person"])]
+
+    def truths(self, p: dict[str, Any]) -> list[Truth]:
+        return [Truth(name="number", fact=_phones_of(p["name"]), reduce="all")]
 
     def oracle(self, p: dict[str, Any], lang: str) -> Plan:
         return [
@@ -115,13 +129,14 @@ class QueryPhoneNumber(TaskTemplate):
         ]
 
 
-def _to_star(p: Mapping[str, Any], world: World) -> list[str]:
-    """Ids CountFavorites' setup stars: ``extra`` unstarred contacts from ``offset`` on."""
-    candidates = [c["id"] for c in world_contacts(world) if not c["starred"]]
+def _to_star(p: Mapping[str, Any], world: World) -> list[Mapping[str, Any]]:
+    """Whom CountFavorites stars: ``extra`` uniquely named, unstarred contacts from
+    ``offset`` on."""
+    candidates = [c for c in named(world) if not c["starred"]]
     return [candidates[(p["offset"] + i) % len(candidates)] for i in range(p["extra"])]
 
 
-class CountFavorites(TaskTemplate):
+class CountFavorites(ContactsTask):
     """C8: how many favourites there are (the seeded four plus 0–3 the setup stars)."""
 
     id = "contacts/CountFavorites-v1"
@@ -137,15 +152,15 @@ class CountFavorites(TaskTemplate):
 
     def derive(self, p: dict[str, Any], world: World) -> dict[str, Any]:
         seeded = sum(bool(c["starred"]) for c in world_contacts(world))
-        return {"count": seeded + len(_to_star(p, world))}
+        people = [dict(c) for c in _to_star(p, world)]
+        return {"count": seeded + len(people), "people": people}
 
-    def setup(self, s: SetupContext, p: dict[str, Any]) -> None:
-        world = {"contacts": s.world("contacts")}
-        for contact_id in _to_star(p, world):
-            set_starred(s.overlay("contacts"), contact_id, True, world["contacts"])
+    def ensure(self, p: dict[str, Any]) -> list[EnsureOp]:
+        return [ensure_person(person, starred=True) for person in p["people"]]
 
-    def expected_answers(self, initial: Mapping[str, Any], p: dict[str, Any]) -> dict[str, Any]:
-        return {"count": sum(bool(c["starred"]) for c in _contacts(initial))}
+    def truths(self, p: dict[str, Any]) -> list[Truth]:
+        starred = RowsFact(uri=CONTACTS, where="starred=1", column="_id")
+        return [Truth(name="count", fact=starred, reduce="count")]
 
     def oracle(self, p: dict[str, Any], lang: str) -> Plan:
         return [
@@ -155,7 +170,7 @@ class CountFavorites(TaskTemplate):
         ]
 
 
-class QueryCompany(TaskTemplate):
+class QueryCompany(ContactsTask):
     """Where a contact works (contacts whose company is not their own name)."""
 
     id = "contacts/QueryCompany-v1"
@@ -171,13 +186,16 @@ class QueryCompany(TaskTemplate):
     answer_fields = (AnswerSpec("company", "text", {"en": "Company", "zh": "公司"}),)
 
     def derive(self, p: dict[str, Any], world: World) -> dict[str, Any]:
-        contact = _world_contact(world, p["contact"])
-        return {"name": contact["name"], "company": contact["company"]}
+        contact = world_contact(world, p["contact"])
+        return {"name": contact["name"], "company": contact["company"], "person": dict(contact)}
 
-    def expected_answers(self, initial: Mapping[str, Any], p: dict[str, Any]) -> dict[str, Any]:
-        contact = contact_by_id(initial, p["contact"])
-        assert contact is not None, "the contact asked about exists at the start"
-        return {"company": contact["company"]}
+    def ensure(self, p: dict[str, Any]) -> list[EnsureOp]:
+        return [ensure_person(p["person"])]
+
+    def truths(self, p: dict[str, Any]) -> list[Truth]:
+        where = named_rows(p["name"], ORGANIZATION)
+        company = RowsFact(uri=DATA, where=where, column="data1", sort="_id")
+        return [Truth(name="company", fact=company, reduce="all")]
 
     def oracle(self, p: dict[str, Any], lang: str) -> Plan:
         return [
@@ -210,7 +228,7 @@ def _findable_by_number(world: World) -> list[str]:
     return found
 
 
-class WhoseNumber(TaskTemplate):
+class WhoseNumber(ContactsTask):
     """Reverse lookup: given a number (written as dialled), name the contact."""
 
     id = "contacts/WhoseNumber-v1"
@@ -225,17 +243,17 @@ class WhoseNumber(TaskTemplate):
     answer_fields = (AnswerSpec("name", "text", _NAME),)
 
     def derive(self, p: dict[str, Any], world: World) -> dict[str, Any]:
-        contact = _world_contact(world, p["contact"])
-        return {"name": contact["name"], "number": _dialled(contact["phones"][0]["number"])}
+        contact = world_contact(world, p["contact"])
+        number = _dialled(contact["phones"][0]["number"])
+        return {"name": contact["name"], "number": number, "person": dict(contact)}
 
-    def expected_answers(self, initial: Mapping[str, Any], p: dict[str, Any]) -> dict[str, Any]:
-        owners = [
-            c["name"]
-            for c in _contacts(initial)
-            if any(same_number(p["number"], phone["number"]) for phone in c["phones"])
-        ]
-        assert len(owners) == 1, f"{p['number']} should belong to exactly one contact: {owners}"
-        return {"name": owners[0]}
+    def ensure(self, p: dict[str, Any]) -> list[EnsureOp]:
+        return [ensure_person(p["person"])]
+
+    def truths(self, p: dict[str, Any]) -> list[Truth]:
+        owners = RowsFact(uri=DATA, where=f"mimetype={sql_text(PHONE)}", column="display_name",
+                          sort="_id", number_column="data1", number=p["number"])  # fmt: skip
+        return [Truth(name="name", fact=owners, reduce="all")]
 
     def oracle(self, p: dict[str, Any], lang: str) -> Plan:
         return [
@@ -260,20 +278,21 @@ _MORE_PEOPLE = {
 def _surname_people(p: Mapping[str, Any], world: World) -> list[dict[str, Any]]:
     """Everyone with the surname after CountSurname's setup, starred flags included.
 
-    The setup adds ``extra`` people (ids ``s01``…) and stars the first ``favorites`` of them
+    The task adds ``extra`` people (ids ``s01``…) and stars the first ``favorites`` of them
     all in list order (those already starred stay so).
     """
     people = [dict(c) for c in world_contacts(world) if has_surname(c["name"], p["surname"])]
     for index, name in enumerate(_MORE_PEOPLE[p["surname"]][: p["extra"]], start=1):
         number = f"+86 135 0000 {1000 + index * 11}"
         phones = [{"type": "mobile", "number": number}]
-        people.append({"id": f"s{index:02d}", "name": name, "phones": phones, "starred": False})
+        people.append({"id": f"s{index:02d}", "name": name, "phones": phones, "starred": False,
+                       "company": "", "title": ""})  # fmt: skip
     for person in sort_contacts(people)[: p["favorites"]]:
         person["starred"] = True  # sort_contacts returns the same dicts
     return people
 
 
-class CountSurname(TaskTemplate):
+class CountSurname(ContactsTask):
     """How many contacts have a surname, and how many of them are favourites (search, count,
     then compare with the Favorites list); the setup adds people and stars some."""
 
@@ -298,19 +317,23 @@ class CountSurname(TaskTemplate):
 
     def derive(self, p: dict[str, Any], world: World) -> dict[str, Any]:
         people = _surname_people(p, world)
-        return {"count": len(people), "starred": sum(bool(c["starred"]) for c in people)}
+        added = [c for c in people if c["id"].startswith("s")]
+        starred = [c["name"] for c in people if c["starred"] and not c["id"].startswith("s")]
+        return {"count": len(people), "starred": sum(bool(c["starred"]) for c in people),
+                "added": added, "to_star": starred}  # fmt: skip
 
-    def setup(self, s: SetupContext, p: dict[str, Any]) -> None:
-        overlay, world = s.overlay("contacts"), s.world("contacts")
-        for person in _surname_people(p, {"contacts": world}):
-            if person["id"].startswith("s"):
-                put_contact(overlay, person)
-            if person["starred"]:
-                set_starred(overlay, person["id"], True, world)
+    def ensure(self, p: dict[str, Any]) -> list[EnsureOp]:
+        ops: list[EnsureOp] = [ensure_person(c, starred=bool(c["starred"])) for c in p["added"]]
+        return ops + [EnsureContact(name=name, starred=True) for name in p["to_star"]]
 
-    def expected_answers(self, initial: Mapping[str, Any], p: dict[str, Any]) -> dict[str, Any]:
-        people = [c for c in _contacts(initial) if has_surname(c["name"], p["surname"])]
-        return {"count": len(people), "favorites": sum(bool(c["starred"]) for c in people)}
+    def truths(self, p: dict[str, Any]) -> list[Truth]:
+        where = surname_rows(p["surname"])
+        everyone = RowsFact(uri=CONTACTS, where=where, column="_id")
+        starred = RowsFact(uri=CONTACTS, where=f"{where} AND starred=1", column="_id")
+        return [
+            Truth(name="count", fact=everyone, reduce="count"),
+            Truth(name="favorites", fact=starred, reduce="count"),
+        ]
 
     def oracle(self, p: dict[str, Any], lang: str) -> Plan:
         search = Selector(resource_id="search_src_text")
@@ -332,7 +355,7 @@ class CountSurname(TaskTemplate):
 # ---------------------------------------------------------------- hybrids
 
 
-class CopyNumberToNewContact(TaskTemplate):
+class CopyNumberToNewContact(ContactsTask):
     """Hybrid: read a contact's number, save it under a new contact, and report it."""
 
     id = "contacts/CopyNumberToNewContact-v1"
@@ -348,22 +371,34 @@ class CopyNumberToNewContact(TaskTemplate):
         "contact": WorldChoice(lambda w: [c["id"] for c in single_phone(w)]),
         "new": Choice(NEW_NAMES),
     }
-    expected_changes = ("apps.contacts.contacts.n*",)
-    answer_fields = (AnswerSpec("number", "text", _NUMBER),)
+    answer_fields = (AnswerSpec("number", "text", _NUMBER, match="phone"),)
 
     def derive(self, p: dict[str, Any], world: World) -> dict[str, Any]:
-        contact = _world_contact(world, p["contact"])
-        return {"name": contact["name"], "number": contact["phones"][0]["number"]}
+        contact = world_contact(world, p["contact"])
+        return {"name": contact["name"], "number": contact["phones"][0]["number"],
+                "person": dict(contact)}  # fmt: skip
 
-    def checks(self, state: Mapping[str, Any], p: dict[str, Any]) -> list[Check]:
-        checks, found = created_checks(state, p["new"])
-        numbers = [phone["number"] for phone in found["phones"]] if found else []
-        return [*checks, number_check("phone", p["number"], numbers)]
+    def ensure(self, p: dict[str, Any]) -> list[EnsureOp]:
+        return [
+            ensure_person(p["person"]),
+            DeleteRows(uri=RAW_CONTACTS, where=named_rows(p["new"])),
+        ]
 
-    def expected_answers(self, initial: Mapping[str, Any], p: dict[str, Any]) -> dict[str, Any]:
-        contact = contact_by_id(initial, p["contact"])
-        assert contact is not None, "the contact to copy exists at the start"
-        return {"number": contact["phones"][0]["number"]}
+    def truths(self, p: dict[str, Any]) -> list[Truth]:
+        source = RowsFact(uri=CONTACTS, where=named_rows(p["name"]), column="_id")
+        return [
+            Truth(name="number", fact=_phones_of(p["name"]), reduce="all"),
+            Truth(name="source", fact=source, reduce="count"),
+        ]
+
+    def goal(self, p: dict[str, Any]) -> list[Check]:
+        kept = RowsCheck(name=f"{p['name']} kept", uri=CONTACTS, where=named_rows(p["name"]),
+                         expect="count", value=TruthRef(truth="source"))  # fmt: skip
+        copied = phone_check(p["new"], TruthRef(truth="number"))
+        return [*created_checks(p["new"]), copied, kept]
+
+    def expected_rows(self, p: dict[str, Any]) -> list[RowsSelector]:
+        return person_rows(p["new"])
 
     def oracle(self, p: dict[str, Any], lang: str) -> Plan:
         return [
@@ -376,7 +411,7 @@ class CopyNumberToNewContact(TaskTemplate):
         ]
 
 
-class StarSurname(TaskTemplate):
+class StarSurname(ContactsTask):
     """Hybrid: star everyone with a surname (none starred at the start) and say how many."""
 
     id = "contacts/StarSurname-v1"
@@ -396,36 +431,45 @@ class StarSurname(TaskTemplate):
         ordered = sort_contacts(people)
         return {"ids": [c["id"] for c in ordered], "names": [c["name"] for c in ordered]}
 
-    def allowed_changes(self, p: dict[str, Any]) -> tuple[str, ...]:
-        return tuple(f"apps.contacts.contacts.{contact_id}.starred" for contact_id in p["ids"])
+    def ensure(self, p: dict[str, Any]) -> list[EnsureOp]:
+        where = surname_rows(p["surname"])
+        ops: list[EnsureOp] = [EnsureContact(name=name) for name in p["names"]]
+        return [*ops, UpdateRows(uri=CONTACTS, where=where, values={"starred": 0})]
 
-    def setup(self, s: SetupContext, p: dict[str, Any]) -> None:
-        for contact_id in p["ids"]:
-            set_starred(s.overlay("contacts"), contact_id, False, s.world("contacts"))
+    def truths(self, p: dict[str, Any]) -> list[Truth]:
+        everyone = RowsFact(uri=CONTACTS, where=surname_rows(p["surname"]), column="_id")
+        return [Truth(name="count", fact=everyone, reduce="count")]
 
-    def checks(self, state: Mapping[str, Any], p: dict[str, Any]) -> list[Check]:
-        checks = []
-        for contact_id, name in zip(p["ids"], p["names"], strict=True):
-            contact = contact_by_id(state, contact_id)
-            checks.append(check(f"{name} starred", True, contact["starred"] if contact else None))
-        return checks
+    def goal(self, p: dict[str, Any]) -> list[Check]:
+        where = surname_rows(p["surname"])
+        return [
+            RowsCheck(name="not starred yet", uri=CONTACTS, where=f"{where} AND NOT starred",
+                      expect="count", value=0),
+            RowsCheck(name="everyone with the surname kept", uri=CONTACTS, where=where,
+                      expect="count", value=TruthRef(truth="count")),
+        ]  # fmt: skip
 
-    def expected_answers(self, initial: Mapping[str, Any], p: dict[str, Any]) -> dict[str, Any]:
-        return {"count": sum(has_surname(c["name"], p["surname"]) for c in _contacts(initial))}
+    def expected_rows(self, p: dict[str, Any]) -> list[RowsSelector]:
+        return [RowsSelector(uri=CONTACTS, where=surname_rows(p["surname"]))]
 
     def oracle(self, p: dict[str, Any], lang: str) -> Plan:
-        search = Selector(resource_id="search_src_text")
-        plan: Plan = [
-            OpenAppStep(app="contacts"),
-            TypeStep(text=p["surname"], into=search, submit=True),
-        ]
-        for name in p["names"]:
-            plan += [
-                TapStep(on=Selector(resource_id="title", text=name)),
+        # Star whoever the search shows with the surname (the phone's people, not the world's).
+        star_each = EachStep(
+            key="found",
+            prefix=p["surname"],
+            steps=[
+                TapStep(on=Selector(resource_id="title", text="{item}")),
                 TapStep(on=Selector(resource_id="menu_star")),
                 KeyStep(key="back"),
-            ]
-        return [*plan, AnswerStep(fields={"count": len(p["ids"])})]
+            ],
+        )
+        return [
+            OpenAppStep(app="contacts"),
+            TypeStep(text=p["surname"], into=Selector(resource_id="search_src_text"), submit=True),
+            note_section("found"),
+            star_each,
+            AnswerStep(fields={"count": len(p["ids"])}, read={"count": Recall(key="found")}),
+        ]
 
 
 TEMPLATES: tuple[TaskTemplate, ...] = (

@@ -1,10 +1,11 @@
 """Task templates over the Contacts app: create, star, delete and edit contacts.
 
-Judged on ``apps.contacts.contacts`` (the effective contacts, compared id by id). Contacts
-the agent creates get ids ``n001``, ``n002``… (a setup that adds contacts uses ``s01``…), so
-"the new contacts" are the ones whose id starts with ``n``. Phone numbers are compared as
-Android does (:func:`~sim.apps.contacts.model.same_number`: ``13912345678`` is
-``+86 139 1234 5678``). Each has a real-phone probe over the contacts provider (C1–C6).
+Judged as a phone sees contacts: ContactsContract's ``contacts`` and ``data`` rows, found by
+display name (``content query --uri content://com.android.contacts/contacts --where
+"display_name='张三'"``), so a phone whose people differ from the simulator's world is posed
+and judged the same way: the people a task names are inserted when missing, a name the task
+will create is deleted first. Phone numbers are compared as Android compares them
+(:func:`bridge.answers.answer_matches` ``phone``: ``13912345678`` is ``+86 139 1234 5678``).
 Questions about contacts are in :mod:`sim.tasks.contacts_query_tasks`.
 """
 
@@ -15,6 +16,16 @@ from collections.abc import Mapping
 from functools import cache
 from typing import Any, ClassVar
 
+from bridge.android_contract import (
+    CONTACTS,
+    DATA,
+    EMAIL,
+    EMAIL_TYPE_WORK,
+    ORGANIZATION,
+    PHONE,
+    RAW_CONTACTS,
+    sql_text,
+)
 from bridge.plans import (
     FinishStep,
     NoteStep,
@@ -24,16 +35,26 @@ from bridge.plans import (
     TapStep,
     TypeStep,
 )
-from bridge.schema import Check
+from bridge.taskspec import (
+    Check,
+    DeleteRows,
+    EnsureContact,
+    EnsureOp,
+    RowsCheck,
+    RowsSelector,
+    Scalar,
+    TruthRef,
+    WatchedRows,
+)
 from sim.apps.contacts.app import ContactsApp
-from sim.apps.contacts.model import NEW_ID_PREFIX, same_number, set_starred
-from sim.tasks.base import SetupContext, TaskTemplate
-from sim.tasks.judge import check
+from sim.tasks.base import TaskTemplate
 from sim.tasks.params import Choice, Integer, WorldChoice
 
 __all__ = [
+    "CONTACTS_WATCH",
     "NEW_NAMES",
     "TEMPLATES",
+    "ContactsTask",
     "CreateContact",
     "CreateContactWithCompany",
     "CreateContactWorkEmail",
@@ -41,15 +62,18 @@ __all__ = [
     "EditContactPhone",
     "StarContact",
     "UnstarContact",
-    "contact_by_id",
     "contacts_text",
     "created_checks",
     "editor_plan",
+    "ensure_person",
     "named",
+    "named_rows",
     "note_section",
-    "number_check",
     "open_contact",
+    "person_rows",
+    "phone_check",
     "single_phone",
+    "world_contact",
     "world_contacts",
 ]
 
@@ -57,6 +81,12 @@ World = Mapping[str, Mapping[str, Any]]
 
 NEW_NAMES = ("Lucas Meyer", "周雨桐", "Sofia Rossi", "黄子涵", "Daniel Park", "林可欣")
 """Names of contacts to create: none is in world data."""
+
+CONTACTS_WATCH = (
+    WatchedRows(uri=CONTACTS, projection=["_id", "display_name", "starred"]),
+    WatchedRows(uri=DATA, projection=["_id", "contact_id", "mimetype", "data1", "data2", "data4"]),
+)
+"""The contacts rows every Contacts task diffs for side effects."""
 
 _PHONE_PARAMS = {
     "prefix": Choice(("139", "186", "152", "177", "158")),
@@ -90,43 +120,73 @@ def single_phone(world: World) -> list[Mapping[str, Any]]:
     return [c for c in named(world) if len(c["phones"]) == 1]
 
 
-def _world_contact(world: World, contact_id: str) -> Mapping[str, Any]:
+def world_contact(world: World, contact_id: str) -> Mapping[str, Any]:
+    """The world contact ``contact_id``."""
     return next(c for c in world_contacts(world) if c["id"] == contact_id)
 
 
-def contact_by_id(state: Mapping[str, Any], contact_id: str) -> Mapping[str, Any] | None:
-    """The contact ``contact_id`` in a judged state, None if it does not exist."""
-    contacts = state["apps"]["contacts"]["contacts"]
-    return next((c for c in contacts if c["id"] == contact_id), None)
+def named_rows(name: str, mimetype: str | None = None) -> str:
+    """The ``--where`` of the rows of the contacts named ``name`` (data rows of one kind)."""
+    where = f"display_name={sql_text(name)}"
+    return where if mimetype is None else f"{where} AND mimetype={sql_text(mimetype)}"
 
 
-def _new_contacts(state: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    return [c for c in state["apps"]["contacts"]["contacts"] if c["id"].startswith(NEW_ID_PREFIX)]
+def person_rows(name: str) -> list[RowsSelector]:
+    """The rows a task may change about the person ``name``: the contact and its data."""
+    return [
+        RowsSelector(uri=CONTACTS, where=named_rows(name)),
+        RowsSelector(uri=DATA, where=named_rows(name)),
+    ]
 
 
-def created_checks(
-    state: Mapping[str, Any], name: str
-) -> tuple[list[Check], Mapping[str, Any] | None]:
-    """Exactly one contact was created, and it is named ``name``; returns it if it was."""
-    new = _new_contacts(state)
-    found = next((c for c in new if c["name"] == name), None)
-    actual = found["name"] if found else [c["name"] for c in new]
-    return [check("new contacts", 1, len(new)), check("name", name, actual)], found
-
-
-def number_check(name: str, expected: str, numbers: list[str]) -> Check:
-    """Passes when one of ``numbers`` is ``expected`` as Android compares numbers."""
-    return Check(
-        name=name,
-        expected=expected,
-        actual=numbers,
-        passed=any(same_number(expected, number) for number in numbers),
-        evidence="same_number: equal digits, or equal last 7+ digits",
+def ensure_person(contact: Mapping[str, Any], starred: bool | None = None) -> EnsureContact:
+    """An ensure operation for a world contact: inserted with its numbers and company when
+    the phone lacks someone of that name."""
+    return EnsureContact(
+        name=contact["name"],
+        phones=[p["number"] for p in contact.get("phones", [])],
+        company=contact.get("company") or None,
+        title=contact.get("title") or None,
+        starred=starred,
     )
 
 
-def _numbers(contact: Mapping[str, Any] | None) -> list[str]:
-    return [p["number"] for p in contact["phones"]] if contact else []
+def created_checks(name: str) -> list[Check]:
+    """Exactly one contact named ``name`` (the task deleted that name before it began)."""
+    return [
+        RowsCheck(
+            name="contacts named " + name,
+            uri=CONTACTS,
+            where=named_rows(name),
+            expect="count",
+            value=1,
+        )
+    ]
+
+
+def phone_check(name: str, number: Scalar | TruthRef, only: bool = False) -> RowsCheck:
+    """Some (``only``: the one) phone number of ``name`` is ``number``, as Android compares
+    numbers."""
+    return RowsCheck(
+        name="phone",
+        uri=DATA,
+        where=named_rows(name, PHONE),
+        column="data1",
+        expect="only" if only else "any",
+        value=number,
+        match="number",
+    )
+
+
+def _detail(name: str, mimetype: str, column: str, value: str, label: str) -> RowsCheck:
+    return RowsCheck(
+        name=label,
+        uri=DATA,
+        where=named_rows(name, mimetype),
+        column=column,
+        expect="any",
+        value=value,
+    )
 
 
 @cache
@@ -165,14 +225,32 @@ _SAVE = TapStep(on=Selector(resource_id="editor_menu_save_button"))
 _CREATE = [OpenAppStep(app="contacts"), TapStep(on=Selector(resource_id="floating_action_button"))]
 
 
-# ---------------------------------------------------------------- create
+# ---------------------------------------------------------------- tasks
 
 
-class CreateContact(TaskTemplate):
+class ContactsTask(TaskTemplate):
+    """A task over Contacts: its rows are watched for side effects."""
+
+    apps = ("contacts",)
+    watch = CONTACTS_WATCH
+
+
+class _CreateTask(ContactsTask):
+    """Create a contact named ``p[name_param]``: nobody has that name at the start."""
+
+    name_param: ClassVar[str] = "name"
+
+    def ensure(self, p: dict[str, Any]) -> list[EnsureOp]:
+        return [DeleteRows(uri=RAW_CONTACTS, where=named_rows(p[self.name_param]))]
+
+    def expected_rows(self, p: dict[str, Any]) -> list[RowsSelector]:
+        return person_rows(p[self.name_param])
+
+
+class CreateContact(_CreateTask):
     """C1: a new contact with a name and a mobile number."""
 
     id = "contacts/CreateContact-v1"
-    apps = ("contacts",)
     level = "L2"
     kind = "operate"
     instructions = {
@@ -180,25 +258,22 @@ class CreateContact(TaskTemplate):
         "zh": "新建联系人“{name}”，手机号码是 {phone}。",
     }
     params = {"name": Choice(NEW_NAMES), **_PHONE_PARAMS}
-    expected_changes = ("apps.contacts.contacts.n*",)
 
     def derive(self, p: dict[str, Any], world: World) -> dict[str, Any]:
         return {"phone": _phone(p)}
 
-    def checks(self, state: Mapping[str, Any], p: dict[str, Any]) -> list[Check]:
-        checks, found = created_checks(state, p["name"])
-        return [*checks, number_check("phone", p["phone"], _numbers(found))]
+    def goal(self, p: dict[str, Any]) -> list[Check]:
+        return [*created_checks(p["name"]), phone_check(p["name"], p["phone"])]
 
     def oracle(self, p: dict[str, Any], lang: str) -> Plan:
         fields = editor_plan(("name_edit", p["name"]), ("phone_edit", p["phone"]))
         return [*_CREATE, *fields, _SAVE, FinishStep()]
 
 
-class CreateContactWithCompany(TaskTemplate):
+class CreateContactWithCompany(_CreateTask):
     """C2: a new contact with a phone, a company and a job title."""
 
     id = "contacts/CreateContactWithCompany-v1"
-    apps = ("contacts",)
     level = "L3"
     kind = "operate"
     instructions = {
@@ -209,21 +284,20 @@ class CreateContactWithCompany(TaskTemplate):
     params = {
         "name": Choice(NEW_NAMES),
         **_PHONE_PARAMS,
-        "company": Choice(("字节跳动", "小米科技", "Acme Corp", "Globex", "北京大学")),
+        "company": Choice(("字节跳动", "小米科技", "Acme, Inc.", "Globex", "北京大学")),
         "title": Choice(("产品经理", "软件工程师", "Designer", "Sales Director")),
     }
-    expected_changes = ("apps.contacts.contacts.n*",)
 
     def derive(self, p: dict[str, Any], world: World) -> dict[str, Any]:
         return {"phone": _phone(p)}
 
-    def checks(self, state: Mapping[str, Any], p: dict[str, Any]) -> list[Check]:
-        checks, found = created_checks(state, p["name"])
+    def goal(self, p: dict[str, Any]) -> list[Check]:
+        name = p["name"]
         return [
-            *checks,
-            number_check("phone", p["phone"], _numbers(found)),
-            check("company", p["company"], found["company"] if found else None),
-            check("title", p["title"], found["title"] if found else None),
+            *created_checks(name),
+            phone_check(name, p["phone"]),
+            _detail(name, ORGANIZATION, "data1", p["company"], "company"),
+            _detail(name, ORGANIZATION, "data4", p["title"], "title"),
         ]
 
     def oracle(self, p: dict[str, Any], lang: str) -> Plan:
@@ -248,11 +322,10 @@ _WORK_LABEL = {"en": "Work", "zh": "单位"}
 """The email label Work as the editor's label picker shows it."""
 
 
-class CreateContactWorkEmail(TaskTemplate):
+class CreateContactWorkEmail(_CreateTask):
     """C3: a new contact with an email labelled Work (the editor's default label is Home)."""
 
     id = "contacts/CreateContactWorkEmail-v1"
-    apps = ("contacts",)
     level = "L3"
     kind = "operate"
     instructions = {
@@ -260,22 +333,20 @@ class CreateContactWorkEmail(TaskTemplate):
         "zh": "新建联系人“{name}”，添加单位电子邮件 {email}。",
     }
     params = {"name": Choice(tuple(_EMAILS))}
-    expected_changes = ("apps.contacts.contacts.n*",)
 
     def derive(self, p: dict[str, Any], world: World) -> dict[str, Any]:
         return {"email": _EMAILS[p["name"]]}
 
-    def checks(self, state: Mapping[str, Any], p: dict[str, Any]) -> list[Check]:
-        checks, found = created_checks(state, p["name"])
-        emails = list(found["emails"]) if found else []
-        wanted = p["email"].casefold()
-        match = next((e for e in emails if e["address"].casefold() == wanted), None)
-        addresses = [e["address"] for e in emails]
+    def goal(self, p: dict[str, Any]) -> list[Check]:
+        name, emails = p["name"], named_rows(p["name"], EMAIL)
+        work = f"{emails} AND data2={EMAIL_TYPE_WORK}"
         return [
-            *checks,
-            Check(name="email", expected=p["email"], actual=addresses, passed=match is not None),
-            check("email label", "work", match["type"] if match else None),
-        ]
+            *created_checks(name),
+            RowsCheck(name="email", uri=DATA, where=emails, column="data1", expect="any",
+                      value=p["email"], match="casefold"),
+            RowsCheck(name="email label", uri=DATA, where=work, column="data1", expect="any",
+                      value=p["email"], match="casefold"),
+        ]  # fmt: skip
 
     def oracle(self, p: dict[str, Any], lang: str) -> Plan:
         return [
@@ -288,27 +359,35 @@ class CreateContactWorkEmail(TaskTemplate):
         ]
 
 
-# ---------------------------------------------------------------- favourites
+class _PersonTask(ContactsTask):
+    """A task about the world contact ``p["contact"]`` (its name in ``p["name"]``)."""
+
+    def derive(self, p: dict[str, Any], world: World) -> dict[str, Any]:
+        contact = world_contact(world, p["contact"])
+        return {"name": contact["name"], "person": dict(contact)}
+
+    def expected_rows(self, p: dict[str, Any]) -> list[RowsSelector]:
+        return person_rows(p["name"])
 
 
-class _StarTask(TaskTemplate):
-    """Star or unstar one contact (C4/C5); the setup makes sure it starts the other way."""
+class _StarTask(_PersonTask):
+    """Star or unstar one contact (C4/C5); it starts the other way."""
 
-    apps = ("contacts",)
     level = "L2"
     kind = "operate"
     starred: ClassVar[bool] = True
-    expected_changes = ("apps.contacts.contacts.{contact}.starred",)
 
-    def derive(self, p: dict[str, Any], world: World) -> dict[str, Any]:
-        return {"name": _world_contact(world, p["contact"])["name"]}
+    def ensure(self, p: dict[str, Any]) -> list[EnsureOp]:
+        return [ensure_person(p["person"], starred=not self.starred)]
 
-    def setup(self, s: SetupContext, p: dict[str, Any]) -> None:
-        set_starred(s.overlay("contacts"), p["contact"], not self.starred, s.world("contacts"))
+    def goal(self, p: dict[str, Any]) -> list[Check]:
+        return [
+            RowsCheck(name="starred", uri=CONTACTS, where=named_rows(p["name"]),
+                      column="starred", expect="all", value=int(self.starred))
+        ]  # fmt: skip
 
-    def checks(self, state: Mapping[str, Any], p: dict[str, Any]) -> list[Check]:
-        contact = contact_by_id(state, p["contact"])
-        return [check("starred", self.starred, contact["starred"] if contact else None)]
+    def expected_rows(self, p: dict[str, Any]) -> list[RowsSelector]:
+        return person_rows(p["name"])[:1]
 
     def oracle(self, p: dict[str, Any], lang: str) -> Plan:
         return [
@@ -335,25 +414,23 @@ class UnstarContact(_StarTask):
     starred = False
 
 
-# ---------------------------------------------------------------- delete and edit
-
-
-class DeleteContact(TaskTemplate):
-    """C6: delete one contact (its id disappears; nothing else may change)."""
+class DeleteContact(_PersonTask):
+    """C6: delete one contact (nobody of that name is left; nothing else may change)."""
 
     id = "contacts/DeleteContact-v1"
-    apps = ("contacts",)
     level = "L2"
     kind = "operate"
     instructions = {"en": "Delete the contact {name}.", "zh": "删除联系人“{name}”。"}
     params = {"contact": WorldChoice(lambda w: [c["id"] for c in named(w)])}
-    expected_changes = ("apps.contacts.contacts.{contact}",)
 
-    def derive(self, p: dict[str, Any], world: World) -> dict[str, Any]:
-        return {"name": _world_contact(world, p["contact"])["name"]}
+    def ensure(self, p: dict[str, Any]) -> list[EnsureOp]:
+        return [ensure_person(p["person"])]
 
-    def checks(self, state: Mapping[str, Any], p: dict[str, Any]) -> list[Check]:
-        return [check("exists", False, contact_by_id(state, p["contact"]) is not None)]
+    def goal(self, p: dict[str, Any]) -> list[Check]:
+        return [
+            RowsCheck(name="contacts named " + p["name"], uri=CONTACTS,
+                      where=named_rows(p["name"]), expect="count", value=0)
+        ]  # fmt: skip
 
     def oracle(self, p: dict[str, Any], lang: str) -> Plan:
         return [
@@ -364,11 +441,10 @@ class DeleteContact(TaskTemplate):
         ]
 
 
-class EditContactPhone(TaskTemplate):
+class EditContactPhone(_PersonTask):
     """Replace a contact's only (mobile) number with a new one."""
 
     id = "contacts/EditContactPhone-v1"
-    apps = ("contacts",)
     level = "L3"
     kind = "operate"
     instructions = {
@@ -381,14 +457,15 @@ class EditContactPhone(TaskTemplate):
         ),
         **_PHONE_PARAMS,
     }
-    expected_changes = ("apps.contacts.contacts.{contact}.phones",)
 
     def derive(self, p: dict[str, Any], world: World) -> dict[str, Any]:
-        return {"name": _world_contact(world, p["contact"])["name"], "phone": _phone(p)}
+        return {**super().derive(p, world), "phone": _phone(p)}
 
-    def checks(self, state: Mapping[str, Any], p: dict[str, Any]) -> list[Check]:
-        numbers = _numbers(contact_by_id(state, p["contact"]))
-        return [check("phone count", 1, len(numbers)), number_check("phone", p["phone"], numbers)]
+    def ensure(self, p: dict[str, Any]) -> list[EnsureOp]:
+        return [ensure_person(p["person"])]
+
+    def goal(self, p: dict[str, Any]) -> list[Check]:
+        return [phone_check(p["name"], p["phone"], only=True)]
 
     def oracle(self, p: dict[str, Any], lang: str) -> Plan:
         return [

@@ -1,55 +1,51 @@
-"""A task posed on an instance: setup at reset, the answer given, the verdict at the end."""
+"""A task posed on a simulator instance: its spec posed at reset, the answer, the verdict.
+
+Posing and judging are :mod:`bridge.judge` over :class:`~sim.android_state.SimAndroidState`
+— the same code a phone is judged by. The simulator adds only what a phone has no use for:
+its full-state diff (``Verdict.sim_side_effects``).
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-from bridge.schema import AnswerValue, Check, TaskInstance, Verdict
+from bridge.judge import StartRecord, judge, pose
+from bridge.schema import AnswerValue, TaskInstance, Verdict
+from bridge.taskspec import TaskSpec
+from sim.android_state import SimAndroidState
 from sim.errors import SimError
 from sim.phone import Phone
 from sim.state import InstanceState
-from sim.tasks.base import SetupContext, TaskTemplate
-from sim.tasks.judge import judged_state, match_answer, unexpected_changes
+from sim.sync_call import complete
+from sim.tasks.judge import judged_state, sim_changes
 
-__all__ = ["UI_LOCALES", "PreSatisfiedTask", "TaskEpisode"]
-
-UI_LOCALES = {"en": "en-US", "zh": "zh-CN"}
-"""The phone's ``system.system_locales`` for a task in each language."""
-
-
-class PreSatisfiedTask(SimError):
-    """A task whose goal already holds after setup: a bug in the template, never a pass."""
+__all__ = ["TaskEpisode"]
 
 
 class TaskEpisode:
     """Judges one task instance on one instance state."""
 
-    def __init__(self, template: TaskTemplate, task: TaskInstance) -> None:
-        self.template = template
+    def __init__(self, task: TaskInstance) -> None:
+        if task.spec is None:
+            raise SimError(
+                f"task {task.task_id} carries no spec; instantiate it with the task registry"
+            )
         self.task = task
-        self.params: dict[str, Any] = dict(task.params)
+        self.spec: TaskSpec = task.spec
+        self.start = StartRecord()
         self.initial: dict[str, Any] = {}
         self.answer: dict[str, AnswerValue] | None = None
 
     def setup(self, phone: Phone, state: InstanceState) -> None:
-        """Set the UI language to the task's, apply the template's setup (which may change
-        it again) and remember the judged state at the start."""
-        state.os.settings["system"]["system_locales"] = UI_LOCALES[self.task.lang]
-        self.template.setup(SetupContext(phone, state), self.params)
+        """Pose the spec on ``state`` and remember the start (raises ``TaskNotPosed`` when
+        the goal already holds)."""
+        self.start = complete(pose(self.spec, SimAndroidState(phone, state)))
         self.initial = judged_state(phone, state)
-        if self.template.answer_fields:
-            return  # never met at the start: no answer has been given yet
-        start = self.template.checks(self.initial, self.params)
-        if not start or all(c.passed for c in start):
-            raise PreSatisfiedTask(
-                f"{self.task.task_id} (seed {self.task.seed}) is already solved after setup "
-                "or has nothing to check; fix its setup"
-            )
 
     def copy(self) -> TaskEpisode:
-        """An independent copy (for a fork); the initial state is shared, never mutated."""
-        twin = TaskEpisode(self.template, self.task)
-        twin.initial = self.initial
+        """An independent copy (for a fork); the start is shared, never mutated."""
+        twin = TaskEpisode(self.task)
+        twin.start, twin.initial = self.start, self.initial
         twin.answer = dict(self.answer) if self.answer is not None else None
         return twin
 
@@ -58,31 +54,25 @@ class TaskEpisode:
         sheet = state.apps.get("answersheet") or {}
         return dict(sheet.get("answers") or {}) if sheet.get("submitted") else None
 
-    def answer_checks(self, state: InstanceState) -> list[Check]:
-        """One check per answer field (from the ``answer`` action, else the AnswerSheet)."""
+    def verdict(self, phone: Phone, state: InstanceState, trees: list[str]) -> Verdict:
+        """Judge the instance now, from the episode's saved UI trees when the spec needs
+        them; the simulator's full-state diff is added as ``sim_side_effects``."""
         answer = self.answer if self.answer is not None else self.sheet_answer(state)
-        truth = self.template.expected_answers(self.initial, self.params)
-        checks = []
-        for spec in self.template.answer_fields:
-            given = (answer or {}).get(spec.name)
-            passed = match_answer(spec.kind, truth[spec.name], given, spec.tolerance)
-            checks.append(
-                Check(
-                    name=f"answer.{spec.name}",
-                    expected=truth[spec.name],
-                    actual=given,
-                    passed=passed,
-                    evidence=f"matcher {spec.kind}",
-                )
-            )
-        return checks
-
-    def verdict(self, phone: Phone, state: InstanceState) -> Verdict:
-        """Judge the instance now: checks, answer fields, and side effects."""
-        final = judged_state(phone, state)
-        checks = self.template.checks(final, self.params) + self.answer_checks(state)
-        unexpected = unexpected_changes(
-            self.initial, final, self.template.allowed_changes(self.params)
+        verdict = complete(
+            judge(self.spec, SimAndroidState(phone, state), self.start, answer=answer, trees=trees)
         )
-        kind = "answer" if self.template.kind == "query" else "state"
-        return Verdict.from_checks(checks, side_effects=unexpected, kind=kind)
+        changes = sim_changes(self.initial, judged_state(phone, state))
+        return verdict.model_copy(update={"sim_side_effects": changes})
+
+    def document(self) -> dict[str, Any]:
+        """What a snapshot keeps of the episode: the task and the answer (the start is a
+        function of the task and its seed, recomputed on restore; kilobytes stay few)."""
+        return {"task": self.task.model_dump(mode="json"), "answer": self.answer}
+
+    @classmethod
+    def from_document(cls, document: dict[str, Any], phone: Phone) -> TaskEpisode:
+        """The episode a snapshot kept (:meth:`document`), its start posed anew."""
+        episode = cls(TaskInstance.model_validate(document["task"]))
+        episode.setup(phone, InstanceState(seed=episode.task.seed))
+        episode.answer = document.get("answer")
+        return episode

@@ -1,36 +1,23 @@
-"""Judging: the state a task is judged on, state diffs, and typed answer matchers.
+"""The simulator's own view of a task's changes: its full-state diff, for information.
 
-The *judged state* is plain JSON: ``{"settings": <Android settings>, "apps": {<app id>:
-app.view(overlay)}}`` — data only, never UI state. A verdict's ``clean`` compares the judged
-state at the start and at the end: every changed path must match one of the task's
-``expected_changes`` globs (``settings.global.wifi_on``, ``apps.contacts.contacts.*``).
+A verdict's ``clean`` comes from the observable diff every world computes
+(:mod:`bridge.observed`); the simulator can see more — every field of every app's data —
+and reports that apart as ``Verdict.sim_side_effects``. The *judged state* here is plain
+JSON: ``{"settings": <Android settings>, "apps": {<app id>: app.view(overlay)}}``.
 """
 
 from __future__ import annotations
 
-import fnmatch
-import math
-import re
-import unicodedata
-from collections.abc import Iterable, Mapping
-from datetime import date, time
+from collections.abc import Mapping
 from typing import Any
 
-from bridge.schema import AnswerValue, Check
 from sim.phone import Phone
 from sim.state import InstanceState
 
-__all__ = [
-    "ALWAYS_IGNORED",
-    "changed_paths",
-    "check",
-    "judged_state",
-    "match_answer",
-    "unexpected_changes",
-]
+__all__ = ["ALWAYS_IGNORED", "changed_paths", "judged_state", "sim_changes"]
 
-ALWAYS_IGNORED = ("apps.answersheet", "apps.answersheet.*")
-"""Paths no task is blamed for: the AnswerSheet is where the agent answers."""
+ALWAYS_IGNORED = ("apps.answersheet",)
+"""Path prefixes never reported: the AnswerSheet is where the agent answers."""
 
 
 def judged_state(phone: Phone, state: InstanceState) -> dict[str, Any]:
@@ -55,8 +42,7 @@ def changed_paths(before: Any, after: Any, prefix: str = "") -> list[str]:
     """Dotted paths whose values differ.
 
     Lists of records with ids are compared record by record (``apps.contacts.contacts.c012
-    .starred``), so a task may change one contact without being blamed for the others;
-    other lists are compared as whole values.
+    .starred``); other lists are compared as whole values.
     """
     keyed_before, keyed_after = _by_id(before), _by_id(after)
     if keyed_before is not None and keyed_after is not None:
@@ -73,90 +59,10 @@ def changed_paths(before: Any, after: Any, prefix: str = "") -> list[str]:
     return [] if before == after else [prefix]
 
 
-def unexpected_changes(
-    before: Mapping[str, Any], after: Mapping[str, Any], expected: Iterable[str]
-) -> list[str]:
-    """Changed paths not covered by ``expected`` globs (nor by :data:`ALWAYS_IGNORED`)."""
-    allowed = (*expected, *ALWAYS_IGNORED)
+def sim_changes(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[str]:
+    """Every changed path of the judged state but the AnswerSheet's."""
     return [
         path
         for path in changed_paths(before, after)
-        if not any(fnmatch.fnmatchcase(path, pattern) for pattern in allowed)
+        if not any(path == p or path.startswith(p + ".") for p in ALWAYS_IGNORED)
     ]
-
-
-def check(name: str, expected: Any, actual: Any, evidence: str | None = None) -> Check:
-    """A check that passes when ``actual == expected``."""
-    return Check(
-        name=name, expected=expected, actual=actual, passed=expected == actual, evidence=evidence
-    )
-
-
-# ------------------------------------------------------------------ answer matchers
-
-
-def _text(value: Any) -> str:
-    folded = unicodedata.normalize("NFKC", str(value)).casefold()
-    return re.sub(r"[\s\W_]+", "", folded)
-
-
-def _number(value: Any) -> float | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int | float):
-        return float(value)
-    match = re.search(r"-?\d+(?:\.\d+)?", str(value).replace(",", ""))
-    return float(match.group()) if match else None
-
-
-def _date(value: Any) -> date | None:
-    text = str(value).strip()
-    patterns = (
-        r"(\d{4})[-/.年](\d{1,2})[-/.月](\d{1,2})",
-        r"(\d{1,2})/(\d{1,2})/(\d{4})",
-    )
-    for index, pattern in enumerate(patterns):
-        found = re.search(pattern, text)
-        if found:
-            a, b, c = (int(g) for g in found.groups())
-            try:
-                return date(a, b, c) if index == 0 else date(c, a, b)
-            except ValueError:
-                return None
-    return None
-
-
-def _time(value: Any) -> time | None:
-    text = str(value).lower()
-    found = re.search(r"(\d{1,2})\s*[:：点時时]\s*(\d{2})?", text)
-    if not found:
-        return None
-    hour, minute = int(found.group(1)), int(found.group(2) or 0)
-    afternoon = re.search(r"pm|p\.m\.|下午|晚上", text) is not None
-    morning = re.search(r"am|a\.m\.|上午|早上|凌晨", text) is not None
-    if afternoon and hour < 12:
-        hour += 12
-    if morning and hour == 12:
-        hour = 0
-    return time(hour, minute) if hour < 24 and minute < 60 else None
-
-
-def match_answer(kind: str, expected: Any, given: AnswerValue | None, tolerance: float = 0) -> bool:
-    """Whether ``given`` answers a field of ``kind`` whose truth is ``expected``.
-
-    choice/text: equal after Unicode normalisation, case folding and dropping spaces and
-    punctuation; number: numerically within ``tolerance``; date and time: equal after
-    parsing the common written forms (2026-05-12, 2026年5月12日, 5/12/2026; 14:05, 2:05 pm).
-    """
-    if given is None:
-        return False
-    if kind in ("choice", "text"):
-        return _text(expected) == _text(given)
-    if kind == "number":
-        a, b = _number(expected), _number(given)
-        return a is not None and b is not None and math.isclose(a, b, abs_tol=tolerance + 1e-9)
-    if kind == "date":
-        return _date(expected) is not None and _date(expected) == _date(given)
-    if kind == "time":
-        return _time(expected) is not None and _time(expected) == _time(given)
-    raise ValueError(f"unknown answer kind {kind!r}")

@@ -68,15 +68,17 @@ class TaskRegistry:
         template = self.get(task_id)
         params = sample_params(template.params, seed, world)
         params.update(template.derive(params, world))
+        lang = "zh" if lang == "zh" else "en"
         return TaskInstance(
             task_id=task_id,
             seed=seed,
             params=params,
             instruction=template.instruction(params, lang),
-            lang="zh" if lang == "zh" else "en",
+            lang=lang,
             level=template.level,
             max_steps=template.budget(),
             answer_fields=[spec.field(lang) for spec in template.answer_fields],
+            spec=template.spec(params, lang),
         )
 
 

@@ -1,11 +1,12 @@
 """Questions about the phone that Settings answers (model, Android version, Wi-Fi, Bluetooth),
 and a hybrid that changes a setting and reports it.
 
-World facts (the About page, the paired devices) reach the answer through :meth:`derive`;
-what a setup poses (the network joined) is read back from the judged state at the start.
-The oracles read their answers off the screen (:class:`~bridge.plans.NoteStep`), so on a
-phone they answer with the phone's own model, version, network and devices; their literal
-``fields`` stay the simulator's prediction.
+The truths are what the phone reports right after posing, root-free and the same way in
+both worlds: ``getprop`` (model, marketing name, Android version), ``cmd wifi status`` (the
+network), ``dumpsys bluetooth_manager`` (the paired devices); :meth:`derive` computes the
+simulator's prediction from world data for the oracle only. The oracles read their answers
+off the screen (:class:`~bridge.plans.NoteStep`), so on a phone they answer with the phone's
+own model, version, network and devices.
 """
 
 from __future__ import annotations
@@ -14,11 +15,19 @@ from collections.abc import Mapping
 from typing import Any
 
 from bridge.plans import AnswerStep, KeyStep, NoteStep, Plan, Recall, Selector, TapStep
-from bridge.schema import Check
+from bridge.taskspec import (
+    AnswerRule,
+    BondedFact,
+    Check,
+    EnsureOp,
+    LongestOfferedCheck,
+    PropFact,
+    Truth,
+    WifiFact,
+)
 from sim.apps.settings import model
-from sim.tasks.base import AnswerSpec, SetupContext, TaskTemplate
-from sim.tasks.judge import check
-from sim.tasks.params import Choice, WorldChoice
+from sim.tasks.base import AnswerSpec, TaskTemplate, put
+from sim.tasks.params import Choice
 from sim.tasks.settings_tasks import pick_radio, settings_plan, settings_text, timeout_text
 
 __all__ = [
@@ -58,8 +67,10 @@ class QueryDeviceModel(TaskTemplate):
     def derive(self, p: dict[str, Any], world: World) -> dict[str, Any]:
         return {"model": world["settings"]["about"]["model"]}
 
-    def expected_answers(self, initial: Mapping[str, Any], p: dict[str, Any]) -> dict[str, Any]:
-        return {"model": p["model"]}
+    def truths(self, p: dict[str, Any]) -> list[Truth]:
+        # Xiaomi's About page shows the marketing name; the model code is 23049RAD8C.
+        model_code = PropFact(key="ro.product.model")
+        return [Truth(name="model", fact=model_code, also=[PropFact(key="ro.product.marketname")])]
 
     def oracle(self, p: dict[str, Any], lang: str) -> Plan:
         return [
@@ -83,14 +94,16 @@ class QueryAndroidVersion(TaskTemplate):
         "zh": "这台手机的 Android 版本是多少？",
     }
     answer_fields = (
-        AnswerSpec("version", "number", {"en": "Android version", "zh": "Android 版本"}),
+        AnswerSpec(
+            "version", "number", {"en": "Android version", "zh": "Android 版本"}, match="version"
+        ),
     )
 
     def derive(self, p: dict[str, Any], world: World) -> dict[str, Any]:
         return {"version": int(world["settings"]["about"]["android_version"])}
 
-    def expected_answers(self, initial: Mapping[str, Any], p: dict[str, Any]) -> dict[str, Any]:
-        return {"version": p["version"]}
+    def truths(self, p: dict[str, Any]) -> list[Truth]:
+        return [Truth(name="version", fact=PropFact(key="ro.build.version.release"))]
 
     def oracle(self, p: dict[str, Any], lang: str) -> Plan:
         return [
@@ -103,14 +116,10 @@ class QueryAndroidVersion(TaskTemplate):
         ]
 
 
-def _joinable(world: World) -> list[str]:
-    """Networks the phone can be on without a password being typed (open or saved)."""
-    networks = world["settings"]["wifi"]["networks"]
-    return [n["ssid"] for n in networks if n["saved"] or not n["secured"]]
-
-
 class QueryConnectedWifi(TaskTemplate):
-    """Which Wi-Fi network the phone is on (set up to one of the joinable ones)."""
+    """Which Wi-Fi network the phone is on. A phone joins no network without its
+    credentials, so the task poses only Wi-Fi on: the truth is whatever network the phone
+    joins (``cmd wifi status``), in the simulator the world's home network."""
 
     id = "settings/QueryConnectedWifi-v1"
     apps = ("settings",)
@@ -120,15 +129,16 @@ class QueryConnectedWifi(TaskTemplate):
         "en": "Which Wi-Fi network is the phone connected to?",
         "zh": "手机当前连接的是哪个 WLAN？",
     }
-    params = {"ssid": WorldChoice(_joinable)}
     answer_fields = (AnswerSpec("network", "text", {"en": "Network name", "zh": "网络名称"}),)
 
-    def setup(self, s: SetupContext, p: dict[str, Any]) -> None:
-        s.settings["global"]["wifi_on"] = 1
-        s.overlay("settings")["wifi_ssid"] = p["ssid"]
+    def derive(self, p: dict[str, Any], world: World) -> dict[str, Any]:
+        return {"ssid": world["settings"]["wifi"]["connected"]}
 
-    def expected_answers(self, initial: Mapping[str, Any], p: dict[str, Any]) -> dict[str, Any]:
-        return {"network": initial["apps"]["settings"]["wifi_ssid"]}
+    def ensure(self, p: dict[str, Any]) -> list[EnsureOp]:
+        return [put("global", "wifi_on", 1)]
+
+    def truths(self, p: dict[str, Any]) -> list[Truth]:
+        return [Truth(name="network", fact=WifiFact())]
 
     def oracle(self, p: dict[str, Any], lang: str) -> Plan:
         # The main list's Wi-Fi row summarises the network joined (as Settings on phones do).
@@ -154,17 +164,17 @@ class CountPairedDevices(TaskTemplate):
         "en": "How many Bluetooth devices are paired with this phone?",
         "zh": "这台手机配对了几个蓝牙设备？",
     }
-    expected_changes = ("settings.global.bluetooth_on",)
+    expected_settings = ("global.bluetooth_on",)
     answer_fields = (AnswerSpec("count", "number", {"en": "Paired devices", "zh": "已配对设备数"}),)
 
     def derive(self, p: dict[str, Any], world: World) -> dict[str, Any]:
         return {"count": len(world["settings"]["bluetooth"]["paired"])}
 
-    def setup(self, s: SetupContext, p: dict[str, Any]) -> None:
-        s.settings["global"]["bluetooth_on"] = 0
+    def ensure(self, p: dict[str, Any]) -> list[EnsureOp]:
+        return [put("global", "bluetooth_on", 0)]
 
-    def expected_answers(self, initial: Mapping[str, Any], p: dict[str, Any]) -> dict[str, Any]:
-        return {"count": p["count"]}
+    def truths(self, p: dict[str, Any]) -> list[Truth]:
+        return [Truth(name="count", fact=BondedFact(), reduce="count")]
 
     def oracle(self, p: dict[str, Any], lang: str) -> Plan:
         paired = NoteStep(
@@ -181,7 +191,12 @@ class CountPairedDevices(TaskTemplate):
 
 
 class SetLongestTimeout(TaskTemplate):
-    """Hybrid: find the longest screen timeout on offer, choose it and say how long it is."""
+    """Hybrid: find the longest screen timeout on offer, choose it and say how long it is.
+
+    What "longest" means is what the episode's own screens offered (XPath over the saved
+    UI trees: ROMs differ, AOSP goes to 30 minutes, MIUI to 10); the setting and the answer
+    must both be that option. It starts at a short timeout every ROM offers.
+    """
 
     id = "settings/SetLongestTimeout-v1"
     apps = ("settings",)
@@ -192,22 +207,25 @@ class SetLongestTimeout(TaskTemplate):
         "minutes it is.",
         "zh": "把自动锁屏时间设为可选的最长时间，并告诉我是多少分钟。",
     }
-    params = {"start": Choice(model.TIMEOUT_CHOICES_MS[:-1])}
-    expected_changes = ("settings.system.screen_off_timeout",)
+    params = {"start": Choice((15_000, 30_000, 60_000, 120_000))}
+    expected_settings = ("system.screen_off_timeout",)
     answer_fields = (AnswerSpec("minutes", "number", {"en": "Minutes", "zh": "分钟数"}),)
 
     def derive(self, p: dict[str, Any], world: World) -> dict[str, Any]:
         return {"longest": max(model.TIMEOUT_CHOICES_MS)}
 
-    def setup(self, s: SetupContext, p: dict[str, Any]) -> None:
-        s.settings["system"]["screen_off_timeout"] = p["start"]
+    def ensure(self, p: dict[str, Any]) -> list[EnsureOp]:
+        return [put("system", "screen_off_timeout", p["start"])]
 
-    def checks(self, state: Mapping[str, Any], p: dict[str, Any]) -> list[Check]:
-        actual = state["settings"]["system"].get("screen_off_timeout")
-        return [check("screen_off_timeout", p["longest"], actual)]
+    def goal(self, p: dict[str, Any]) -> list[Check]:
+        return [
+            LongestOfferedCheck(
+                namespace="system", key="screen_off_timeout", answer_field="minutes"
+            )
+        ]
 
-    def expected_answers(self, initial: Mapping[str, Any], p: dict[str, Any]) -> dict[str, Any]:
-        return {"minutes": p["longest"] // 60_000}
+    def answer_rules(self) -> list[AnswerRule]:
+        return []  # the answer is judged against the longest option offered, in the goal
 
     def oracle(self, p: dict[str, Any], lang: str) -> Plan:
         return [

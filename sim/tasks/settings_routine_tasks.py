@@ -6,16 +6,14 @@ its own check, so ``progress`` says how much of the routine was done.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from bridge.plans import FinishStep, KeyStep, Plan, Selector, TapStep
-from bridge.schema import Check
+from bridge.taskspec import Check, EnsureOp, Requirement
 from sim.apps.settings import model
-from sim.tasks.base import SetupContext, TaskTemplate
-from sim.tasks.judge import check
+from sim.tasks.base import TaskTemplate, put
 from sim.tasks.params import Boolean, Choice, Integer
-from sim.tasks.settings_tasks import after, pick_radio, settings_plan, timeout_text
+from sim.tasks.settings_tasks import after, is_setting, pick_radio, settings_plan, timeout_text
 
 __all__ = ["TEMPLATES", "BedtimeRoutine", "RadiosOffThenAirplane", "SetRadiosAndTimeout"]
 
@@ -23,17 +21,14 @@ _ON = {"en": {True: "on", False: "off"}, "zh": {True: "打开", False: "关闭"}
 _BACK = KeyStep(key="back")
 
 
-def _g(state: Mapping[str, Any], key: str, default: Any = None) -> Any:
-    return state["settings"]["global"].get(key, default)
-
-
-def _sys(state: Mapping[str, Any], key: str) -> Any:
-    return state["settings"]["system"].get(key)
-
-
 class RadiosOffThenAirplane(TaskTemplate):
     """S21: Wi-Fi and Bluetooth off by hand *before* airplane mode, so that they stay off
-    when airplane mode ends: Android then remembers them as off (``*_saved_state`` 0)."""
+    when airplane mode ends: Android then remembers them as off (``*_saved_state`` 0).
+
+    The order is judged from those saved states, which this simulator (and the virtual
+    phone) keep in ``global`` settings; a retail phone keeps them in its radio services'
+    own stores, which no shell user can read, so the template runs there only as far as a
+    phone can tell — not at all (see :meth:`requires`)."""
 
     id = "settings/RadiosOffThenAirplane-v1"
     apps = ("settings",)
@@ -43,24 +38,36 @@ class RadiosOffThenAirplane(TaskTemplate):
         "en": "Turn off Wi-Fi and Bluetooth first, then turn on airplane mode.",
         "zh": "先关闭 WLAN 和蓝牙，再打开飞行模式。",
     }
-    expected_changes = (
-        "settings.global.airplane_mode_on",
-        "settings.global.wifi_on",
-        "settings.global.bluetooth_on",
-        "settings.global.*_saved_state",
+    expected_settings = (
+        "global.airplane_mode_on",
+        "global.wifi_on",
+        "global.bluetooth_on",
+        "global.*_saved_state",
     )
 
-    def setup(self, s: SetupContext, p: dict[str, Any]) -> None:
-        s.phone.set_airplane(s.state, False)
-        s.settings["global"].update(wifi_on=1, bluetooth_on=1)
-
-    def checks(self, state: Mapping[str, Any], p: dict[str, Any]) -> list[Check]:
+    def ensure(self, p: dict[str, Any]) -> list[EnsureOp]:
         return [
-            check("airplane_mode_on", 1, _g(state, "airplane_mode_on")),
-            check("wifi_on", 0, _g(state, "wifi_on")),
-            check("bluetooth_on", 0, _g(state, "bluetooth_on")),
-            check("wifi_saved_state", 0, _g(state, "wifi_saved_state", 0)),
-            check("bluetooth_saved_state", 0, _g(state, "bluetooth_saved_state", 0)),
+            put("global", "airplane_mode_on", 0),
+            put("global", "wifi_on", 1),
+            put("global", "bluetooth_on", 1),
+        ]
+
+    def goal(self, p: dict[str, Any]) -> list[Check]:
+        return [
+            is_setting("global", "airplane_mode_on", 1),
+            is_setting("global", "wifi_on", 0),
+            is_setting("global", "bluetooth_on", 0),
+            is_setting("global", "wifi_saved_state", 0),
+            is_setting("global", "bluetooth_saved_state", 0),
+        ]
+
+    def requires(self, p: dict[str, Any]) -> list[Requirement]:
+        return [
+            Requirement(
+                fact="global.wifi_saved_state, global.bluetooth_saved_state",
+                reason="the order of the steps is judged from the radios' saved states, which "
+                "a retail phone keeps in its services' own stores, unreadable from adb",
+            )
         ]
 
     def oracle(self, p: dict[str, Any], lang: str) -> Plan:
@@ -92,11 +99,7 @@ class SetRadiosAndTimeout(TaskTemplate):
         "bluetooth": Boolean(),
         "timeout": Choice(model.TIMEOUT_CHOICES_MS),
     }
-    expected_changes = (
-        "settings.global.wifi_on",
-        "settings.global.bluetooth_on",
-        "settings.system.screen_off_timeout",
-    )
+    expected_settings = ("global.wifi_on", "global.bluetooth_on", "system.screen_off_timeout")
 
     def text_values(self, p: dict[str, Any], lang: str) -> dict[str, Any]:
         return {
@@ -105,18 +108,18 @@ class SetRadiosAndTimeout(TaskTemplate):
             "timeout": timeout_text(p["timeout"], lang),
         }
 
-    def setup(self, s: SetupContext, p: dict[str, Any]) -> None:
-        s.settings["global"].update(
-            wifi_on=int(not p["wifi"]), bluetooth_on=int(not p["bluetooth"])
-        )
-        start = after(model.TIMEOUT_CHOICES_MS, p["timeout"])
-        s.settings["system"]["screen_off_timeout"] = start
-
-    def checks(self, state: Mapping[str, Any], p: dict[str, Any]) -> list[Check]:
+    def ensure(self, p: dict[str, Any]) -> list[EnsureOp]:
         return [
-            check("wifi_on", int(p["wifi"]), _g(state, "wifi_on")),
-            check("bluetooth_on", int(p["bluetooth"]), _g(state, "bluetooth_on")),
-            check("screen_off_timeout", p["timeout"], _sys(state, "screen_off_timeout")),
+            put("global", "wifi_on", int(not p["wifi"])),
+            put("global", "bluetooth_on", int(not p["bluetooth"])),
+            put("system", "screen_off_timeout", after(model.TIMEOUT_CHOICES_MS, p["timeout"])),
+        ]
+
+    def goal(self, p: dict[str, Any]) -> list[Check]:
+        return [
+            is_setting("global", "wifi_on", int(p["wifi"])),
+            is_setting("global", "bluetooth_on", int(p["bluetooth"])),
+            is_setting("system", "screen_off_timeout", p["timeout"]),
         ]
 
     def oracle(self, p: dict[str, Any], lang: str) -> Plan:
@@ -156,34 +159,34 @@ class BedtimeRoutine(TaskTemplate):
         "volume": Integer(4, model.RING_VOLUME_MAX),
         "timeout": Choice(tuple(ms for ms in model.TIMEOUT_CHOICES_MS if ms != _BEDTIME_TIMEOUT)),
     }
-    expected_changes = (
-        "settings.secure.ui_night_mode",
-        "settings.global.zen_mode",
-        "settings.system.screen_brightness",
-        "settings.system.volume_ring",
-        "settings.system.screen_off_timeout",
+    expected_settings = (
+        "secure.ui_night_mode",
+        "global.zen_mode",
+        "system.screen_brightness",
+        "system.volume_ring",
+        "system.screen_off_timeout",
     )
 
     def text_values(self, p: dict[str, Any], lang: str) -> dict[str, Any]:
         return {"timeout": timeout_text(_BEDTIME_TIMEOUT, lang)}
 
-    def setup(self, s: SetupContext, p: dict[str, Any]) -> None:
-        s.settings["secure"]["ui_night_mode"] = model.NIGHT_MODE_OFF
-        s.settings["global"]["zen_mode"] = 0
-        s.settings["system"].update(
-            screen_brightness=p["brightness"],
-            volume_ring=p["volume"],
-            screen_off_timeout=p["timeout"],
-        )
-
-    def checks(self, state: Mapping[str, Any], p: dict[str, Any]) -> list[Check]:
-        night = state["settings"]["secure"].get("ui_night_mode")
+    def ensure(self, p: dict[str, Any]) -> list[EnsureOp]:
         return [
-            check("ui_night_mode", model.NIGHT_MODE_ON, night),
-            check("zen_mode", 1, int(model.is_on(_g(state, "zen_mode")))),
-            check("screen_brightness", 0, _sys(state, "screen_brightness")),
-            check("volume_ring", 0, _sys(state, "volume_ring")),
-            check("screen_off_timeout", _BEDTIME_TIMEOUT, _sys(state, "screen_off_timeout")),
+            put("secure", "ui_night_mode", model.NIGHT_MODE_OFF),
+            put("global", "zen_mode", 0),
+            put("system", "screen_brightness_mode", 0),
+            put("system", "screen_brightness", p["brightness"]),
+            put("system", "volume_ring", p["volume"]),
+            put("system", "screen_off_timeout", p["timeout"]),
+        ]
+
+    def goal(self, p: dict[str, Any]) -> list[Check]:
+        return [
+            is_setting("secure", "ui_night_mode", model.NIGHT_MODE_ON),
+            is_setting("global", "zen_mode", op="nonzero"),
+            is_setting("system", "screen_brightness", 1, op="le"),
+            is_setting("system", "volume_ring", 0),
+            is_setting("system", "screen_off_timeout", _BEDTIME_TIMEOUT),
         ]
 
     def oracle(self, p: dict[str, Any], lang: str) -> Plan:

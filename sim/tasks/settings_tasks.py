@@ -1,8 +1,8 @@
 """Task templates over the Settings app (and the shade, which reaches the same settings).
 
 Every judged value is an Android settings key, so the phone's ``settings get`` reads the
-same thing (see the device variants in issue 4). Each task here changes one setting and
-starts with it the other way (or at another value). Questions about the phone are in
+same thing in both worlds. Each task here changes one setting and starts with it the
+other way (or at another value). Questions about the phone are in
 :mod:`sim.tasks.settings_query_tasks`, routines that change several settings in
 :mod:`sim.tasks.settings_routine_tasks`.
 """
@@ -14,10 +14,9 @@ from functools import cache
 from typing import Any, ClassVar
 
 from bridge.plans import FinishStep, OpenAppStep, Plan, Selector, TapStep, TypeStep
-from bridge.schema import Check
+from bridge.taskspec import Check, EnsureOp, Requirement, SettingCheck
 from sim.apps.settings import SettingsApp, model
-from sim.tasks.base import SetupContext, TaskTemplate
-from sim.tasks.judge import check
+from sim.tasks.base import TaskTemplate, put
 from sim.tasks.params import Boolean, Choice, Integer
 
 __all__ = [
@@ -36,6 +35,7 @@ __all__ = [
     "SetScreenTimeout",
     "SetWifi",
     "after",
+    "is_setting",
     "pick_radio",
     "settings_plan",
     "settings_text",
@@ -45,12 +45,9 @@ __all__ = [
 _ON = {"en": {True: "on", False: "off"}, "zh": {True: "打开", False: "关闭"}}
 
 
-def _g(state: Mapping[str, Any], key: str) -> Any:
-    return state["settings"]["global"].get(key)
-
-
-def _sys(state: Mapping[str, Any], key: str) -> Any:
-    return state["settings"]["system"].get(key)
+def is_setting(namespace: str, key: str, value: object = None, op: str = "eq", **kw: Any) -> Check:
+    """A goal check on one setting (``op``: eq, ne, zero, nonzero, ge, le)."""
+    return SettingCheck(namespace=namespace, key=key, value=value, op=op, **kw)  # type: ignore[arg-type]
 
 
 @cache
@@ -94,16 +91,16 @@ class SetWifi(TaskTemplate):
     kind = "operate"
     instructions = {"en": "Turn {state} Wi-Fi.", "zh": "{state} WLAN。"}
     params = {"on": Boolean()}
-    expected_changes = ("settings.global.wifi_on",)
+    expected_settings = ("global.wifi_on",)
 
     def text_values(self, p: dict[str, Any], lang: str) -> dict[str, Any]:
         return {"state": _ON[lang][p["on"]]}
 
-    def setup(self, s: SetupContext, p: dict[str, Any]) -> None:
-        s.settings["global"]["wifi_on"] = 0 if p["on"] else 1
+    def ensure(self, p: dict[str, Any]) -> list[EnsureOp]:
+        return [put("global", "wifi_on", 0 if p["on"] else 1)]
 
-    def checks(self, state: Mapping[str, Any], p: dict[str, Any]) -> list[Check]:
-        return [check("wifi_on", int(p["on"]), _g(state, "wifi_on"))]
+    def goal(self, p: dict[str, Any]) -> list[Check]:
+        return [is_setting("global", "wifi_on", int(p["on"]))]
 
     def oracle(self, p: dict[str, Any], lang: str) -> Plan:
         return [
@@ -123,22 +120,21 @@ class SetAirplaneMode(TaskTemplate):
     kind = "operate"
     instructions = {"en": "Turn airplane mode {state}.", "zh": "{state}飞行模式。"}
     params = {"on": Boolean()}
-    expected_changes = (
-        "settings.global.airplane_mode_on",
-        "settings.global.wifi_on",
-        "settings.global.bluetooth_on",
-        "settings.global.*_saved_state",
+    expected_settings = (
+        "global.airplane_mode_on",
+        "global.wifi_on",
+        "global.bluetooth_on",
+        "global.*_saved_state",
     )
 
     def text_values(self, p: dict[str, Any], lang: str) -> dict[str, Any]:
         return {"state": _ON[lang][p["on"]]}
 
-    def setup(self, s: SetupContext, p: dict[str, Any]) -> None:
-        if not p["on"]:
-            s.phone.set_airplane(s.state, True)
+    def ensure(self, p: dict[str, Any]) -> list[EnsureOp]:
+        return [put("global", "airplane_mode_on", int(not p["on"]))]
 
-    def checks(self, state: Mapping[str, Any], p: dict[str, Any]) -> list[Check]:
-        return [check("airplane_mode_on", int(p["on"]), _g(state, "airplane_mode_on"))]
+    def goal(self, p: dict[str, Any]) -> list[Check]:
+        return [is_setting("global", "airplane_mode_on", int(p["on"]))]
 
     def oracle(self, p: dict[str, Any], lang: str) -> Plan:
         return [
@@ -170,12 +166,11 @@ class _SwitchTask(TaskTemplate):
     def text_values(self, p: dict[str, Any], lang: str) -> dict[str, Any]:
         return {"state": _ON[lang][p["on"]]}
 
-    def setup(self, s: SetupContext, p: dict[str, Any]) -> None:
-        s.settings[self.namespace][self.key] = self.values[not p["on"]]
+    def ensure(self, p: dict[str, Any]) -> list[EnsureOp]:
+        return [put(self.namespace, self.key, self.values[not p["on"]])]
 
-    def checks(self, state: Mapping[str, Any], p: dict[str, Any]) -> list[Check]:
-        actual = state["settings"][self.namespace].get(self.key)
-        return [check(self.key, self.values[p["on"]], actual)]
+    def goal(self, p: dict[str, Any]) -> list[Check]:
+        return [is_setting(self.namespace, self.key, self.values[p["on"]])]
 
     def oracle(self, p: dict[str, Any], lang: str) -> Plan:
         return [*settings_plan(*self.rids), FinishStep()]
@@ -188,7 +183,7 @@ class SetBluetooth(_SwitchTask):
     instructions = {"en": "Turn Bluetooth {state}.", "zh": "{state}蓝牙。"}
     key = "bluetooth_on"
     rids = ("bluetooth_settings", "bluetooth_enable")
-    expected_changes = ("settings.global.bluetooth_on",)
+    expected_settings = ("global.bluetooth_on",)
 
 
 class SetMobileData(_SwitchTask):
@@ -198,7 +193,7 @@ class SetMobileData(_SwitchTask):
     instructions = {"en": "Turn mobile data {state}.", "zh": "{state}移动数据。"}
     key = "mobile_data"
     rids = ("msim_settings", "mobile_data_enable")
-    expected_changes = ("settings.global.mobile_data",)
+    expected_settings = ("global.mobile_data",)
 
 
 class SetDarkTheme(_SwitchTask):
@@ -210,7 +205,7 @@ class SetDarkTheme(_SwitchTask):
     key = "ui_night_mode"
     values = (model.NIGHT_MODE_OFF, model.NIGHT_MODE_ON)
     rids = ("display_settings", "dark_mode_display_enable")
-    expected_changes = ("settings.secure.ui_night_mode",)
+    expected_settings = ("secure.ui_night_mode",)
 
 
 class SetDoNotDisturb(_SwitchTask):
@@ -220,10 +215,10 @@ class SetDoNotDisturb(_SwitchTask):
     instructions = {"en": "Turn Do not disturb {state}.", "zh": "{state}勿扰模式。"}
     key = "zen_mode"
     rids = ("sound_settings", "zen_mode")
-    expected_changes = ("settings.global.zen_mode",)
+    expected_settings = ("global.zen_mode",)
 
-    def checks(self, state: Mapping[str, Any], p: dict[str, Any]) -> list[Check]:
-        return [check("zen_mode", int(p["on"]), int(model.is_on(_g(state, "zen_mode"))))]
+    def goal(self, p: dict[str, Any]) -> list[Check]:
+        return [is_setting("global", "zen_mode", op="nonzero" if p["on"] else "zero")]
 
 
 # ---------------------------------------------------------------- sliders
@@ -238,13 +233,13 @@ class MuteRingVolume(TaskTemplate):
     kind = "operate"
     instructions = {"en": "Turn the ring volume all the way down.", "zh": "把铃声音量调到最低。"}
     params = {"start": Integer(3, model.RING_VOLUME_MAX)}
-    expected_changes = ("settings.system.volume_ring",)
+    expected_settings = ("system.volume_ring",)
 
-    def setup(self, s: SetupContext, p: dict[str, Any]) -> None:
-        s.settings["system"]["volume_ring"] = p["start"]
+    def ensure(self, p: dict[str, Any]) -> list[EnsureOp]:
+        return [put("system", "volume_ring", p["start"])]
 
-    def checks(self, state: Mapping[str, Any], p: dict[str, Any]) -> list[Check]:
-        return [check("volume_ring", 0, _sys(state, "volume_ring"))]
+    def goal(self, p: dict[str, Any]) -> list[Check]:
+        return [is_setting("system", "volume_ring", 0)]
 
     def oracle(self, p: dict[str, Any], lang: str) -> Plan:
         slider = TapStep(on=Selector(resource_id="ring_volume"), at=(0.0, 0.5))
@@ -263,7 +258,7 @@ class SetBrightnessExtreme(TaskTemplate):
         "zh": "把屏幕亮度调到{level}。",
     }
     params = {"level": Choice(("max", "min")), "start": Integer(40, 215)}
-    expected_changes = ("settings.system.screen_brightness",)
+    expected_settings = ("system.screen_brightness",)
     _WORDS: ClassVar[dict[str, dict[str, str]]] = {
         "en": {"max": "maximum", "min": "minimum"},
         "zh": {"max": "最亮", "min": "最暗"},
@@ -272,12 +267,17 @@ class SetBrightnessExtreme(TaskTemplate):
     def text_values(self, p: dict[str, Any], lang: str) -> dict[str, Any]:
         return {"level": self._WORDS[lang][p["level"]]}
 
-    def setup(self, s: SetupContext, p: dict[str, Any]) -> None:
-        s.settings["system"]["screen_brightness"] = p["start"]
+    def ensure(self, p: dict[str, Any]) -> list[EnsureOp]:
+        return [
+            put("system", "screen_brightness_mode", 0),
+            put("system", "screen_brightness", p["start"]),
+        ]
 
-    def checks(self, state: Mapping[str, Any], p: dict[str, Any]) -> list[Check]:
-        target = model.BRIGHTNESS_MAX if p["level"] == "max" else 0
-        return [check("screen_brightness", target, _sys(state, "screen_brightness"))]
+    def goal(self, p: dict[str, Any]) -> list[Check]:
+        # The slider's end, whatever the ROM's range (MIUI goes past 255): >= 255 or <= 1.
+        if p["level"] == "max":
+            return [is_setting("system", "screen_brightness", 255, op="ge")]
+        return [is_setting("system", "screen_brightness", 1, op="le")]
 
     def oracle(self, p: dict[str, Any], lang: str) -> Plan:
         end = (1.0, 0.5) if p["level"] == "max" else (0.0, 0.5)
@@ -307,22 +307,21 @@ class _ChoiceTask(TaskTemplate):
         """The option's text on screen in ``lang``."""
         raise NotImplementedError
 
-    def actual(self, state: Mapping[str, Any]) -> Any:
-        """The current option, comparable with the parameter ``value``."""
-        return state["settings"][self.namespace].get(self.key)
+    tolerance: ClassVar[float] = 0.0
 
     def text_values(self, p: dict[str, Any], lang: str) -> dict[str, Any]:
         return {"label": self.label(p["value"], lang)}
 
-    def setup(self, s: SetupContext, p: dict[str, Any]) -> None:
-        s.settings[self.namespace][self.key] = self.stored(after(self.options, p["value"]))
+    def ensure(self, p: dict[str, Any]) -> list[EnsureOp]:
+        return [put(self.namespace, self.key, self.stored(after(self.options, p["value"])))]
 
     def stored(self, value: Any) -> Any:
         """The setting's value for an option (the option itself by default)."""
         return value
 
-    def checks(self, state: Mapping[str, Any], p: dict[str, Any]) -> list[Check]:
-        return [check(self.key, p["value"], self.actual(state))]
+    def goal(self, p: dict[str, Any]) -> list[Check]:
+        stored = self.stored(p["value"])
+        return [is_setting(self.namespace, self.key, stored, tolerance=self.tolerance)]
 
     def oracle(self, p: dict[str, Any], lang: str) -> Plan:
         return [*settings_plan(*self.rids), pick_radio(self.label(p["value"], lang)), FinishStep()]
@@ -340,7 +339,7 @@ class SetScreenTimeout(_ChoiceTask):
     options = model.TIMEOUT_CHOICES_MS
     params = {"value": Choice(model.TIMEOUT_CHOICES_MS)}
     rids = ("display_settings", "screen_timeout")
-    expected_changes = ("settings.system.screen_off_timeout",)
+    expected_settings = ("system.screen_off_timeout",)
 
     def label(self, value: Any, lang: str) -> str:
         return timeout_text(value, lang)
@@ -356,17 +355,13 @@ class SetRingerMode(_ChoiceTask):
     options = tuple(model.RINGER_MODES)
     params = {"value": Choice(tuple(model.RINGER_MODES))}
     rids = ("sound_settings",)
-    expected_changes = ("settings.global.mode_ringer",)
+    expected_settings = ("global.mode_ringer",)
 
     def label(self, value: Any, lang: str) -> str:
         return settings_text(f"ringer_{value}", lang)
 
     def stored(self, value: Any) -> Any:
         return model.RINGER_MODES[value]
-
-    def actual(self, state: Mapping[str, Any]) -> Any:
-        mode = _g(state, "mode_ringer")
-        return next((name for name, v in model.RINGER_MODES.items() if v == mode), mode)
 
 
 class SetFontSize(_ChoiceTask):
@@ -378,16 +373,16 @@ class SetFontSize(_ChoiceTask):
     options = tuple(model.FONT_SCALES)
     params = {"value": Choice(tuple(model.FONT_SCALES))}
     rids = ("display_settings", "font_size")
-    expected_changes = ("settings.system.font_scale",)
+    expected_settings = ("system.font_scale",)
 
     def label(self, value: Any, lang: str) -> str:
         return settings_text(f"font_{value}", lang)
 
+    tolerance = 0.05
+    """Phones print scales like 1.2999999523, and some OEMs' steps sit a little off ours."""
+
     def stored(self, value: Any) -> Any:
         return model.FONT_SCALES[value]
-
-    def actual(self, state: Mapping[str, Any]) -> Any:
-        return model.font_scale_name(_sys(state, "font_scale"))
 
 
 class SetLanguage(_ChoiceTask):
@@ -404,7 +399,7 @@ class SetLanguage(_ChoiceTask):
     options = model.LOCALES
     params = {"value": Choice(model.LOCALES)}
     rids = ("language_settings",)
-    expected_changes = ("settings.system.system_locales",)
+    expected_settings = ("system.system_locales",)
     _NAMES: ClassVar[dict[str, dict[str, str]]] = {
         "en": {"en-US": "English", "zh-CN": "Simplified Chinese"},
         "zh": {"en-US": "英语", "zh-CN": "简体中文"},
@@ -416,8 +411,17 @@ class SetLanguage(_ChoiceTask):
     def label(self, value: Any, lang: str) -> str:
         return settings_text(f"locale_{value.lower().replace('-', '_')}", lang)
 
-    def actual(self, state: Mapping[str, Any]) -> Any:
-        return model.locale_choice(_sys(state, "system_locales"))
+    def goal(self, p: dict[str, Any]) -> list[Check]:
+        return [is_setting("system", "system_locales", p["value"], op="primary")]
+
+    def requires(self, p: dict[str, Any]) -> list[Requirement]:
+        return [
+            Requirement(
+                fact="system.system_locales",
+                reason="most retail phones switch their UI language only through Settings or at "
+                "the next boot, so `settings put` cannot pose this task there",
+            )
+        ]
 
 
 # ---------------------------------------------------------------- device name
@@ -432,13 +436,13 @@ class RenameDevice(TaskTemplate):
     kind = "operate"
     instructions = {"en": 'Rename this phone to "{name}".', "zh": "把设备名称改为“{name}”。"}
     params = {"name": Choice(("Alex's Phone", "客厅的手机", "Redmi 工作机", "Travel Phone"))}
-    expected_changes = ("settings.global.device_name",)
+    expected_settings = ("global.device_name",)
 
-    def setup(self, s: SetupContext, p: dict[str, Any]) -> None:
-        s.settings["global"]["device_name"] = "Redmi Note 12 Turbo"
+    def ensure(self, p: dict[str, Any]) -> list[EnsureOp]:
+        return [put("global", "device_name", "Redmi Note 12 Turbo")]
 
-    def checks(self, state: Mapping[str, Any], p: dict[str, Any]) -> list[Check]:
-        return [check("device_name", p["name"], _g(state, "device_name"))]
+    def goal(self, p: dict[str, Any]) -> list[Check]:
+        return [is_setting("global", "device_name", p["name"])]
 
     def oracle(self, p: dict[str, Any], lang: str) -> Plan:
         return [

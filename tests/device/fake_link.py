@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import shlex
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -83,6 +84,8 @@ class FakeLink:
     clipboard: str = ""
     closed: int = 0
     serial: str = "fake-0001"
+    settings: dict[tuple[str, str], str] = field(default_factory=dict)
+    """``settings put`` values, read back by ``settings get`` and ``settings list``."""
 
     def _next(self, items: list[Any]) -> Any:
         return items.pop(0) if len(items) > 1 else items[0]
@@ -98,7 +101,19 @@ class FakeLink:
             return self.input_output
         if command.startswith("getprop "):
             return self.props.get(command.split()[1], "") + "\n"
+        if command.startswith("settings "):
+            return self._settings(shlex.split(command)[1:])
         return self._answer(command)
+
+    def _settings(self, words: list[str]) -> str:
+        verb, namespace, rest = words[0], words[1], words[2:]
+        if verb == "put":
+            self.settings[(namespace, rest[0])] = rest[1]
+            return ""
+        if verb == "get":
+            return self.settings.get((namespace, rest[0]), "null") + "\n"
+        listed = sorted((k, v) for (ns, k), v in self.settings.items() if ns == namespace)
+        return "".join(f"{key}={value}\n" for key, value in listed)
 
     def _answer(self, command: str) -> str:
         answers = {

@@ -12,7 +12,7 @@ import asyncio
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import cv2
 import numpy as np
@@ -35,16 +35,23 @@ from bridge.actions import (
 )
 from bridge.errors import EnvError, EnvTimeout
 from bridge.runner import run_episode
-from bridge.schema import Check, PolicyContext, PolicyOutput, TaskInstance, UIStatus
-from bridge.uitree import parse_hierarchy, to_xml
+from bridge.schema import PolicyContext, PolicyOutput, TaskInstance, UIStatus
+from bridge.taskspec import (
+    AnswerRule,
+    ExpectedChanges,
+    PutSetting,
+    Requirement,
+    SettingFact,
+    TaskSpec,
+    Truth,
+)
+from bridge.uitree import to_xml
 from device.actuate import NOT_FOCUSED
 from device.adb import AdbTarget
 from device.driver import SettleConfig
 from device.env import AndroidEnv, AndroidEnvConfig
-from device.errors import DeviceTimeout, InjectEventsDenied, UnknownVariant
+from device.errors import DeviceTimeout, InjectEventsDenied, TaskUnsupported
 from device.session import ReconnectPolicy
-from device.tasks.base import DeviceVariant, Judging, Shell, VariantContext
-from device.tasks.registry import default_variants
 from device.virtual import commands_input
 from device.virtual.attach import AttachedVirtualPhone, attach_virtual_phone
 from device.virtual.phone import VirtualPhone
@@ -54,38 +61,25 @@ from sim.simulator import default_apps
 from sim.tasks.registry import default_registry
 from tests.device.fake_link import MIUI_REFUSAL, FakeLink, screen, settings_nodes
 
-TASK = TaskInstance(task_id="settings/FakeWifi-v1", instruction="Turn Wi-Fi on")
-
-
-class FakeWifi(DeviceVariant):
-    """Setup turns Wi-Fi off; the judge looks at the answer and the saved trees."""
-
-    task_id: ClassVar[str] = "settings/FakeWifi-v1"
-    judged_by: ClassVar[Judging] = "answer"
-    packages: ClassVar[tuple[str, ...]] = ("com.android.settings",)
-
-    async def setup(self, shell: Shell, task: TaskInstance) -> dict[str, str]:
-        await shell("settings put global wifi_on 0")
-        return {"truth": "on"}
-
-    async def judge(self, ctx: VariantContext) -> list[Check]:
-        saw_wifi = any(parse_hierarchy(xml).find(text="Wi-Fi") for xml in ctx.trees)
-        answer = dict(ctx.answer or {})
-        return [
-            Check(name="answer", expected=ctx.baseline["truth"], actual=answer.get("wifi"),
-                  passed=answer == {"wifi": ctx.baseline["truth"]}),
-            Check(name="saw Wi-Fi", expected=True, actual=saw_wifi, passed=saw_wifi),
-        ]  # fmt: skip
-
-
-VARIANTS = {FakeWifi.task_id: FakeWifi()}
+FAKE_SPEC = TaskSpec(
+    apps=["settings"],
+    ensure=[
+        PutSetting(namespace="global", key="wifi_on", value="0"),
+        PutSetting(namespace="global", key="fake_answer", value="on"),
+    ],
+    truths=[Truth(name="wifi", fact=SettingFact(namespace="global", key="fake_answer"))],
+    answers=[AnswerRule(field="wifi", truth="wifi", match="text")],
+    expected=ExpectedChanges(settings=["global.wifi_on"]),
+)
+"""Posing turns Wi-Fi off; the answer is judged against a truth read from the phone."""
+TASK = TaskInstance(task_id="settings/FakeWifi-v1", instruction="Turn Wi-Fi on", spec=FAKE_SPEC)
 CONFIG = AndroidEnvConfig(
     settle=SettleConfig(interval_s=0.0, timeout_s=1.0), step_timeout_s=2.0, reset_timeout_s=2.0
 )
 
 
 def make_env(link: FakeLink, **config: object) -> AndroidEnv:
-    return AndroidEnv(CONFIG.model_copy(update=config), VARIANTS, link=link)  # type: ignore[arg-type]
+    return AndroidEnv(CONFIG.model_copy(update=config), link=link)  # type: ignore[arg-type]
 
 
 def input_commands(link: FakeLink) -> list[str]:
@@ -104,12 +98,22 @@ async def reset(link: FakeLink, **config: object) -> AndroidEnv:
 
 
 @pytest.mark.asyncio
-async def test_unknown_task_lists_the_variants_and_suggests_the_nearest() -> None:
+async def test_a_task_without_a_spec_is_refused_before_touching_the_phone() -> None:
     link = FakeLink()
-    with pytest.raises(UnknownVariant) as caught:
-        await make_env(link).reset(TASK.model_copy(update={"task_id": "settings/FakeWfi-v1"}))
-    assert "did you mean settings/FakeWifi-v1" in str(caught.value)
+    with pytest.raises(TaskUnsupported) as caught:
+        await make_env(link).reset(TASK.model_copy(update={"spec": None}))
+    assert "carries no spec" in str(caught.value) and "registry" in str(caught.value)
     assert isinstance(caught.value, EnvError) and link.commands == []
+
+
+@pytest.mark.asyncio
+async def test_a_spec_a_retail_phone_cannot_pose_is_refused_there() -> None:
+    needs = Requirement(fact="global.secret", reason="no shell user may write it")
+    task = TASK.model_copy(update={"spec": FAKE_SPEC.model_copy(update={"requires": [needs]})})
+    link = FakeLink()
+    with pytest.raises(TaskUnsupported, match="no shell user may write it"):
+        await make_env(link).reset(task)
+    assert not any(c.startswith("settings put") for c in link.commands)
 
 
 @pytest.mark.asyncio
@@ -118,11 +122,10 @@ async def test_reset_stops_packages_runs_setup_goes_home_and_observes() -> None:
     env = make_env(link)
     obs = await env.reset(TASK)
     order = [c for c in link.commands if not c.startswith(("getprop", "wm", "dumpsys"))]
-    assert order[:3] == [
-        "am force-stop com.android.settings",
-        "settings put global wifi_on 0",
-        "input keyevent 3",
-    ]
+    assert order[0] == "am force-stop com.android.settings"
+    put, home = order.index("settings put global wifi_on 0"), order.index("input keyevent 3")
+    assert "svc wifi disable" in order[:put + 1] and put < home
+    assert link.settings[("global", "wifi_on")] == "0"
     assert obs.step == 0 and obs.ui_status is UIStatus.OK and len(obs.ui) == 5
     assert obs.backend.kind == "device" and obs.backend.model == "23049RAD8C"
     assert env.profile.name == "redmi_note_12_turbo"
@@ -286,8 +289,11 @@ async def test_wait_answer_finish_and_verdict() -> None:
     finished = await env.step(FinishAction(status="success"))
     assert finished.done
     verdict = await env.verdict()
-    assert verdict.success and verdict.kind == "answer"
-    assert [check.passed for check in verdict.checks] == [True, True]
+    assert verdict.success and verdict.kind == "answer" and verdict.clean is True
+    assert [check.passed for check in verdict.checks] == [True]
+    link.settings[("global", "bluetooth_on")] = "1"  # something the task did not ask for
+    unclean = await env.verdict()
+    assert unclean.clean is False and unclean.side_effects == ["global.bluetooth_on"]
 
 
 # --------------------------------------------------------------------------- failures
@@ -396,7 +402,7 @@ def virtual_env(attached: AttachedVirtualPhone, **config: object) -> AndroidEnv:
         reconnect=ReconnectPolicy(attempts=2, backoff_s=0.05, wait_s=3.0),
         step_timeout_s=30.0,
     )
-    return AndroidEnv(settings.model_copy(update=config), default_variants())
+    return AndroidEnv(settings.model_copy(update=config))
 
 
 def sim_task(task_id: str) -> TaskInstance:

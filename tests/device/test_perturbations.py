@@ -266,7 +266,6 @@ async def test_reset_clears_a_dialog_left_by_the_last_episode(
 ) -> None:
     """HOME leaves a system dialog up; the next episode must not start under it."""
     from device.env import AndroidEnv, AndroidEnvConfig
-    from device.tasks.registry import default_variants
     from sim.simulator import default_apps
     from sim.tasks.registry import default_registry
 
@@ -278,7 +277,7 @@ async def test_reset_clears_a_dialog_left_by_the_last_episode(
         target=AdbTarget(port=popup_phone.adb_port, serial=popup_phone.serial),
         reconnect=ReconnectPolicy(attempts=2, backoff_s=0.05, wait_s=3.0),
     )
-    async with AndroidEnv(config, default_variants()) as env:
+    async with AndroidEnv(config) as env:
         first = await env.reset(task)
     assert not [n for n in first.ui if n.resource_id == "android:id/alertTitle"]
     assert first.foreground.package == "com.android.launcher3"

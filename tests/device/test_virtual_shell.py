@@ -11,9 +11,9 @@ import hashlib
 import pytest
 
 from device.virtual.phone import VirtualPhone
-from device.virtual.provider_query import QueryError, parse_sort, parse_where
 from device.virtual.shell import Shell
 from device.virtual.shell_syntax import ShellSyntaxError, parse
+from sim.android_state import SimAndroidState
 from sim.simulator import Simulator
 
 
@@ -136,7 +136,7 @@ async def test_content_query_where_sort_and_projection(phone: VirtualPhone) -> N
     assert (await run(phone, f"content query --uri {uri}/contacts --where \"_id=999\""))[1] == (
         "No result found.\n")
     status, _, err = await run(phone, f"content query --uri {uri}/contacts --where \"_id = ?\"")
-    assert status == 1 and "not supported" in err
+    assert status == 1 and "Expected 1 bind arguments but 0 were provided" in err
 
 
 @pytest.mark.asyncio
@@ -163,11 +163,64 @@ async def test_content_insert_update_and_delete(phone: VirtualPhone) -> None:
     assert status == 1 and "UnsupportedOperationException" in err
 
 
-def test_where_parser_is_strict() -> None:
-    match = parse_where("name='a''b' OR (n >= 2 AND NOT x IS NULL)", ["name", "n", "x"])
-    assert match({"name": "a'b"}) and match({"n": 3, "x": 1}) and not match({"n": 3})
-    with pytest.raises(QueryError, match="no such column"):
-        parse_where("y=1", ["x"])
-    with pytest.raises(QueryError):
-        parse_where("x = 1 1", ["x"])
-    assert parse_sort("x DESC, y", ["x", "y"]) == [("x", True), ("y", False)]
+@pytest.mark.asyncio
+async def test_content_where_is_sqlite(phone: VirtualPhone) -> None:
+    uri = "content://com.android.contacts/contacts"
+    where = "display_name='Bob' OR (_id >= 77 AND NOT display_name IS NULL)"
+    out = (await run(phone, f"content query --uri {uri} --projection _id --where \"{where}\""))[1]
+    assert out == "Row: 0 _id=8\nRow: 1 _id=77\nRow: 2 _id=78\n"
+    status, _, err = await run(phone, f"content query --uri {uri} --where \"_id = 1 1\"")
+    assert status == 1 and "android.database.sqlite.SQLiteException" in err
+    status, _, err = await run(phone, f"content query --uri {uri} --sort \"nope DESC\"")
+    assert status == 1 and "no such column: nope" in err
+
+
+# ---- parity with the simulator's AndroidState
+
+
+def _content_rows(text: str, columns: list[str]) -> list[dict[str, str | None]]:
+    """``content query`` output back into rows, splitting on the known columns (a value may
+    hold ``, ``)."""
+    rows = []
+    for line in text.splitlines():
+        rest = line.split(" ", 2)[2]
+        row: dict[str, str | None] = {}
+        for index, column in enumerate(columns):
+            rest = rest.removeprefix(f"{column}=")
+            end = rest.find(f", {columns[index + 1]}=") if index + 1 < len(columns) else -1
+            value, rest = (rest, "") if end < 0 else (rest[:end], rest[end + 2:])
+            row[column] = None if value == "NULL" else value
+        rows.append(row)
+    return rows
+
+
+@pytest.mark.asyncio
+async def test_content_query_prints_what_the_simulator_reads(phone: VirtualPhone) -> None:
+    sim_state = SimAndroidState(phone.sim.phone, phone.instance.state)
+    uri = "content://com.android.contacts/data"
+    await sim_state.insert(f"{uri[:-5]}/raw_contacts", {"account_name": None})
+    await sim_state.insert(uri, {"raw_contact_id": 1001, "data1": "Chen, Alice=A",
+                                 "mimetype": "vnd.android.cursor.item/name"})
+    columns = ["_id", "display_name", "data1", "data4", "starred"]
+    where = "NOT (starred = 1 OR data4 IS NOT NULL) AND display_name LIKE '%, %'"
+    status, out, _ = await run(phone, f"content query --uri {uri} --projection "
+                                      f"{':'.join(columns)} --where \"{where}\" --sort \"_id\"")
+    expected = await sim_state.query(uri, columns, where, "_id")
+    assert status == 0 and expected and _content_rows(out, columns) == expected
+    assert expected[0]["display_name"] == "Chen, Alice=A" and expected[0]["data4"] is None
+
+
+@pytest.mark.asyncio
+async def test_settings_and_props_read_the_same_as_the_simulator(phone: VirtualPhone) -> None:
+    sim_state = SimAndroidState(phone.sim.phone, phone.instance.state)
+    await run(phone, "settings put system font_scale 0.85")
+    listed = (await run(phone, "settings list system"))[1].splitlines()
+    assert dict(line.split("=", 1) for line in listed) == await sim_state.list_settings("system")
+    assert (await run(phone, "settings get system font_scale"))[1] == "0.85\n"
+    props = (await run(phone, "getprop"))[1].splitlines()
+    for line in props:
+        key, value = line[1:-1].split("]: [")
+        if "serial" not in key:
+            assert await sim_state.getprop(key) == value, key
+    assert await sim_state.getprop("persist.sys.timezone") == "Asia/Shanghai"
+    assert (await run(phone, "date +%Z"))[1] == "CST\n"

@@ -33,7 +33,7 @@ async def test_create_step_snapshot_fork_verdict_close(sim: Simulator) -> None:
         listed = {e["env_id"] for e in (await http.get("/api/envs")).json()}
         assert {env_id, *(f["env_id"] for f in forks.json())} <= listed
         verdict = (await http.get(f"/api/envs/{env_id}/verdict")).json()
-        assert verdict["success"] is False and verdict["checks"][0]["name"] == "wifi_on"
+        assert verdict["success"] is False and verdict["checks"][0]["name"] == "global.wifi_on"
         restored = await http.post(f"/api/envs/{env_id}/restore", content=snapshot.content)
         assert restored.status_code == 200 and restored.json()["foreground"]["app"] == "settings"
         assert (await http.delete(f"/api/envs/{env_id}")).status_code == 204

@@ -1,30 +1,48 @@
-"""The task catalog without a browser: checks on literal judged states, expected answers,
-seeded parameters, instructions, setups that never pre-satisfy, and catalog coverage."""
+"""The task catalog without a browser: every bound spec posed and judged by ``bridge.judge``
+over an in-memory ``SimAndroidState``, changed through the protocol a phone also speaks."""
 
 from __future__ import annotations
 
-import copy
 import re
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
 
+from bridge.android_contract import (
+    CONTACTS,
+    DATA,
+    EMAIL,
+    NAME,
+    ORGANIZATION,
+    PHONE,
+    RAW_CONTACTS,
+    sql_text,
+)
+from bridge.answers import answer_matches
+from bridge.judge import StartRecord, apply_op, judge, pose, read_checks
 from bridge.plans import AnswerStep, FinishStep
+from bridge.schema import AnswerValue, UINode, Verdict
+from bridge.taskspec import EnsureContact, LongestOfferedCheck, PutSetting, TaskSpec
+from bridge.uitree import to_xml
+from sim.android_state import SimAndroidState
 from sim.phone import Phone
 from sim.simulator import default_apps
 from sim.state import InstanceState
-from sim.tasks.base import TaskTemplate
+from sim.sync_call import complete
+from sim.tasks.base import UI_LOCALES
 from sim.tasks.contacts_query_tasks import has_surname
-from sim.tasks.episode import TaskEpisode
-from sim.tasks.judge import judged_state, match_answer, unexpected_changes
 from sim.tasks.params import sample_params
 from sim.tasks.registry import TaskRegistry, default_registry
 
 REGISTRY = default_registry()
 TEMPLATE_IDS = REGISTRY.ids()
 SEEDS = range(8)
+HAN = re.compile(r"[\u4e00-\u9fff]")
+World = Mapping[str, Mapping[str, Any]]
+Answer = dict[str, AnswerValue]
 
 
 @pytest.fixture(scope="module")
@@ -33,49 +51,67 @@ def phone() -> Phone:
 
 
 @pytest.fixture(scope="module")
-def world(phone: Phone) -> dict[str, Mapping[str, Any]]:
+def world(phone: Phone) -> World:
     return {app_id: app.world for app_id, app in phone.apps.items()}
 
 
+@dataclass
+class Posed:
+    """A spec posed on a fresh simulated phone: its parameters and the start it recorded."""
+
+    params: dict[str, Any]
+    spec: TaskSpec
+    android: SimAndroidState
+    start: StartRecord
+
+    def verdict(self, answer: Answer | None = None, trees: tuple[str, ...] = ()) -> Verdict:
+        return complete(judge(self.spec, self.android, self.start, answer=answer, trees=trees))
+
+    def passed(self, answer: Answer | None = None) -> list[bool]:
+        return [check.passed for check in self.verdict(answer).checks]
+
+    def failed(self, answer: Answer | None = None) -> list[str]:
+        return [check.name for check in self.verdict(answer).checks if not check.passed]
+
+    def put(self, namespace: str, key: str, value: object) -> Posed:
+        """A setting changed as a user changes it (``SimAndroidState.put_setting``)."""
+        complete(self.android.put_setting(namespace, key, str(value)))  # type: ignore[arg-type]
+        return self
+
+    def add(self, name: str, *details: dict[str, object]) -> Posed:
+        """A new raw contact named ``name`` with these data rows (always a new person)."""
+        complete(self.android.insert(RAW_CONTACTS, {"account_type": None, "account_name": None}))
+        raws = complete(self.android.query(RAW_CONTACTS, ["_id"]))
+        raw_id = max(int(str(row["_id"])) for row in raws)
+        for detail in ({"mimetype": NAME, "data1": name}, *details):
+            complete(self.android.insert(DATA, {"raw_contact_id": raw_id, **detail}))  # type: ignore[dict-item]
+        return self
+
+    def star(self, name: str, starred: bool = True) -> Posed:
+        where = f"display_name={sql_text(name)}"
+        complete(self.android.update(CONTACTS, {"starred": int(starred)}, where))
+        return self
+
+    def locale(self) -> str | None:
+        return complete(self.android.get_setting("system", "system_locales"))
+
+
+Posing = Callable[..., Posed]
+
+
 @pytest.fixture(scope="module")
-def base_state(phone: Phone) -> dict[str, Any]:
-    """The judged state of a factory-fresh phone (literal data, no browser)."""
-    return judged_state(phone, InstanceState())
+def posing(phone: Phone, world: World) -> Posing:
+    """Pose ``task_id`` (parameters of seed 0 but ``fixed``) on a fresh phone."""
 
+    def posed(task_id: str, lang: str = "en", **fixed: Any) -> Posed:
+        template = REGISTRY.get(task_id)
+        params = {**sample_params(template.params, 0, world), **fixed}
+        params.update(template.derive(params, world))
+        spec = template.spec(params, lang)
+        android = SimAndroidState(phone, InstanceState(seed=0))
+        return Posed(params, spec, android, complete(pose(spec, android)))
 
-def _tpl(task_id: str) -> TaskTemplate:
-    return REGISTRY.get(task_id)
-
-
-def _params(task_id: str, world: Mapping[str, Any], **fixed: Any) -> dict[str, Any]:
-    template = _tpl(task_id)
-    params = {**sample_params(template.params, 0, world), **fixed}
-    params.update(template.derive(params, world))
-    return params
-
-
-def _with(state: Mapping[str, Any], **settings: Mapping[str, Any]) -> dict[str, Any]:
-    """A copy of ``state`` with some settings replaced (``global={"wifi_on": 0}``)."""
-    out = copy.deepcopy(dict(state))
-    for namespace, values in settings.items():
-        out["settings"][namespace].update(values)
-    return out
-
-
-def _contact(state: dict[str, Any], contact_id: str) -> dict[str, Any]:
-    return next(c for c in state["apps"]["contacts"]["contacts"] if c["id"] == contact_id)
-
-
-def _add(state: Mapping[str, Any], *contacts: dict[str, Any]) -> dict[str, Any]:
-    out = copy.deepcopy(dict(state))
-    for extra in contacts:
-        base = {"phones": [], "emails": [], "company": "", "title": "", "starred": False}
-        out["apps"]["contacts"]["contacts"].append({**base, "note": "", **extra})
-    return out
-
-
-def _passed(template: TaskTemplate, state: Mapping[str, Any], p: dict[str, Any]) -> list[bool]:
-    return [c.passed for c in template.checks(state, p)]
+    return posed
 
 
 # ---------------------------------------------------------------- the catalog
@@ -103,323 +139,307 @@ def test_a_fresh_registry_holds_every_template_once() -> None:
 
 
 @pytest.mark.parametrize("task_id", TEMPLATE_IDS)
-def test_instructions_format_in_both_languages(task_id: str, world: Any) -> None:
-    template = _tpl(task_id)
-    assert not re.search(r"[\u4e00-\u9fff]", template.instructions["en"])
+def test_instructions_format_in_both_languages(task_id: str, world: World) -> None:
+    template = REGISTRY.get(task_id)
+    assert not HAN.search(template.instructions["en"])
     for seed in SEEDS:
         en = REGISTRY.instantiate(task_id, seed, world, "en")
         zh = REGISTRY.instantiate(task_id, seed, world, "zh")
         assert "{" not in en.instruction and "{" not in zh.instruction
-        assert re.search(r"[\u4e00-\u9fff]", zh.instruction), zh.instruction
+        assert HAN.search(zh.instruction), zh.instruction
         assert (en.lang, zh.lang) == ("en", "zh") and en.params == zh.params
-        assert [f.name for f in zh.answer_fields] == [s.name for s in _tpl(task_id).answer_fields]
-        assert all(re.search(r"[\u4e00-\u9fff]", f.label) for f in zh.answer_fields)
+        assert [f.name for f in zh.answer_fields] == [s.name for s in template.answer_fields]
+        assert all(HAN.search(f.label) for f in zh.answer_fields)
 
 
 @pytest.mark.parametrize("task_id", TEMPLATE_IDS)
-def test_params_are_deterministic_per_seed_and_vary_across_seeds(task_id: str, world: Any) -> None:
+def test_params_are_deterministic_per_seed_and_vary_across_seeds(
+    task_id: str, world: World
+) -> None:
     first = [REGISTRY.instantiate(task_id, seed, world).params for seed in range(20)]
     again = [REGISTRY.instantiate(task_id, seed, world).params for seed in range(20)]
     assert first == again
-    if _tpl(task_id).params:
+    if REGISTRY.get(task_id).params:
         assert len({repr(sorted(p.items())) for p in first}) > 1
 
 
 @pytest.mark.parametrize("task_id", TEMPLATE_IDS)
-def test_setup_never_presatisfies_and_the_oracle_answers_the_truth(
-    task_id: str, phone: Phone, world: Any
+def test_posing_never_presatisfies_and_the_oracle_answers_the_truth(
+    task_id: str, phone: Phone, world: World
 ) -> None:
-    template = _tpl(task_id)
+    template = REGISTRY.get(task_id)
     for seed in SEEDS:
         for lang in ("en", "zh"):
             task = REGISTRY.instantiate(task_id, seed, world, lang)
-            episode = TaskEpisode(template, task)
-            episode.setup(phone, InstanceState(seed=seed))  # raises PreSatisfiedTask
-            start = template.checks(episode.initial, task.params)
-            assert not start or not all(c.passed for c in start)
-            plan = template.oracle(task.params, lang)
-            if template.answer_fields:
-                assert isinstance(plan[-1], AnswerStep)
-                truth = template.expected_answers(episode.initial, task.params)
-                for spec in template.answer_fields:
-                    given = plan[-1].fields[spec.name]
-                    assert match_answer(spec.kind, truth[spec.name], given, spec.tolerance)
-            else:
-                assert isinstance(plan[-1], FinishStep) and start
+            assert task.spec is not None
+            assert TaskSpec.model_validate_json(task.spec.model_dump_json()) == task.spec
+            android = SimAndroidState(phone, InstanceState(seed=seed))
+            start = complete(pose(task.spec, android))  # raises TaskNotPosed
+            locale = complete(android.get_setting("system", "system_locales"))
+            assert task.spec.ensure[:2] == [
+                PutSetting(namespace="system", key="system_locales", value=UI_LOCALES[lang]),
+                PutSetting(namespace="system", key="font_scale", value="1.0"),
+            ]  # the UI follows the task's language (SetLanguage then moves it away)
+            assert locale == UI_LOCALES[lang] or task_id == "settings/SetLanguage-v1"
+            checks = complete(read_checks(task.spec, android, start, trees=()))
+            assert not checks or not all(c.passed for c in checks)
+            last = template.oracle(task.params, lang)[-1]
+            if not template.answer_fields:
+                assert isinstance(last, FinishStep) and checks
+                continue
+            assert isinstance(last, AnswerStep)
+            if any(isinstance(c, LongestOfferedCheck) for c in task.spec.checks):
+                continue  # judged against the screens' longest option (below)
+            assert [r.field for r in task.spec.answers] == [f.name for f in task.answer_fields]
+            for rule in task.spec.answers:
+                given = last.fields[rule.field]
+                truths = start.truths[rule.truth]
+                assert any(answer_matches(rule.match, given, t) for t in truths), (given, truths)
 
 
-def test_the_ui_follows_the_task_language_unless_the_setup_changes_it(
-    phone: Phone, world: Any
-) -> None:
-    def locale(task_id: str, seed: int, lang: str) -> str:
-        task = REGISTRY.instantiate(task_id, seed, world, lang)
-        episode = TaskEpisode(_tpl(task_id), task)
-        episode.setup(phone, InstanceState(seed=seed))
-        return episode.initial["settings"]["system"]["system_locales"]
-
-    assert locale("settings/SetWifi-v1", 0, "zh") == "zh-CN"
-    assert locale("settings/SetWifi-v1", 0, "en") == "en-US"
-    seed = next(
-        s
-        for s in range(20)
-        if REGISTRY.instantiate("settings/SetLanguage-v1", s, world).params["value"] == "en-US"
-    )
-    assert locale("settings/SetLanguage-v1", seed, "en") == "zh-CN"  # the goal is English
+def test_set_language_starts_away_from_its_target_in_either_language(posing: Posing) -> None:
+    for lang, value, start in (("en", "en-US", "zh-CN"), ("zh", "zh-CN", "en-US")):
+        posed = posing("settings/SetLanguage-v1", lang, value=value)
+        assert posed.locale() == start and posed.passed() == [False]
+        assert posed.put("system", "system_locales", value).passed() == [True]
 
 
 # ---------------------------------------------------------------- settings checks
 
 
-def test_switch_task_passes_only_at_the_target(base_state: Any) -> None:
-    template = _tpl("settings/SetBluetooth-v1")
-    on = {"on": True}
-    assert _passed(template, _with(base_state, **{"global": {"bluetooth_on": 1}}), on) == [True]
-    assert _passed(template, _with(base_state, **{"global": {"bluetooth_on": 0}}), on) == [False]
-    check = template.checks(base_state, on)[0]
-    assert (check.name, check.expected, check.actual) == ("bluetooth_on", 1, 0)
-
-
-def test_dark_theme_and_dnd_use_android_encodings(base_state: Any) -> None:
-    dark = _tpl("settings/SetDarkTheme-v1")
-    assert _passed(dark, _with(base_state, secure={"ui_night_mode": 2}), {"on": True}) == [True]
-    assert _passed(dark, _with(base_state, secure={"ui_night_mode": 1}), {"on": True}) == [False]
-    dnd = _tpl("settings/SetDoNotDisturb-v1")
+def test_switches_pass_only_at_the_target_in_android_encodings(posing: Posing) -> None:
+    posed = posing("settings/SetBluetooth-v1", on=True)
+    [check] = posed.verdict().checks
+    assert (check.name, check.expected, check.actual, check.passed) == (
+        "global.bluetooth_on", "1", "0", False,
+    )  # fmt: skip
+    assert posed.put("global", "bluetooth_on", 1).passed() == [True]
+    assert posed.verdict().clean is True
+    assert posed.put("global", "bluetooth_on", 0).passed() == [False]
+    dark = posing("settings/SetDarkTheme-v1", on=True)
+    assert dark.put("secure", "ui_night_mode", 1).passed() == [False]
+    assert dark.put("secure", "ui_night_mode", 2).passed() == [True]
     # any non-zero zen_mode is on, as on a phone (1 priority, 2 none, 3 alarms)
-    assert _passed(dnd, _with(base_state, **{"global": {"zen_mode": 3}}), {"on": True}) == [True]
-    assert _passed(dnd, _with(base_state, **{"global": {"zen_mode": 0}}), {"on": False}) == [True]
+    dnd_on = posing("settings/SetDoNotDisturb-v1", on=True)
+    assert dnd_on.put("global", "zen_mode", 3).passed() == [True]
+    dnd_off = posing("settings/SetDoNotDisturb-v1", on=False)
+    assert dnd_off.put("global", "zen_mode", 2).passed() == [False]
+    assert dnd_off.put("global", "zen_mode", 0).passed() == [True]
 
 
-def test_choice_tasks_compare_options_not_raw_values(base_state: Any) -> None:
-    font = _tpl("settings/SetFontSize-v1")
-    phone_noise = _with(base_state, system={"font_scale": 1.1500000357627869})
-    assert _passed(font, phone_noise, {"value": "large"}) == [True]
-    assert _passed(font, phone_noise, {"value": "largest"}) == [False]
-    ringer = _tpl("settings/SetRingerMode-v1")
-    assert _passed(
-        ringer, _with(base_state, **{"global": {"mode_ringer": 1}}), {"value": "vibrate"}
-    ) == [True]
-    language = _tpl("settings/SetLanguage-v1")
-    assert _passed(
-        language, _with(base_state, system={"system_locales": "zh-CN,en-US"}), {"value": "zh-CN"}
-    ) == [True]
+def test_choice_tasks_compare_options_not_raw_values(posing: Posing) -> None:
+    as_printed = "1.1500000357627869"  # a phone's 1.15
+    large = posing("settings/SetFontSize-v1", value="large")
+    assert large.put("system", "font_scale", as_printed).passed() == [True]
+    largest = posing("settings/SetFontSize-v1", value="largest")
+    assert largest.put("system", "font_scale", as_printed).passed() == [False]
+    ringer = posing("settings/SetRingerMode-v1", value="vibrate")
+    assert ringer.passed() == [False] and ringer.put("global", "mode_ringer", 1).passed() == [True]
 
 
-def test_brightness_extremes(base_state: Any) -> None:
-    template = _tpl("settings/SetBrightnessExtreme-v1")
-    assert _passed(
-        template,
-        _with(base_state, system={"screen_brightness": 255}),
-        {"level": "max", "start": 90},
-    ) == [True]
-    assert _passed(
-        template,
-        _with(base_state, system={"screen_brightness": 254}),
-        {"level": "max", "start": 90},
-    ) == [False]
-    assert _passed(
-        template, _with(base_state, system={"screen_brightness": 0}), {"level": "min", "start": 90}
-    ) == [True]
+def test_set_language_reads_the_primary_locale_of_a_list(posing: Posing) -> None:
+    chinese = posing("settings/SetLanguage-v1", value="zh-CN")
+    # Chinese first, English kept: the sim's own Settings page shows Chinese as chosen
+    assert chinese.put("system", "system_locales", "zh-CN,en-US").passed() == [True]
 
 
-def test_radios_must_be_off_before_airplane_mode(base_state: Any) -> None:
-    template = _tpl("settings/RadiosOffThenAirplane-v1")
-    done_right = {
-        "airplane_mode_on": 1,
-        "wifi_on": 0,
-        "bluetooth_on": 0,
-        "wifi_saved_state": 0,
-        "bluetooth_saved_state": 0,
-    }
-    assert all(_passed(template, _with(base_state, **{"global": done_right}), {}))
-    airplane_only = {**done_right, "wifi_saved_state": 1, "bluetooth_saved_state": 1}
-    verdict = _passed(template, _with(base_state, **{"global": airplane_only}), {})
-    assert verdict == [True, True, True, False, False]
+def test_brightness_extremes(posing: Posing) -> None:
+    brightest = posing("settings/SetBrightnessExtreme-v1", level="max", start=90)
+    for value, passed in ((254, False), (255, True), (4095, True)):  # MIUI goes past 255
+        assert brightest.put("system", "screen_brightness", value).passed() == [passed], value
+    darkest = posing("settings/SetBrightnessExtreme-v1", level="min", start=90)
+    for value, passed in ((2, False), (1, True), (0, True)):
+        assert darkest.put("system", "screen_brightness", value).passed() == [passed], value
 
 
-def test_bedtime_routine_reports_partial_progress(base_state: Any) -> None:
-    template = _tpl("settings/BedtimeRoutine-v1")
-    p = {"brightness": 120, "volume": 9, "timeout": 60_000}
-    half = _with(
-        base_state,
-        secure={"ui_night_mode": 2},
-        **{"global": {"zen_mode": 1}},
-        system={"screen_brightness": 0, "volume_ring": 3, "screen_off_timeout": 60_000},
-    )
-    assert _passed(template, half, p) == [True, True, True, False, False]
-    done = _with(half, system={"volume_ring": 0, "screen_off_timeout": 30_000})
-    assert all(_passed(template, done, p))
+def test_radios_must_be_off_before_airplane_mode(posing: Posing) -> None:
+    right = posing("settings/RadiosOffThenAirplane-v1")
+    assert right.passed() == [False] * 5  # radios on, no saved state yet
+    right.put("global", "wifi_on", 0).put("global", "bluetooth_on", 0)
+    verdict = right.put("global", "airplane_mode_on", 1).verdict()
+    assert verdict.success and verdict.clean is True
+    airplane_only = posing("settings/RadiosOffThenAirplane-v1")
+    airplane_only.put("global", "airplane_mode_on", 1)  # the radios go off, remembered on
+    assert airplane_only.passed() == [True, True, True, False, False]
 
 
-def test_rename_device_and_multi_setting(base_state: Any) -> None:
-    rename = _tpl("settings/RenameDevice-v1")
-    renamed = _with(base_state, **{"global": {"device_name": "客厅的手机"}})
-    assert _passed(rename, renamed, {"name": "客厅的手机"}) == [True]
-    assert _passed(rename, renamed, {"name": "Travel Phone"}) == [False]
-    multi = _tpl("settings/SetRadiosAndTimeout-v1")
-    p = {"wifi": False, "bluetooth": True, "timeout": 120_000}
-    state = _with(
-        base_state,
-        **{"global": {"wifi_on": 0, "bluetooth_on": 1}},
-        system={"screen_off_timeout": 120_000},
-    )
-    assert all(_passed(multi, state, p))
-    assert _passed(multi, _with(state, system={"screen_off_timeout": 60_000}), p)[2] is False
+def test_bedtime_routine_reports_partial_progress(posing: Posing) -> None:
+    posed = posing("settings/BedtimeRoutine-v1", brightness=120, volume=9, timeout=60_000)
+    assert posed.verdict().progress == 0.0
+    posed.put("secure", "ui_night_mode", 2).put("global", "zen_mode", 1)
+    posed.put("system", "screen_brightness", 0).put("system", "volume_ring", 3)
+    half = posed.verdict()
+    assert [c.passed for c in half.checks] == [True, True, True, False, False]
+    assert half.progress == pytest.approx(0.6) and not half.success
+    posed.put("system", "volume_ring", 0).put("system", "screen_off_timeout", 30_000)
+    done = posed.verdict()
+    assert done.success and done.progress == 1.0 and done.clean is True
 
 
-def test_settings_answers(base_state: Any, world: Any) -> None:
-    model = _tpl("settings/QueryDeviceModel-v1")
-    p = _params(model.id, world)
-    assert model.expected_answers(base_state, p) == {"model": "Redmi Note 12 Turbo"}
-    assert _tpl("settings/CountPairedDevices-v1").expected_answers(
-        base_state, _params("settings/CountPairedDevices-v1", world)
-    ) == {"count": 3}
-    assert _tpl("settings/QueryAndroidVersion-v1").expected_answers(
-        base_state, _params("settings/QueryAndroidVersion-v1", world)
-    ) == {"version": 14}
-    wifi = _tpl("settings/QueryConnectedWifi-v1")
-    joined = copy.deepcopy(base_state)
-    joined["apps"]["settings"] = {"wifi_ssid": "CMCC-Free"}
-    assert wifi.expected_answers(joined, {"ssid": "CMCC-Free"}) == {"network": "CMCC-Free"}
-    longest = _tpl("settings/SetLongestTimeout-v1")
-    lp = _params(longest.id, world)
-    assert longest.expected_answers(base_state, lp) == {"minutes": 30}
-    assert _passed(longest, _with(base_state, system={"screen_off_timeout": 1_800_000}), lp)
+def test_rename_device_and_multi_setting(posing: Posing) -> None:
+    rename = posing("settings/RenameDevice-v1", name="客厅的手机")
+    assert rename.put("global", "device_name", "客厅的手机").passed() == [True]
+    travel = posing("settings/RenameDevice-v1", name="Travel Phone")
+    travel.put("global", "device_name", "客厅的手机").put("global", "mobile_data", 0)
+    verdict = travel.verdict()
+    assert [c.passed for c in verdict.checks] == [False]
+    assert verdict.clean is False and verdict.side_effects == ["global.mobile_data"]
+    multi = posing("settings/SetRadiosAndTimeout-v1", wifi=False, bluetooth=True, timeout=120_000)
+    multi.put("global", "wifi_on", 0).put("global", "bluetooth_on", 1)
+    assert multi.put("system", "screen_off_timeout", 120_000).passed() == [True, True, True]
+    assert multi.put("system", "screen_off_timeout", 60_000).passed() == [True, True, False]
+
+
+def _chooser(*labels: str) -> str:
+    """A screen-timeout chooser as a saved UI tree: one checkable row per option."""
+    root = UINode(id=0, class_name="android.widget.FrameLayout", bounds_px=(0, 0, 1080, 2400))
+    rows = [
+        UINode(id=i + 1, parent=0, index=i, class_name="android.widget.CheckedTextView",
+               text=label, checkable=True, bounds_px=(0, 300 + 150 * i, 1080, 450 + 150 * i))
+        for i, label in enumerate(labels)
+    ]  # fmt: skip
+    return to_xml([root, *rows])
+
+
+def test_longest_timeout_is_what_the_screens_offered(posing: Posing) -> None:
+    longest = posing("settings/SetLongestTimeout-v1", start=15_000)
+    longest.put("system", "screen_off_timeout", 1_800_000)
+    assert longest.passed({"minutes": 30}) == [False] * 3  # no screen showed a chooser
+    trees = (_chooser("15 seconds", "1 minute", "10 minutes", "30 minutes"),)
+    assert longest.verdict({"minutes": 30}, trees).success
+    checks = longest.verdict({"minutes": 10}, trees).checks
+    assert [c.passed for c in checks] == [True, True, False]
+
+
+# ---------------------------------------------------------------- answers
+
+
+@pytest.mark.parametrize(
+    ("task_id", "fixed", "truths", "right", "wrong"),
+    [
+        ("settings/QueryDeviceModel-v1", {}, ["23049RAD8C", "Redmi Note 12 Turbo"],
+         ["Redmi Note 12 Turbo", "23049RAD8C"], ["Redmi Note 12"]),
+        ("settings/CountPairedDevices-v1", {}, [3], ["3 devices", 3], [2]),
+        ("settings/QueryAndroidVersion-v1", {}, ["14"], ["Android 14.0", 14], ["13"]),
+        ("settings/QueryConnectedWifi-v1", {}, ["HomeNet-5G"], ["homenet 5g"], ["HomeNet"]),
+        ("contacts/QueryPhoneNumber-v1", {"contact": "c001"}, ["+86 138 0013 8000"],
+         ["0086 138 0013 8000", "13800138000", "+86 138-0013-8000"], ["13800138001"]),
+        ("contacts/CountFavorites-v1", {"extra": 0, "offset": 0}, [4], ["4", "four"], [5]),
+        ("contacts/QueryCompany-v1", {"contact": "c054"}, ["Acme Corp"], ["acme corp"], ["Acme"]),
+        ("contacts/WhoseNumber-v1", {"contact": "c013"}, ["张伟"], ["张伟"], ["张"]),
+    ],
+)  # fmt: skip
+def test_answers_match_the_truth_read_at_the_start(
+    posing: Posing, task_id: str, fixed: dict[str, Any], truths: list[Any], right: list[Any],
+    wrong: list[Any],
+) -> None:  # fmt: skip
+    posed = posing(task_id, **fixed)
+    [rule] = posed.spec.answers
+    assert posed.start.truths == {rule.truth: truths}
+    for given in right:
+        assert posed.verdict({rule.field: given}).success, given
+    for given in wrong:
+        assert posed.failed({rule.field: given}) == [f"answer.{rule.field}"], given
+
+
+def test_whose_number_asks_the_number_as_dialled(posing: Posing) -> None:
+    assert posing("contacts/WhoseNumber-v1", contact="c013").params["number"] == "13812345678"
 
 
 # ---------------------------------------------------------------- contacts checks
 
 
-def test_create_contact_finds_the_one_new_contact(base_state: Any, world: Any) -> None:
-    template = _tpl("contacts/CreateContact-v1")
-    p = _params(template.id, world, name="周雨桐", prefix="139", line=12345678)
-    assert p["phone"] == "139 1234 5678"
-    made = _add(
-        base_state,
-        {
-            "id": "n001",
-            "name": "周雨桐",
-            "phones": [{"type": "mobile", "number": "+86 13912345678"}],
-        },
-    )
-    assert all(_passed(template, made, p))
-    twice = _add(made, {"id": "n002", "name": "周雨桐 2"})
-    assert _passed(template, twice, p) == [False, True, True]
-    wrong = _add(
-        base_state,
-        {"id": "n001", "name": "周雨桐", "phones": [{"type": "mobile", "number": "139 1234 5679"}]},
-    )
-    assert _passed(template, wrong, p) == [True, True, False]
-    assert _passed(template, base_state, p) == [False, False, False]
+def _phone(number: str) -> dict[str, object]:
+    return {"mimetype": PHONE, "data1": number, "data2": 2}
 
 
-def test_work_email_needs_the_work_label(base_state: Any, world: Any) -> None:
-    template = _tpl("contacts/CreateContactWorkEmail-v1")
-    p = _params(template.id, world, name="Lucas Meyer")
-    email = {"type": "home", "address": "Lucas.Meyer@example.com"}
-    home = _add(base_state, {"id": "n001", "name": "Lucas Meyer", "emails": [email]})
-    assert _passed(template, home, p) == [True, True, True, False]
-    work = _add(
-        base_state, {"id": "n001", "name": "Lucas Meyer", "emails": [{**email, "type": "work"}]}
-    )
-    assert all(_passed(template, work, p))
+def test_create_contact_finds_the_one_new_contact(posing: Posing) -> None:
+    fixed = {"name": "周雨桐", "prefix": "139", "line": 12345678}
+    posed = posing("contacts/CreateContact-v1", **fixed)
+    assert posed.params["phone"] == "139 1234 5678" and posed.passed() == [False, False]
+    verdict = posed.add("周雨桐", _phone("+86 13912345678")).verdict()
+    assert verdict.success and verdict.clean is True
+    assert posed.add("周雨桐").passed() == [False, True]  # two of that name
+    wrong = posing("contacts/CreateContact-v1", **fixed)
+    assert wrong.add("周雨桐", _phone("139 1234 5679")).passed() == [True, False]
 
 
-def test_company_and_title(base_state: Any, world: Any) -> None:
-    template = _tpl("contacts/CreateContactWithCompany-v1")
-    p = _params(template.id, world, name="Daniel Park", company="Globex", title="Designer")
-    made = {
-        "id": "n001",
-        "name": "Daniel Park",
-        "phones": [{"type": "mobile", "number": p["phone"]}],
-        "company": "Globex",
-        "title": "Designer",
-    }
-    assert all(_passed(template, _add(base_state, made), p))
-    swapped = {**made, "company": "Designer", "title": "Globex"}
-    assert _passed(template, _add(base_state, swapped), p)[-2:] == [False, False]
+def test_work_email_needs_the_work_label(posing: Posing) -> None:
+    for label, passed in ((1, [True, True, False]), (2, [True, True, True])):  # 1 home, 2 work
+        email = {"mimetype": EMAIL, "data1": "Lucas.Meyer@example.com", "data2": label}
+        posed = posing("contacts/CreateContactWorkEmail-v1", name="Lucas Meyer")
+        assert posed.add("Lucas Meyer", email).passed() == passed
 
 
-def test_star_unstar_and_their_allowed_changes(base_state: Any, world: Any) -> None:
-    star = _tpl("contacts/StarContact-v1")
-    p = _params(star.id, world, contact="c012")
-    assert p["name"] == "Fiona" and star.allowed_changes(p) == (
-        "apps.contacts.contacts.c012.starred",
-    )
-    after = copy.deepcopy(base_state)
-    _contact(after, "c012")["starred"] = True
-    assert _passed(star, after, p) == [True] and _passed(star, base_state, p) == [False]
-    assert unexpected_changes(base_state, after, star.allowed_changes(p)) == []
-    _contact(after, "c013")["starred"] = True  # a second star is a side effect
-    assert unexpected_changes(base_state, after, star.allowed_changes(p)) == [
-        "apps.contacts.contacts.c013.starred"
-    ]
-    unstar = _tpl("contacts/UnstarContact-v1")
-    assert _passed(unstar, base_state, {"contact": "c001"}) == [False]
+def test_company_and_title(posing: Posing) -> None:
+    fixed = {"name": "Daniel Park", "company": "Globex", "title": "Designer"}
+    for company, title, passed in (("Globex", "Designer", True), ("Designer", "Globex", False)):
+        made = posing("contacts/CreateContactWithCompany-v1", **fixed)
+        organization = {"mimetype": ORGANIZATION, "data1": company, "data4": title}
+        made.add("Daniel Park", _phone(made.params["phone"]), organization)
+        assert made.passed() == [True, True, passed, passed]
 
 
-def test_delete_and_edit(base_state: Any, world: Any) -> None:
-    delete = _tpl("contacts/DeleteContact-v1")
-    gone = copy.deepcopy(base_state)
-    gone["apps"]["contacts"]["contacts"] = [
-        c for c in gone["apps"]["contacts"]["contacts"] if c["id"] != "c008"
-    ]
-    assert _passed(delete, gone, {"contact": "c008"}) == [True]
-    assert _passed(delete, gone, {"contact": "c009"}) == [False]
-    assert unexpected_changes(base_state, gone, delete.allowed_changes({"contact": "c008"})) == []
-    edit = _tpl("contacts/EditContactPhone-v1")
-    p = _params(edit.id, world, contact="c003", prefix="186", line=55554444)
-    changed = copy.deepcopy(base_state)
-    _contact(changed, "c003")["phones"] = [{"type": "mobile", "number": "18655554444"}]
-    assert _passed(edit, changed, p) == [True, True]
-    _contact(changed, "c003")["phones"].insert(0, {"type": "mobile", "number": "+86 139 1234 5678"})
-    assert _passed(edit, changed, p) == [False, True]  # added, not replaced
+def test_star_unstar_and_their_side_effects(posing: Posing) -> None:
+    star = posing("contacts/StarContact-v1", contact="c012")
+    assert star.params["name"] == "Fiona" and star.passed() == [False]
+    verdict = star.star("Fiona").verdict()
+    assert verdict.success and verdict.clean is True and verdict.side_effects == []
+    verdict = star.star("张伟").verdict()  # c013: a second star is a side effect
+    assert verdict.success and verdict.clean is False
+    assert verdict.side_effects == ["content://com.android.contacts/contacts/13"]
+    unstar = posing("contacts/UnstarContact-v1", contact="c001")
+    assert unstar.passed() == [False] and unstar.star("张三", starred=False).passed() == [True]
 
 
-def test_contact_answers(base_state: Any, world: Any) -> None:
-    number = _tpl("contacts/QueryPhoneNumber-v1")
-    p = _params(number.id, world, contact="c001")
-    truth = number.expected_answers(base_state, p)["number"]
-    assert truth == "+86 138 0013 8000"
-    # text matcher over the digits as shown: punctuation and spacing are free, digits are not
-    assert match_answer("text", truth, "86 138-0013-8000")
-    assert not match_answer("text", truth, "13800138000")
-    favorites = _tpl("contacts/CountFavorites-v1")
-    assert favorites.expected_answers(base_state, {"extra": 0, "offset": 0}) == {"count": 4}
-    company = _tpl("contacts/QueryCompany-v1")
-    assert company.expected_answers(base_state, {"contact": "c054"}) == {"company": "Acme Corp"}
-    whose = _tpl("contacts/WhoseNumber-v1")
-    wp = _params(whose.id, world, contact="c013")
-    assert wp["number"] == "13812345678"
-    assert whose.expected_answers(base_state, wp) == {"name": "张伟"}
+def test_delete_and_edit(posing: Posing) -> None:
+    bob = posing("contacts/DeleteContact-v1", contact="c008")
+    assert bob.passed() == [False]
+    complete(bob.android.delete(CONTACTS, "display_name='Bob'"))
+    verdict = bob.verdict()
+    assert verdict.success and verdict.clean is True
+    other = posing("contacts/DeleteContact-v1", contact="c009")
+    complete(other.android.delete(CONTACTS, "display_name='Bob'"))
+    verdict = other.verdict()
+    assert not verdict.success and verdict.clean is False
+    assert "content://com.android.contacts/contacts/8" in verdict.side_effects
+    edit = posing("contacts/EditContactPhone-v1", contact="c003", prefix="186", line=55554444)
+    phones = f"display_name={sql_text(edit.params['name'])} AND mimetype={sql_text(PHONE)}"
+    assert edit.passed() == [False]
+    complete(edit.android.update(DATA, {"data1": "18655554444"}, phones))
+    assert edit.passed() == [True] and edit.verdict().clean is True
+    [raw] = complete(edit.android.query(DATA, ["raw_contact_id"], phones))
+    row = {"raw_contact_id": raw["raw_contact_id"], **_phone("+86 139 1234 5678")}
+    complete(edit.android.insert(DATA, row))  # type: ignore[arg-type]
+    assert edit.passed() == [False]  # added, not replaced
 
 
-def test_count_surname_counts_people_added_at_setup(base_state: Any, world: Any) -> None:
+def test_count_surname_counts_people_added_at_posing(posing: Posing, world: World) -> None:
     assert has_surname("王秀英", "王") and not has_surname("欧阳明", "王")
     assert has_surname("Bob Smith", "Smith") and not has_surname("Smithers Lee", "Smith")
-    template = _tpl("contacts/CountSurname-v1")
-    p = {"surname": "王", "extra": 1, "favorites": 2}
-    assert template.expected_answers(base_state, p) == {"count": 4, "favorites": 0}
-    state = _add(base_state, {"id": "s01", "name": "王建国", "starred": True})
-    assert template.expected_answers(state, p) == {"count": 5, "favorites": 1}
-    assert template.derive(p, world) == {"count": 5, "starred": 2}
+    assert sum(has_surname(c["name"], "王") for c in world["contacts"]["contacts"]) == 4
+    posed = posing("contacts/CountSurname-v1", surname="王", extra=1, favorites=2)
+    assert (posed.params["count"], posed.params["starred"]) == (5, 2)
+    assert posed.start.truths == {"count": [5], "favorites": [2]}
+    added = complete(posed.android.query(CONTACTS, ["_id"], "display_name='王建国'"))
+    assert len(added) == 1
+    assert posed.verdict({"count": 5, "favorites": 2}).success
+    assert posed.failed({"count": 4, "favorites": 2}) == ["answer.count"]
 
 
-def test_hybrids_judge_state_and_answer_separately(base_state: Any, world: Any) -> None:
-    copy_number = _tpl("contacts/CopyNumberToNewContact-v1")
-    p = _params(copy_number.id, world, contact="c002", new="林可欣")
-    made = _add(
-        base_state,
-        {"id": "n001", "name": "林可欣", "phones": [{"type": "mobile", "number": "15600001111"}]},
-    )
-    assert all(_passed(copy_number, made, p))
-    assert copy_number.expected_answers(base_state, p) == {"number": "+86 156 0000 1111"}
-    star_all = _tpl("contacts/StarSurname-v1")
-    sp = _params(star_all.id, world, surname="刘")
-    assert sp["names"] == ["刘婷", "刘洋"] and star_all.allowed_changes(sp) == (
-        "apps.contacts.contacts.c023.starred",
-        "apps.contacts.contacts.c022.starred",
-    )
-    starred = copy.deepcopy(base_state)
-    _contact(starred, "c022")["starred"] = True
-    assert _passed(star_all, starred, sp) == [False, True]
-    assert star_all.expected_answers(base_state, sp) == {"count": 2}
+def test_hybrids_judge_state_and_answer_separately(posing: Posing) -> None:
+    fixed = {"contact": "c002", "new": "林可欣"}
+    copied = posing("contacts/CopyNumberToNewContact-v1", **fixed)
+    assert copied.start.truths["number"] == ["+86 156 0000 1111"]
+    copied.add("林可欣", _phone("15600001111"))
+    assert copied.verdict({"number": "156 0000 1111"}).success
+    assert copied.failed({"number": "156"}) == ["answer.number"]
+    wrong = posing("contacts/CopyNumberToNewContact-v1", **fixed)
+    assert wrong.add("林可欣", _phone("15600001112")).failed({"number": "15600001111"}) == ["phone"]
+    starred = posing("contacts/StarSurname-v1", surname="刘")
+    assert starred.params["names"] == ["刘婷", "刘洋"] and starred.start.truths == {"count": [2]}
+    assert starred.star("刘洋").failed({"count": 2}) == ["not starred yet"]
+    verdict = starred.star("刘婷").verdict({"count": "2"})
+    assert verdict.success and verdict.clean is True
+    complete(apply_op(starred.android, EnsureContact(name="刘备", starred=True)))
+    assert starred.failed({"count": 2}) == ["everyone with the surname kept"]  # one 刘 more

@@ -1,5 +1,7 @@
 """Every task template end to end in Chromium: its oracle solves it in English and Chinese,
-doing nothing never passes, and a plausible wrong plan fails or leaves side effects.
+doing nothing never passes, and a plausible wrong plan fails or leaves side effects. Each
+end state is judged a second time through the virtual phone's shell (the phone's judge
+path): the verdicts must be the same.
 
 Episodes run without screenshots (the scripted policy reads the UI tree; screenshots are
 covered by test_env_e2e). The English and Chinese oracles of a template run concurrently,
@@ -32,6 +34,7 @@ from sim.simulator import Simulator
 from sim.tasks.contacts_tasks import editor_plan, named, open_contact, single_phone
 from sim.tasks.registry import default_registry
 from sim.tasks.settings_tasks import pick_radio, settings_plan, settings_text, timeout_text
+from tests.device.parity import phone_verdict
 
 pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.browser]
 
@@ -51,9 +54,21 @@ def _world(sim: Simulator) -> dict[str, Mapping[str, Any]]:
 
 
 async def _play(sim: Simulator, task: TaskInstance, plan: Plan, **options: Any) -> EpisodeRecord:
+    """Run ``plan``; the end state is then judged through the phone's path too, and the two
+    verdicts must agree."""
     env = await sim.env(screenshot=False, **options)
     try:
-        return await run_episode(PlanPolicy(plan), env, task, episode_id=task.task_id)
+        record = await run_episode(PlanPolicy(plan), env, task, episode_id=task.task_id)
+        episode = env.instance.episode
+        if record.verdict is not None and episode is not None:
+            answer = episode.answer if episode.answer is not None else None
+            answer = answer or episode.sheet_answer(env.instance.state)
+            on_phone = await phone_verdict(
+                sim, env.instance.episode.task, env.instance.state, answer, list(env._trees)
+            )
+            in_sim = record.verdict.model_dump(mode="json", exclude={"sim_side_effects"})
+            assert on_phone == in_sim, (task.task_id, task.lang, in_sim, on_phone)
+        return record
     finally:
         await env.close()
 

@@ -51,10 +51,16 @@ def test_run_solves_a_task_and_writes_a_trajectory(
     assert list((episode / "frames").glob("*.jpg")) and list((episode / "trees").glob("*.xml"))
 
 
-def test_run_rejects_a_task_without_a_device_variant(attached: AttachedVirtualPhone) -> None:
+def test_run_rejects_an_unknown_task_before_any_episode(
+    attached: AttachedVirtualPhone, tmp_path: Path
+) -> None:
     args = ["run", "--device", attached.serial, "--adb-port", str(attached.adb_port)]
-    result = CliRunner().invoke(device_app, [*args, "--task", "nope/Nothing-v1", "--out", "x"])
-    assert result.exit_code == 2 and "no device variant for nope/Nothing-v1" in result.output
+    out = tmp_path / "x"
+    result = CliRunner().invoke(
+        device_app, [*args, "--task", "settings/SetWfi-v1", "--out", str(out)]
+    )
+    assert result.exit_code == 2 and "no task 'settings/SetWfi-v1'" in result.output
+    assert "settings/SetWifi-v1," in result.output and not out.exists()  # the nearest id
 
 
 def test_an_unreachable_server_is_a_clear_error() -> None:
@@ -78,8 +84,12 @@ def test_a_detached_virtual_phone_runs_until_stopped(
     assert started.exit_code == 0, started.output
     [(_, phone)] = running()
     assert phone.serial in started.output and phone.seed == 2
-    size = subprocess.run(shlex.split(phone.adb_command("shell", "wm", "size")),
-                          capture_output=True, text=True, timeout=60)
+    size = subprocess.run(
+        shlex.split(phone.adb_command("shell", "wm", "size")),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert size.stdout.strip() == "Physical size: 1080x2400"
     listed = runner.invoke(device_app, ["virtual", "list"])
     assert phone.serial in listed.output

@@ -28,6 +28,8 @@ from sim.apps.contacts.model import (
     set_starred,
     validate,
 )
+from sim.apps.contacts.provider import contacts_provider
+from sim.providers.table import Provider
 from sim.state import Route
 
 __all__ = ["ContactsApp"]
@@ -53,6 +55,10 @@ class ContactsApp(App):
     def view(self, overlay: Mapping[str, Any]) -> dict[str, Any]:
         """``{"contacts": [...]}``: effective contacts, normalised, sorted by id."""
         return {"contacts": effective_contacts(self.world, overlay)}
+
+    def providers(self) -> tuple[Provider, ...]:
+        """ContactsContract's tables (:mod:`sim.apps.contacts.provider`)."""
+        return (contacts_provider(),)
 
     # ---- screens
     def activity_for(self, route: Route) -> str:

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from sim import radios
 from sim.app import AppContext
 from sim.apps.settings import model
 
@@ -53,10 +54,9 @@ def read_overlay(ctx: AppContext) -> dict[str, Any]:
 
 
 def connected_ssid(ctx: AppContext) -> str | None:
-    """The network Wi-Fi is connected to, None when Wi-Fi is off."""
-    if not model.is_on(_global(ctx).get("wifi_on")):
-        return None
-    return read_overlay(ctx).get("wifi_ssid", ctx.world["wifi"]["connected"])
+    """The network Wi-Fi is connected to, None when Wi-Fi is off: the one reading
+    (:func:`sim.radios.connected_ssid`) that ``cmd wifi status`` prints too."""
+    return radios.connected_ssid(ctx.state, ctx.world)
 
 
 def locale_label_key(code: str) -> str:
@@ -123,7 +123,7 @@ def bluetooth_values(ctx: AppContext) -> Values:
     return {
         "bluetooth_on": model.is_on(g.get("bluetooth_on")),
         "device_name": str(g.get("device_name", "")),
-        "paired": [device["name"] for device in ctx.world["bluetooth"]["paired"]],
+        "paired": [device["name"] for device in radios.paired_devices(ctx.world)],
     }
 
 

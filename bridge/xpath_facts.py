@@ -1,4 +1,4 @@
-"""XPath rules over the UI XML an episode saved (MobileBench-OL style), with lxml.
+"""XPath facts over the UI XML an episode saved (MobileBench-OL style), with lxml.
 
 The rules here find a *duration chooser* on a screen — the screen-timeout list of Settings —
 and read the durations it offers from its options' labels, in English or Chinese

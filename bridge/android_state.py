@@ -1,0 +1,117 @@
+"""``AndroidState``: the Android state a task may read and write, as a phone exposes it.
+
+A task is posed and judged through this protocol only (:mod:`bridge.judge`), so one piece of
+code judges both worlds: the simulator implements it over its instance state
+(``sim.android_state``), a phone over ``adb shell`` (``device.android_state``), the virtual
+phone through that same adb implementation.
+
+Values are what Android prints, never Python objects: a setting is the text ``settings get``
+prints (``"1"``, ``"0.85"``; None for ``null``), a provider row maps each projected column to
+the text ``content query`` prints (None for ``NULL``), a property is the text ``getprop``
+prints ("" when unset). A world that holds ints must print them, so that a judge reading the
+simulator reads exactly what it would read on a phone.
+
+Writes are made *as a user would make them*: :meth:`AndroidState.put_setting` of
+``global.airplane_mode_on`` turns the radios off in the simulator as Android does, and on a
+phone follows ``settings put`` with the service command (``cmd connectivity airplane-mode``)
+that makes the change real.
+
+A world that cannot read something raises :class:`StateUnavailable` (a phone without a
+contacts provider, a ROM without ``cmd wifi status``); the judge then says so in its
+verdict instead of guessing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Literal, Protocol
+
+from bridge.errors import EnvError
+
+__all__ = [
+    "NAMESPACES",
+    "AndroidState",
+    "BindValue",
+    "Namespace",
+    "Row",
+    "StateUnavailable",
+]
+
+Namespace = Literal["global", "system", "secure"]
+NAMESPACES: tuple[Namespace, ...] = ("global", "system", "secure")
+"""Android's settings namespaces, in the order a snapshot lists them."""
+
+Row = dict[str, str | None]
+"""One provider row: projected column -> the text ``content query`` prints (None: NULL)."""
+
+BindValue = str | int | float | bool | None
+"""A value bound in a provider write (``content --bind col:TYPE:value``): the Python type
+picks the binding type (s, i, f, b; None binds NULL)."""
+
+
+class StateUnavailable(EnvError):
+    """This world cannot read or write that part of Android state (the message says what
+    and why); the judge records the gap rather than a pass or a fail."""
+
+
+class AndroidState(Protocol):
+    """Reads and writes of Android state; see the module docstring for value conventions."""
+
+    async def get_setting(self, namespace: Namespace, key: str) -> str | None:
+        """``settings get NAMESPACE KEY``: the printed value, None for ``null``."""
+        ...
+
+    async def put_setting(self, namespace: Namespace, key: str, value: str) -> None:
+        """Apply a setting as the user would (the owning service follows)."""
+        ...
+
+    async def list_settings(self, namespace: Namespace) -> dict[str, str]:
+        """``settings list NAMESPACE``: every key with its printed value."""
+        ...
+
+    async def query(
+        self,
+        uri: str,
+        projection: Sequence[str],
+        where: str | None = None,
+        sort: str | None = None,
+    ) -> list[Row]:
+        """``content query``: rows of ``uri`` matching the SQL ``where``, in ``sort`` order."""
+        ...
+
+    async def insert(self, uri: str, values: Mapping[str, BindValue]) -> None:
+        """``content insert`` of one row."""
+        ...
+
+    async def update(self, uri: str, values: Mapping[str, BindValue], where: str | None) -> None:
+        """``content update`` of the rows matching ``where``."""
+        ...
+
+    async def delete(self, uri: str, where: str | None) -> None:
+        """``content delete`` of the rows matching ``where``."""
+        ...
+
+    async def getprop(self, key: str) -> str:
+        """A system property as ``getprop KEY`` prints it ("" when unset)."""
+        ...
+
+    async def wifi_ssid(self) -> str | None:
+        """The Wi-Fi network the phone is connected to (None: off or not connected)."""
+        ...
+
+    async def bonded_devices(self) -> list[str]:
+        """Names of the paired Bluetooth devices (read with Bluetooth on if need be; the
+        radio is left as it was)."""
+        ...
+
+    async def now(self) -> tuple[int, str]:
+        """The phone's clock: (epoch milliseconds, time-zone id such as ``Asia/Shanghai``)."""
+        ...
+
+    async def start_app(self, package: str) -> None:
+        """Start an app's launcher activity (``am start`` / ``monkey -p``)."""
+        ...
+
+    async def foreground_package(self) -> str | None:
+        """The package of the focused window (None: nothing focused)."""
+        ...

@@ -1,0 +1,252 @@
+"""The one judge: pose a spec, remember what the phone held, and judge the end — in any world.
+
+``pose(spec, state)`` runs the spec's ensure operations, reads its truths and the observable
+state, and refuses a task whose goal already holds; ``judge(...)`` reads the checks, matches
+the answers against the truths read at the start and diffs the observable state. Both run
+over an :class:`~bridge.android_state.AndroidState`, so the simulator and a phone are judged
+by this code and nothing else.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
+
+from bridge.android_contract import (
+    CONTACTS,
+    DATA,
+    NAME,
+    ORGANIZATION,
+    PHONE,
+    PHONE_TYPE_MOBILE,
+    RAW_CONTACTS,
+    sql_text,
+)
+from bridge.android_state import AndroidState, StateUnavailable
+from bridge.answers import answer_matches
+from bridge.errors import EnvError
+from bridge.observed import ObservedState, observe, side_effects
+from bridge.schema import AnswerValue, Check, Verdict, VerdictKind
+from bridge.spec_checks import check_longest_offered, check_rows, check_setting
+from bridge.taskspec import (
+    BondedFact,
+    DeleteRows,
+    EnsureContact,
+    EnsureOp,
+    Fact,
+    LongestOfferedCheck,
+    PropFact,
+    PutSetting,
+    RowsCheck,
+    RowsFact,
+    SettingCheck,
+    SettingFact,
+    TaskSpec,
+    Truth,
+    UpdateRows,
+    WifiFact,
+)
+
+__all__ = [
+    "StartRecord",
+    "TaskNotPosed",
+    "answer_checks",
+    "apply_op",
+    "judge",
+    "pose",
+    "read_checks",
+    "read_fact",
+    "read_truth",
+]
+
+
+class TaskNotPosed(EnvError):
+    """The world did not take the task's start state (a write was refused, a truth could
+    not be read) or the goal already holds after posing."""
+
+
+class StartRecord(BaseModel):
+    """What posing read: the truths (accepted values, the main one first) and the
+    observable state at the start (None when this world cannot observe it: ``reason``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    truths: dict[str, list[JsonValue]] = Field(default_factory=dict)
+    observed: ObservedState | None = None
+    unobservable: str | None = None
+
+
+# ------------------------------------------------------------------ posing
+
+
+async def _ensure_contact(state: AndroidState, op: EnsureContact) -> None:
+    where = f"display_name={sql_text(op.name)}"
+    if not await state.query(CONTACTS, ["_id"], where):
+        await state.insert(RAW_CONTACTS, {"account_type": None, "account_name": None})
+        raws = await state.query(RAW_CONTACTS, ["_id"])
+        raw_id = max(int(str(row["_id"])) for row in raws)
+        details: list[dict[str, object]] = [{"mimetype": NAME, "data1": op.name}]
+        details += [
+            {"mimetype": PHONE, "data1": number, "data2": PHONE_TYPE_MOBILE} for number in op.phones
+        ]
+        if op.company is not None or op.title is not None:
+            details.append({"mimetype": ORGANIZATION, "data1": op.company, "data4": op.title})
+        for detail in details:
+            await state.insert(DATA, {"raw_contact_id": raw_id, **detail})  # type: ignore[dict-item]
+        if not await state.query(CONTACTS, ["_id"], where):
+            raise TaskNotPosed(
+                f"the phone did not keep the contact {op.name!r} inserted for the task"
+            )
+    if op.starred is not None:
+        await state.update(CONTACTS, {"starred": int(op.starred)}, where)
+
+
+async def apply_op(state: AndroidState, op: EnsureOp) -> None:
+    """Carry out one ensure operation."""
+    if isinstance(op, PutSetting):
+        await state.put_setting(op.namespace, op.key, op.value)
+    elif isinstance(op, EnsureContact):
+        await _ensure_contact(state, op)
+    elif isinstance(op, UpdateRows):
+        await state.update(op.uri, op.values, op.where)
+    elif isinstance(op, DeleteRows):
+        await state.delete(op.uri, op.where)
+    else:  # pragma: no cover - the union is closed
+        raise TypeError(f"unknown ensure operation {op!r}")
+
+
+async def read_fact(state: AndroidState, fact: Fact) -> list[JsonValue]:
+    """The values a fact reads now (absent values dropped)."""
+    if isinstance(fact, SettingFact):
+        value = await state.get_setting(fact.namespace, fact.key)
+        return [] if value is None else [value]
+    if isinstance(fact, PropFact):
+        prop = await state.getprop(fact.key)
+        return [prop] if prop else []
+    if isinstance(fact, RowsFact):
+        columns = [fact.column] + ([fact.number_column] if fact.number_column else [])
+        rows = await state.query(fact.uri, columns, fact.where, fact.sort)
+        if fact.number_column is not None:
+            rows = [r for r in rows if answer_matches("phone", r[fact.number_column], fact.number)]
+        return [row[fact.column] for row in rows if row[fact.column] is not None]
+    if isinstance(fact, WifiFact):
+        ssid = await state.wifi_ssid()
+        return [] if ssid is None else [ssid]
+    if isinstance(fact, BondedFact):
+        return list(await state.bonded_devices())
+    raise TypeError(f"unknown fact {fact!r}")  # pragma: no cover
+
+
+async def read_truth(state: AndroidState, truth: Truth) -> list[JsonValue]:
+    """A truth's accepted values, the main one first."""
+    values = await read_fact(state, truth.fact)
+    if truth.reduce == "count":
+        main: list[JsonValue] = [len(values)]
+    elif truth.reduce == "value" and len(values) != 1:
+        raise TaskNotPosed(f"truth {truth.name!r} should be one value, the phone holds {values}")
+    elif not values:
+        raise TaskNotPosed(f"truth {truth.name!r}: the phone holds no value for it")
+    else:
+        main = values[:1] if truth.reduce in ("first", "value") else list(dict.fromkeys(values))
+    extra = [v for fact in truth.also for v in await read_fact(state, fact)]
+    return main + [v for v in dict.fromkeys(extra) if v not in main]
+
+
+async def pose(spec: TaskSpec, state: AndroidState) -> StartRecord:
+    """Pose ``spec`` on ``state`` and record the start.
+
+    Raises:
+        TaskNotPosed: a truth cannot be read, or the goal holds already (never a free pass).
+    """
+    for op in spec.ensure:
+        await apply_op(state, op)
+    truths = {truth.name: await read_truth(state, truth) for truth in spec.truths}
+    try:
+        record = StartRecord(truths=truths, observed=await observe(spec, state))
+    except StateUnavailable as exc:
+        record = StartRecord(truths=truths, unobservable=str(exc))
+    if not spec.answers and not spec.needs_trees:
+        start = await read_checks(spec, state, record, trees=())
+        if not start or all(check.passed for check in start):
+            raise TaskNotPosed("the goal already holds after posing (or nothing is checked)")
+    return record
+
+
+# ------------------------------------------------------------------ judging
+
+
+async def read_checks(
+    spec: TaskSpec,
+    state: AndroidState,
+    start: StartRecord,
+    trees: Sequence[str],
+    answer: Mapping[str, AnswerValue] | None = None,
+) -> list[Check]:
+    """The spec's checks now (answers matched only by :func:`judge`)."""
+    checks: list[Check] = []
+    for rule in spec.checks:
+        if isinstance(rule, SettingCheck):
+            checks.append(await check_setting(state, rule, start.truths))
+        elif isinstance(rule, RowsCheck):
+            checks.append(await check_rows(state, rule, start.truths))
+        elif isinstance(rule, LongestOfferedCheck):
+            checks += await check_longest_offered(state, rule, trees, answer)
+    return checks
+
+
+def answer_checks(
+    spec: TaskSpec, start: StartRecord, answer: Mapping[str, AnswerValue] | None
+) -> list[Check]:
+    """One check per answer field: the answer against the truth read at the start."""
+    checks = []
+    for rule in spec.answers:
+        truths = start.truths[rule.truth]
+        given = (answer or {}).get(rule.field)
+        passed = any(answer_matches(rule.match, given, t, rule.tolerance) for t in truths)
+        checks.append(
+            Check(
+                name=f"answer.{rule.field}",
+                expected=truths[0] if len(truths) == 1 else truths,
+                actual=given,
+                passed=passed,
+                evidence=f"matched as {rule.match} against the truth read at the start",
+            )
+        )
+    return checks
+
+
+def _kind(spec: TaskSpec) -> VerdictKind:
+    if spec.needs_trees:
+        return "ui"
+    return "state" if spec.checks else "answer"
+
+
+async def judge(
+    spec: TaskSpec,
+    state: AndroidState,
+    start: StartRecord,
+    *,
+    answer: Mapping[str, AnswerValue] | None = None,
+    trees: Sequence[str] = (),
+    volatile: Iterable[str] = (),
+) -> Verdict:
+    """The verdict of the episode now: checks, answers and observable side effects."""
+    checks = await read_checks(spec, state, start, trees, answer)
+    checks += answer_checks(spec, start, answer)
+    clean: bool | None
+    effects: list[str] = []
+    reason = start.unobservable
+    if start.observed is None:
+        clean = None
+    else:
+        try:
+            after = await observe(spec, state)
+        except StateUnavailable as exc:
+            clean, reason = None, str(exc)
+        else:
+            effects = side_effects(spec, start.observed, after, volatile)
+            clean = not effects
+    return Verdict.from_checks(
+        checks, clean=clean, clean_reason=reason, side_effects=effects, kind=_kind(spec)
+    )

@@ -1,0 +1,100 @@
+"""Side effects as a phone can see them: the observable state before and after, diffed.
+
+The observable state of a spec is every settings namespace (minus the volatile keys Android
+rewrites by itself, :data:`VOLATILE_SETTINGS`, which a world may extend) and the provider
+rows the spec watches, keyed by ``_id``. A changed setting is expected when a glob of the
+spec's ``expected.settings`` matches ``namespace.key``; a changed row when it matches one of
+the spec's row selectors before or after the episode. Everything else is a side effect.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Iterable
+from importlib import resources
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from bridge.android_state import NAMESPACES, AndroidState, Row
+from bridge.taskspec import RowsSelector, TaskSpec
+
+__all__ = ["VOLATILE_SETTINGS", "ObservedState", "observe", "side_effects"]
+
+
+def _volatile() -> tuple[str, ...]:
+    text = resources.files("bridge").joinpath("volatile_settings.txt").read_text("utf-8")
+    lines = (line.split("#", 1)[0].strip() for line in text.splitlines())
+    return tuple(line for line in lines if line)
+
+
+VOLATILE_SETTINGS: tuple[str, ...] = _volatile()
+"""Globs of ``namespace.key`` that Android changes by itself (boot counters, addresses,
+timestamps): never a side effect of a task."""
+
+
+class ObservedState(BaseModel):
+    """Settings by namespace, watched rows by uri and ``_id``, and the ``_id``s each expected
+    row selector matched (selectors by their index in the spec)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    settings: dict[str, dict[str, str]] = Field(default_factory=dict)
+    rows: dict[str, dict[str, Row]] = Field(default_factory=dict)
+    selected: list[list[str]] = Field(default_factory=list)
+
+
+async def _ids(state: AndroidState, selector: RowsSelector) -> list[str]:
+    rows = await state.query(selector.uri, ["_id"], selector.where)
+    return sorted(str(row["_id"]) for row in rows)
+
+
+async def observe(spec: TaskSpec, state: AndroidState) -> ObservedState:
+    """The observable state of ``spec`` now (raises ``StateUnavailable`` when a part of it
+    cannot be read in this world)."""
+    settings = {ns: await state.list_settings(ns) for ns in NAMESPACES}
+    rows: dict[str, dict[str, Row]] = {}
+    for watched in spec.watch:
+        found = await state.query(watched.uri, watched.projection)
+        rows[watched.uri] = {str(row["_id"]): row for row in found}
+    selected = [await _ids(state, selector) for selector in spec.expected.rows]
+    return ObservedState(settings=settings, rows=rows, selected=selected)
+
+
+def _setting_changes(before: ObservedState, after: ObservedState) -> list[str]:
+    changed = []
+    for ns in NAMESPACES:
+        old, new = before.settings.get(ns, {}), after.settings.get(ns, {})
+        changed += [
+            f"{ns}.{key}" for key in sorted(set(old) | set(new)) if old.get(key) != new.get(key)
+        ]
+    return changed
+
+
+def side_effects(
+    spec: TaskSpec,
+    before: ObservedState,
+    after: ObservedState,
+    volatile: Iterable[str] = (),
+) -> list[str]:
+    """Changes of the observable state that the spec does not expect, as
+    ``namespace.key`` for settings and ``URI/_id`` for rows."""
+    allowed = (*spec.expected.settings, *VOLATILE_SETTINGS, *volatile)
+    unexpected = [
+        path
+        for path in _setting_changes(before, after)
+        if not any(fnmatch.fnmatchcase(path, glob) for glob in allowed)
+    ]
+    for uri in sorted(set(before.rows) | set(after.rows)):
+        old, new = before.rows.get(uri, {}), after.rows.get(uri, {})
+        expected: set[str] = set()
+        for index, selector in enumerate(spec.expected.rows):
+            if selector.uri == uri:
+                expected.update(before.selected[index], after.selected[index])
+        for row_id in sorted(set(old) | set(new), key=_id_order):
+            if old.get(row_id) != new.get(row_id) and row_id not in expected:
+                unexpected.append(f"{uri}/{row_id}")
+    return unexpected
+
+
+def _id_order(row_id: str) -> tuple[int, str]:
+    return (int(row_id), "") if row_id.isdigit() else (1 << 62, row_id)

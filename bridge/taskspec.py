@@ -1,0 +1,298 @@
+"""The task spec language: a task instance declared once, in terms a phone can observe.
+
+A template (sim/tasks) binds its parameters into a :class:`TaskSpec` — plain data, no
+parameters left, no template code needed to judge it — that survives a JSON round trip.
+:mod:`bridge.judge` poses and judges a spec over any :class:`~bridge.android_state.AndroidState`,
+so the simulator and a phone run the same code.
+
+A spec says:
+
+* ``ensure``: operations that pose the task on *any* phone, one that holds none of the
+  simulator's world data included — a contact the task needs is inserted if missing, a name
+  the task will create is deleted first, a setting is put away from its target;
+* ``truths``: values read from the phone right after posing (the answer a query expects
+  is what *this* phone holds, never the simulator's prediction), through a closed set of pure
+  reductions (value, count, first, all);
+* ``checks``: the goal, over settings, provider rows, properties and the episode's saved UI
+  trees, with their tolerances stated once for both worlds;
+* ``answers``: the typed answer fields and how each is matched to its truth;
+* ``watch`` / ``expected``: the observable state diffed before/after (every settings
+  namespace, the provider rows named here) and the changes the task may make;
+* ``requires``: facts a retail phone cannot be made to hold (the template then runs in the
+  simulator and on the virtual phone only), each with the reason.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from bridge.android_state import BindValue, Namespace
+
+__all__ = [
+    "SPEC_VERSION",
+    "AnswerRule",
+    "BondedFact",
+    "Check",
+    "DeleteRows",
+    "EnsureContact",
+    "EnsureOp",
+    "ExpectedChanges",
+    "Fact",
+    "LongestOfferedCheck",
+    "PropFact",
+    "PutSetting",
+    "Requirement",
+    "RowsCheck",
+    "RowsFact",
+    "RowsSelector",
+    "SettingCheck",
+    "SettingFact",
+    "TaskSpec",
+    "Truth",
+    "TruthRef",
+    "UpdateRows",
+    "WatchedRows",
+    "WifiFact",
+]
+
+SPEC_VERSION = 1
+
+
+class _Spec(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+Scalar = str | int | float | bool | None
+
+
+class TruthRef(_Spec):
+    """A value that is a truth read at the start (by name), e.g. the number to copy."""
+
+    truth: str = Field(min_length=1)
+
+
+# ------------------------------------------------------------------ posing
+
+
+class PutSetting(_Spec):
+    """Put a setting, applied as the user would (a phone's service follows)."""
+
+    op: Literal["put_setting"] = "put_setting"
+    namespace: Namespace
+    key: str = Field(min_length=1)
+    value: str
+
+
+class EnsureContact(_Spec):
+    """A contact named ``name`` exists: when the phone has none, one is inserted with these
+    details (a phone's own contact of that name is kept as it is); ``starred`` is then set on
+    every contact of that name when given."""
+
+    op: Literal["ensure_contact"] = "ensure_contact"
+    name: str = Field(min_length=1)
+    phones: list[str] = Field(default_factory=list)
+    company: str | None = None
+    title: str | None = None
+    starred: bool | None = None
+
+
+class UpdateRows(_Spec):
+    """``content update`` of the rows of ``uri`` matching ``where``."""
+
+    op: Literal["update_rows"] = "update_rows"
+    uri: str
+    where: str
+    values: dict[str, BindValue]
+
+
+class DeleteRows(_Spec):
+    """``content delete`` of the rows of ``uri`` matching ``where``."""
+
+    op: Literal["delete_rows"] = "delete_rows"
+    uri: str
+    where: str
+
+
+EnsureOp = Annotated[
+    PutSetting | EnsureContact | UpdateRows | DeleteRows, Field(discriminator="op")
+]
+
+
+# ------------------------------------------------------------------ facts and truths
+
+
+class SettingFact(_Spec):
+    """A setting's printed value (None: ``null``)."""
+
+    source: Literal["setting"] = "setting"
+    namespace: Namespace
+    key: str
+
+
+class PropFact(_Spec):
+    """A system property (``getprop``); "" counts as absent."""
+
+    source: Literal["prop"] = "prop"
+    key: str
+
+
+class RowsFact(_Spec):
+    """One column of the provider rows matching ``where`` (optionally only the rows whose
+    ``number_column`` is the phone number ``number``, as Android compares numbers)."""
+
+    source: Literal["rows"] = "rows"
+    uri: str
+    where: str | None = None
+    column: str
+    sort: str | None = None
+    number_column: str | None = None
+    number: str | None = None
+
+
+class WifiFact(_Spec):
+    """The Wi-Fi network the phone is connected to."""
+
+    source: Literal["wifi_ssid"] = "wifi_ssid"
+
+
+class BondedFact(_Spec):
+    """The names of the paired Bluetooth devices."""
+
+    source: Literal["bonded_devices"] = "bonded_devices"
+
+
+Fact = Annotated[
+    SettingFact | PropFact | RowsFact | WifiFact | BondedFact, Field(discriminator="source")
+]
+
+
+class Truth(_Spec):
+    """A value read right after posing; ``reduce`` turns the fact's values into one:
+    ``value`` (the single value), ``count``, ``first``, ``all`` (every value is accepted).
+    ``also`` facts are accepted answers too (a model code and its marketing name)."""
+
+    name: str = Field(min_length=1)
+    fact: Fact
+    reduce: Literal["value", "count", "first", "all"] = "value"
+    also: list[Fact] = Field(default_factory=list)
+
+
+# ------------------------------------------------------------------ checks
+
+
+Compare = Literal["eq", "ne", "zero", "nonzero", "ge", "le", "primary"]
+"""``primary``: the first item of a comma-separated list equals the value (a locale list:
+``zh-CN,en-US`` has the primary locale ``zh-CN``)."""
+
+
+class SettingCheck(_Spec):
+    """A setting compared with a value: numbers numerically (within ``tolerance``), other
+    text exactly; ``zero``/``nonzero`` need no value."""
+
+    check: Literal["setting"] = "setting"
+    namespace: Namespace
+    key: str
+    op: Compare = "eq"
+    value: Scalar | TruthRef = None
+    tolerance: float = Field(default=0.0, ge=0)
+
+
+class RowsCheck(_Spec):
+    """A condition on the provider rows matching ``where`` (``column`` of each):
+
+    * ``count``: exactly ``value`` rows;
+    * ``any``: some row's column is ``value``;
+    * ``all``: at least one row, and every row's column is ``value``;
+    * ``only``: exactly one row, and its column is ``value``.
+
+    ``match`` says how a column is compared: ``exact`` text, ``casefold`` text, ``number``
+    (phone numbers as Android compares them).
+    """
+
+    check: Literal["rows"] = "rows"
+    name: str = Field(min_length=1)
+    uri: str
+    where: str | None = None
+    column: str = "_id"
+    expect: Literal["count", "any", "all", "only"]
+    value: Scalar | TruthRef = None
+    match: Literal["exact", "casefold", "number"] = "exact"
+
+
+class LongestOfferedCheck(_Spec):
+    """XPath over the episode's saved UI trees: the longest duration any screen's chooser
+    offered; the setting must hold it and the answer ``answer_field`` must give it in
+    ``answer_unit_ms`` (a ROM decides what "longest" means, so its own screens do)."""
+
+    check: Literal["longest_offered"] = "longest_offered"
+    namespace: Namespace
+    key: str
+    answer_field: str
+    answer_unit_ms: int = Field(default=60_000, gt=0)
+
+
+Check = Annotated[SettingCheck | RowsCheck | LongestOfferedCheck, Field(discriminator="check")]
+
+
+class AnswerRule(_Spec):
+    """A typed answer field: its truth (by name) and how answers are matched."""
+
+    field: str = Field(min_length=1)
+    truth: str
+    match: Literal["text", "choice", "number", "phone", "version", "date", "time"]
+    tolerance: float = Field(default=0.0, ge=0)
+
+
+# ------------------------------------------------------------------ side effects
+
+
+class RowsSelector(_Spec):
+    """Rows of ``uri`` matching ``where`` (all rows when None)."""
+
+    uri: str
+    where: str | None = None
+
+
+class WatchedRows(_Spec):
+    """Provider rows snapshotted before and after, keyed by ``_id``."""
+
+    uri: str
+    projection: list[str] = Field(min_length=1)
+
+
+class ExpectedChanges(_Spec):
+    """What the task may change: setting globs (``global.wifi_on``, ``global.*_saved_state``)
+    and provider rows (a changed row is expected when it matches a selector before or
+    after the episode)."""
+
+    settings: list[str] = Field(default_factory=list)
+    rows: list[RowsSelector] = Field(default_factory=list)
+
+
+class Requirement(_Spec):
+    """A fact a retail phone cannot be made to hold, and why."""
+
+    fact: str
+    reason: str
+
+
+class TaskSpec(_Spec):
+    """One bound task instance, judged the same way in every world (module docstring)."""
+
+    spec_version: Literal[1] = SPEC_VERSION
+    apps: list[str] = Field(default_factory=list)
+    """App ids the task uses (stopped before the episode so they start fresh)."""
+    ensure: list[EnsureOp] = Field(default_factory=list)
+    truths: list[Truth] = Field(default_factory=list)
+    checks: list[Check] = Field(default_factory=list)
+    answers: list[AnswerRule] = Field(default_factory=list)
+    watch: list[WatchedRows] = Field(default_factory=list)
+    expected: ExpectedChanges = Field(default_factory=ExpectedChanges)
+    requires: list[Requirement] = Field(default_factory=list)
+
+    @property
+    def needs_trees(self) -> bool:
+        """Whether judging reads the episode's saved UI trees."""
+        return any(isinstance(check, LongestOfferedCheck) for check in self.checks)

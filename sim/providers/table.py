@@ -1,0 +1,124 @@
+"""How a provider is declared: its authority, its tables, their columns and write handlers.
+
+A :class:`ProviderTable` is Android's view of some app state: columns in the order
+``content query`` prints them, each with the SQLite type Android's own schema gives it
+(``INTEGER`` ids and flags, ``TEXT`` names, numbers and data columns), a function that
+computes the rows from the instance state, and handlers that turn an insert, an update or a
+delete into changes of that state (through the app's own model functions, so the app and
+the provider always agree). The engine (:mod:`sim.providers.engine`) does the rest in
+SQLite.
+
+URIs: ``content://AUTHORITY/TABLE`` is every row; ``…/TABLE/ITEM`` the row whose
+``item_column`` is ITEM (``_id`` by default, digits only for an ``INTEGER`` column);
+``…/TABLE/VIEW[/ITEM]`` the rows whose column has the view's value (``data/phones``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+from sim.errors import SimError
+
+if TYPE_CHECKING:
+    from sim.phone import Phone
+    from sim.state import InstanceState
+
+__all__ = [
+    "Affinity",
+    "Column",
+    "DeleteHandler",
+    "InsertHandler",
+    "Provider",
+    "ProviderContext",
+    "ProviderTable",
+    "RowsFn",
+    "UpdateHandler",
+    "Values",
+]
+
+Affinity = Literal["INTEGER", "TEXT", "REAL", "NUMERIC", "BLOB"]
+"""A column's declared SQLite type. ``TEXT`` keeps ``0086 139…`` and ``13912345678`` text
+(and turns a bound int into its digits, as a phone's ``TEXT`` column does); ``INTEGER``
+keeps ints (and turns a bound ``'1'`` into 1); ``BLOB`` keeps values exactly as given."""
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column of a table: its name and SQLite type."""
+
+    name: str
+    affinity: Affinity = "TEXT"
+
+
+@dataclass(frozen=True)
+class ProviderContext:
+    """What a rows function or a write handler works on: the apps and one instance."""
+
+    phone: Phone
+    state: InstanceState
+
+
+Values = dict[str, Any]
+"""Column -> value of a write, as the table's columns store it."""
+RowsFn = Callable[[ProviderContext], Iterable[Mapping[str, Any]]]
+"""Computes a table's rows (column -> int, float, str, bytes or None) from the state."""
+InsertHandler = Callable[[ProviderContext, Values], int]
+"""Inserts one row (values already stored with the columns' affinities); returns its _id."""
+UpdateHandler = Callable[[ProviderContext, list[Mapping[str, Any]], Values], None]
+"""Applies ``values`` to the matching rows (as the rows function gave them)."""
+DeleteHandler = Callable[[ProviderContext, list[Mapping[str, Any]]], None]
+"""Deletes the matching rows (as the rows function gave them)."""
+
+
+@dataclass(frozen=True)
+class ProviderTable:
+    """A table of a provider (see the module docstring). A handler left None makes that
+    operation fail as Android's provider does (``UnsupportedOperationException``)."""
+
+    name: str
+    columns: tuple[Column, ...]
+    rows: RowsFn
+    insert: InsertHandler | None = None
+    update: UpdateHandler | None = None
+    delete: DeleteHandler | None = None
+    item_column: str = "_id"
+    """The column the URI's item segment selects (``settings/global/NAME``: ``name``)."""
+    views: Mapping[str, tuple[str, str]] = field(default_factory=dict)
+    """URI sub-paths that filter a column: ``{"phones": ("mimetype", "…/phone_v2")}``."""
+    read_only_reason: str = "this table is read-only"
+    """The message of the UnsupportedOperationException a missing handler raises."""
+
+    def __post_init__(self) -> None:
+        names = self.column_names
+        if len(set(names)) != len(names) or "_id" not in names:
+            raise SimError(f"table {self.name!r}: columns must be unique and include _id")
+        wanted = {self.item_column, *(column for column, _ in self.views.values())}
+        if not wanted <= set(names):
+            raise SimError(f"table {self.name!r}: no column {sorted(wanted - set(names))}")
+
+    @property
+    def column_names(self) -> tuple[str, ...]:
+        """The columns' names, in print order."""
+        return tuple(column.name for column in self.columns)
+
+    def column(self, name: str) -> Column | None:
+        """The column called ``name``, if the table has it."""
+        return next((column for column in self.columns if column.name == name), None)
+
+
+@dataclass(frozen=True)
+class Provider:
+    """A content provider: the authority of its URIs and its tables."""
+
+    authority: str
+    tables: tuple[ProviderTable, ...]
+    aliases: tuple[str, ...] = ()
+    """Other authorities that reach it (``contacts`` for ``com.android.contacts``)."""
+    invalid_uri: str = "Unknown URI"
+    """How this provider's IllegalArgumentException starts for a URI it has no table for."""
+
+    def table(self, name: str) -> ProviderTable | None:
+        """The table ``name``, None if the provider has none."""
+        return next((table for table in self.tables if table.name == name), None)

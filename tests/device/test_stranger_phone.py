@@ -1,0 +1,110 @@
+"""Every template posed on a stranger phone (tests/device/stranger.py) is not already solved,
+is judged on the phone's own data, and its oracle solves it through the real adb stack.
+
+The in-memory part runs every template at seeds 0–4 in both languages over the virtual
+phone's shell; the sweep runs every oracle once on one stranger virtual phone behind the
+real adb server, never reset between tasks — as a real phone is not — so each spec must
+pose its task over whatever the earlier ones left.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+
+import pytest
+
+from bridge.judge import judge, pose
+from bridge.runner import run_episode
+from bridge.schema import TaskInstance
+from device.adb import AdbTarget
+from device.env import AndroidEnv, AndroidEnvConfig
+from device.session import ReconnectPolicy
+from device.virtual.attach import AttachedVirtualPhone, attach_virtual_phone
+from policies.scripted import PlanPolicy
+from sim.simulator import Simulator, default_apps
+from sim.tasks.registry import default_registry
+from tests.device.parity import Worlds
+from tests.device.stranger import make_stranger
+
+REGISTRY = default_registry()
+TEMPLATES = REGISTRY.ids()
+WORLD = {app.id: app.world for app in default_apps()}
+
+
+def _task(task_id: str, seed: int, lang: str) -> TaskInstance:
+    return REGISTRY.instantiate(task_id, seed, WORLD, lang)
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("task_id", TEMPLATES)
+async def test_a_stranger_phone_is_posed_not_solved(task_id: str) -> None:
+    simulator = Simulator()
+    for seed in range(5):
+        for lang in ("en", "zh"):
+            spec = _task(task_id, seed, lang).spec
+            assert spec is not None
+            phone = Worlds.fresh(simulator, seed).phone
+            await make_stranger(phone)
+            start = await pose(spec, phone)  # raises TaskNotPosed when already solved
+            verdict = await judge(spec, phone, start)
+            assert not verdict.success, (seed, lang, verdict.checks)
+
+
+@pytest.mark.asyncio
+async def test_truths_are_the_phones_own() -> None:
+    simulator = Simulator()
+    seed = next(
+        s
+        for s in range(200)
+        if _task("contacts/QueryPhoneNumber-v1", s, "en").params["name"] == "张三"
+    )
+    spec = _task("contacts/QueryPhoneNumber-v1", seed, "en").spec
+    assert spec is not None
+    worlds = Worlds.fresh(simulator, seed)
+    await make_stranger(worlds.phone)
+    assert (await pose(spec, worlds.phone)).truths["number"] == ["+86 135 1111 2222"]
+    assert (await pose(spec, worlds.sim)).truths["number"] == ["+86 138 0013 8000"]
+    favorites = _task("contacts/CountFavorites-v1", 0, "en")
+    assert favorites.spec is not None
+    extra = len(favorites.params["people"])  # type: ignore[arg-type]
+    on_phone = (await pose(favorites.spec, worlds.phone)).truths["count"]
+    assert on_phone == [2 + extra] != [favorites.params["count"]]
+
+
+@pytest.fixture(scope="module")
+def stranger(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AttachedVirtualPhone]:
+    with attach_virtual_phone(seed=0, android_user_home=tmp_path_factory.mktemp("home")) as p:
+        yield p
+
+
+def _config(phone: AttachedVirtualPhone) -> AndroidEnvConfig:
+    return AndroidEnvConfig(
+        target=AdbTarget(port=phone.adb_port, serial=phone.serial),
+        reconnect=ReconnectPolicy(attempts=2, backoff_s=0.05, wait_s=3.0),
+        step_timeout_s=30.0,
+    )
+
+
+@pytest.mark.device_virtual
+@pytest.mark.asyncio(loop_scope="module")
+@pytest.mark.parametrize("task_id", TEMPLATES)
+async def test_the_oracle_solves_every_template_on_a_stranger_phone(
+    stranger: AttachedVirtualPhone, task_id: str
+) -> None:
+    lang = "zh" if TEMPLATES.index(task_id) % 2 else "en"
+    task = _task(task_id, 0, lang)
+    oracle = REGISTRY.get(task_id).oracle(task.params, task.lang)
+    async with AndroidEnv(_config(stranger)) as env:
+        if TEMPLATES.index(task_id) == 0:
+            await env.open()
+            await make_stranger(env.android_state)
+        record = await asyncio.wait_for(
+            run_episode(PlanPolicy(oracle, name="scripted"), env, task, episode_id=task_id), 180
+        )
+    verdict = record.verdict
+    assert verdict is not None, record.error
+    failed = [check for check in verdict.checks if not check.passed]
+    assert record.outcome == "success", (task.lang, record.termination, failed, record.error)
+    assert verdict.clean is True, verdict.side_effects
+    assert record.backend is not None and record.backend.kind == "virtual"
