@@ -10,6 +10,8 @@ the spec's row selectors before or after the episode. Everything else is a side 
 from __future__ import annotations
 
 import fnmatch
+import hashlib
+import json
 from collections.abc import Iterable
 from importlib import resources
 
@@ -18,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from bridge.android_state import NAMESPACES, AndroidState, Row
 from bridge.taskspec import RowsSelector, TaskSpec
 
-__all__ = ["VOLATILE_SETTINGS", "ObservedState", "observe", "side_effects"]
+__all__ = ["VOLATILE_SETTINGS", "ObservedState", "observe", "row_digest", "side_effects"]
 
 
 def _volatile() -> tuple[str, ...]:
@@ -33,14 +35,21 @@ timestamps): never a side effect of a task."""
 
 
 class ObservedState(BaseModel):
-    """Settings by namespace, watched rows by uri and ``_id``, and the ``_id``s each expected
-    row selector matched (selectors by their index in the spec)."""
+    """Settings by namespace, a digest of each watched row by uri and ``_id`` (a row changed
+    when its digest did; digests keep a start record small, since every live instance holds
+    one), and the ``_id``s each expected row selector matched (by its index in the spec)."""
 
     model_config = ConfigDict(extra="forbid")
 
     settings: dict[str, dict[str, str]] = Field(default_factory=dict)
-    rows: dict[str, dict[str, Row]] = Field(default_factory=dict)
+    rows: dict[str, dict[str, str]] = Field(default_factory=dict)
     selected: list[list[str]] = Field(default_factory=list)
+
+
+def row_digest(row: Row) -> str:
+    """A short digest of a row's printed values (equal rows, equal digests)."""
+    text = json.dumps(row, sort_keys=True, ensure_ascii=False)
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=8).hexdigest()
 
 
 async def _ids(state: AndroidState, selector: RowsSelector) -> list[str]:
@@ -52,10 +61,10 @@ async def observe(spec: TaskSpec, state: AndroidState) -> ObservedState:
     """The observable state of ``spec`` now (raises ``StateUnavailable`` when a part of it
     cannot be read in this world)."""
     settings = {ns: await state.list_settings(ns) for ns in NAMESPACES}
-    rows: dict[str, dict[str, Row]] = {}
+    rows: dict[str, dict[str, str]] = {}
     for watched in spec.watch:
         found = await state.query(watched.uri, watched.projection)
-        rows[watched.uri] = {str(row["_id"]): row for row in found}
+        rows[watched.uri] = {str(row["_id"]): row_digest(row) for row in found}
     selected = [await _ids(state, selector) for selector in spec.expected.rows]
     return ObservedState(settings=settings, rows=rows, selected=selected)
 
