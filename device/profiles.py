@@ -16,6 +16,7 @@ from importlib import resources
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from bridge.app_catalog import app_catalog
 from device.errors import ProfileError
 
 __all__ = [
@@ -63,7 +64,9 @@ class DeviceProfile(_Model):
     device: str | None = None
     match: ProfileMatch = Field(default_factory=ProfileMatch)
     launcher: str = Field(min_length=1, description="the home screen's package")
-    apps: dict[str, str] = Field(min_length=1, description="app id -> Android package")
+    apps: dict[str, str] = Field(
+        min_length=1, description="app id -> Android package (from bridge/apps.json)"
+    )
     volatile_settings: list[str] = Field(
         default_factory=list,
         description="globs of settings (`namespace.key`) this OEM rewrites by itself, on top "
@@ -131,7 +134,11 @@ def load_profile(name: str) -> DeviceProfile:
             f"no device profile {name!r}; known profiles: {', '.join(profile_names())}"
         )
     try:
-        return DeviceProfile.model_validate(json.loads(resource.read_text("utf-8")))
+        data = json.loads(resource.read_text("utf-8"))
+        packages = app_catalog().packages(name)  # app identity lives once, in bridge/apps.json
+        data.setdefault("apps", packages)
+        data.setdefault("launcher", packages.get("launcher", ""))
+        return DeviceProfile.model_validate(data)
     except (json.JSONDecodeError, ValidationError) as exc:
         raise ProfileError(f"device profile {name!r} is malformed: {exc}") from exc
 

@@ -27,11 +27,16 @@ from bridge.actions import (
     Target,
     TypeAction,
 )
+from bridge.app_catalog import app_catalog
 from bridge.schema import Observation, PolicyContext, PolicyOutput, UINode, UIStatus
 
-__all__ = ["DEFAULT_APPS", "RandomPolicy"]
+__all__ = ["RandomPolicy", "default_apps"]
 
-DEFAULT_APPS: tuple[str, ...] = ("settings", "contacts", "messages", "clock", "notes", "calendar")
+
+def default_apps() -> tuple[str, ...]:
+    """The apps ``open_app`` may name by default: every phone's everyday apps
+    (``bridge/apps.json``)."""
+    return tuple(app_catalog().everyday())
 """App ids ``open_app`` draws from unless told otherwise (ids every device profile maps)."""
 
 _WORDS = ("hello", "test", "42", "Alice", "张伟", "café", "2024-05-01")
@@ -62,7 +67,7 @@ class RandomPolicy:
     Args:
         seed: Seeds the generator (mixed with the instruction at each reset).
         finish_prob: Probability of ``finish`` (status ``success``) at each step.
-        apps: App ids that ``open_app`` may name.
+        apps: App ids that ``open_app`` may name (default: :func:`default_apps`).
         name: The spec string; defaults to ``random:SEED``.
     """
 
@@ -71,9 +76,10 @@ class RandomPolicy:
         seed: int = 0,
         *,
         finish_prob: float = 0.02,
-        apps: Sequence[str] = DEFAULT_APPS,
+        apps: Sequence[str] | None = None,
         name: str | None = None,
     ) -> None:
+        apps = default_apps() if apps is None else apps
         if not 0.0 <= finish_prob <= 1.0:
             raise ValueError(f"finish_prob must be in [0, 1], got {finish_prob}")
         if not apps:

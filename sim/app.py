@@ -1,6 +1,8 @@
 """How a simulated app is written: a Python model with event handlers and templates.
 
-An app is a subclass of :class:`App` in its own package under ``sim/apps/<id>/`` holding
+An app is a subclass of :class:`App` in its own package under ``sim/apps/<id>/``; its
+identity (names, package, launcher activity) is the entry of its id in ``bridge/apps.json``,
+declared once for every world. The package holds
 ``world.json`` (read-only world data shared by every instance), ``strings.json`` (UI text,
 ``{"en": {...}, "zh": {...}}``), ``icon.svg`` and ``templates/*.html`` (Jinja2, built from
 the widget macros in ``sim/templates/widgets.html`` so every screen yields an Android-like UI
@@ -10,8 +12,7 @@ tree). Handlers are methods decorated with :func:`on`; they change the instance 
 Example::
 
     class Flashlight(App):
-        id = "flashlight"
-        package = "com.example.flashlight"
+        id = "flashlight"  # its names and package: an entry of bridge/apps.json
 
         def render(self, ctx: AppContext) -> str:
             return ctx.render("main.html", lit=ctx.data.get("lit", False))
@@ -32,6 +33,7 @@ from functools import cache
 from importlib import resources
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
+from bridge.app_catalog import AOSP, AppIdentity, app_catalog
 from sim.errors import SimError
 from sim.state import InstanceState, Notification, OsState, Route
 
@@ -83,12 +85,18 @@ def _package_json(package: str, name: str) -> Any:
     return json.loads(text)
 
 
+@cache
+def _strings(package: str, app_id: str, lang: str) -> Mapping[str, str]:
+    table = _package_json(package, "strings.json")
+    strings = dict(table.get(lang) or table.get("en", {}))
+    strings["app_name"] = app_catalog().get(app_id).name(lang)
+    return strings
+
+
 class App:
     """Base class of every simulated app; see the module docstring."""
 
     id: ClassVar[str]
-    package: ClassVar[str]
-    activity: ClassVar[str] = ".MainActivity"
     handlers: ClassVar[dict[str, Handler]] = {}
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -106,14 +114,31 @@ class App:
         """Read-only world data from ``world.json`` (shared by all instances: never mutate)."""
         return _package_json(type(self).__module__.rsplit(".", 1)[0], "world.json")
 
+    @property
+    def identity(self) -> AppIdentity:
+        """The app's entry in ``bridge/apps.json`` (names, packages, activity)."""
+        return app_catalog().get(self.id)
+
+    @property
+    def package(self) -> str:
+        """The Android package (AOSP's, as the simulator and the virtual phone have it)."""
+        package = self.identity.package(AOSP)
+        if package is None:
+            raise SimError(f"bridge/apps.json gives {self.id!r} no AOSP package")
+        return package
+
+    @property
+    def activity(self) -> str:
+        """The launcher activity (short form)."""
+        return self.identity.activity or ".MainActivity"
+
     def strings(self, lang: str) -> Mapping[str, str]:
-        """UI strings in ``lang`` (``en`` or ``zh``)."""
-        table = _package_json(type(self).__module__.rsplit(".", 1)[0], "strings.json")
-        return table.get(lang) or table.get("en", {})
+        """UI strings in ``lang`` (``en`` or ``zh``), ``app_name`` from the app's identity."""
+        return _strings(type(self).__module__.rsplit(".", 1)[0], self.id, lang)
 
     def label(self, lang: str) -> str:
-        """The app's name on the launcher (string ``app_name``)."""
-        return self.strings(lang).get("app_name", self.id)
+        """The app's name on the launcher."""
+        return self.identity.name(lang)
 
     def icon_svg(self) -> str:
         """The launcher icon (``icon.svg`` of the app package)."""

@@ -58,12 +58,10 @@ class SimConfig(BaseModel):
 
 
 def default_apps() -> list[App]:
-    """The apps installed on a fresh simulated phone."""
-    from sim.apps.answersheet import AnswerSheetApp
-    from sim.apps.contacts import ContactsApp
-    from sim.apps.settings import SettingsApp
+    """The apps installed on a fresh simulated phone: every app under ``sim/apps/``."""
+    from sim.discovery import scan_apps
 
-    return [SettingsApp(), ContactsApp(), AnswerSheetApp()]
+    return scan_apps()
 
 
 def _listening_socket(host: str, port: int) -> socket.socket:

@@ -17,7 +17,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from device.adb import AdbTarget
-from device.errors import DeviceError, ProfileError
+from device.errors import DeviceError, ProfileError, TaskUnsupported
 from sim.tasks.registry import UnknownTask
 from transfer_eval.device_run import (
     DeviceRunConfig,
@@ -133,10 +133,12 @@ def run_command(
         bar = progress.add_task("run", total=total)
         try:
             records = asyncio.run(run_device(config, on_done=lambda _: progress.advance(bar)))
-        except UnknownTask as exc:
+        except (UnknownTask, TaskUnsupported) as exc:
             raise typer.BadParameter(str(exc), param_hint="--task") from exc
         except ProfileError as exc:
             raise typer.BadParameter(str(exc), param_hint="--profile") from exc
+        except DeviceError as exc:
+            raise typer.BadParameter(str(exc), param_hint="--device") from exc
         except ValueError as exc:
             raise typer.BadParameter(str(exc), param_hint="--policy") from exc
     console.print(episodes_table(records))

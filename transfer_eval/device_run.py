@@ -25,6 +25,7 @@ from bridge.trajectory import RunManifest, RunStore
 from device.adb import AdbTarget, AttachedDevice
 from device.driver import AndroidDriver
 from device.env import AndroidEnv, AndroidEnvConfig, read_props
+from device.errors import TaskUnsupported
 from device.profiles import DeviceProps, ProfileChoice, load_profile, select_profile
 from device.session import AdbSession
 from policies.registry import parse_spec
@@ -36,6 +37,7 @@ from transfer_eval.policy_factory import policy_factory, run_versions, tree_xml
 __all__ = [
     "DeviceReport",
     "DeviceRunConfig",
+    "check_retail",
     "check_tasks",
     "describe_device",
     "episode_id",
@@ -116,6 +118,23 @@ def check_tasks(tasks: Sequence[str], registry: TaskRegistry | None = None) -> N
         registry.get(task_id)
 
 
+def check_retail(tasks: Sequence[str]) -> None:
+    """Raise ``TaskUnsupported`` naming the tasks a retail phone cannot be made to pose (their
+    specs' ``requires``, with the reasons)."""
+    registry = default_registry()
+    world = {app.id: app.world for app in default_apps()}
+    refused = []
+    for task_id in tasks:
+        spec = registry.instantiate(task_id, 0, world).spec
+        if spec is not None and spec.requires:
+            refused.append(f"{task_id} ({'; '.join(r.reason for r in spec.requires)})")
+    if refused:
+        raise TaskUnsupported(
+            "these tasks run only in the simulator and on the virtual phone: "
+            + ", ".join(refused)
+        )
+
+
 def _jobs(config: DeviceRunConfig) -> list[EpisodeJob]:
     registry = default_registry()
     world = {app.id: app.world for app in default_apps()}
@@ -149,6 +168,8 @@ async def run_device(
 
     Raises:
         UnknownTask: no template has a task id (nothing is run).
+        TaskUnsupported: a task's spec requires a fact a retail phone cannot hold.
+        DeviceError: the phone cannot be reached (a wrong serial, no adb server).
         ProfileError: an unknown profile name.
         ValueError: an unknown policy spec.
     """
@@ -156,6 +177,9 @@ async def run_device(
     check_tasks(config.tasks)
     if config.profile is not None:
         load_profile(config.profile)  # an unknown name fails here, not in every episode
+    report = await describe_device(config.target, config.profile)  # a wrong serial: here
+    if report.backend.kind == "device":
+        check_retail(config.tasks)
     jobs = _jobs(config)
     manifest = RunManifest(
         config=config.model_dump(mode="json", exclude={"out"}),

@@ -27,23 +27,27 @@ from bridge.actions import (
     Target,
     TypeAction,
 )
+from bridge.app_catalog import app_catalog
 from bridge.schema import AnswerField, Observation, UINode
 from policies.learned.text import instruction_values
 
 __all__ = [
-    "DEFAULT_APPS",
     "KINDS",
     "AnswerChoice",
     "Candidate",
     "actionable_nodes",
     "answer_candidates",
     "build_candidates",
+    "default_apps",
 ]
 
 KINDS: tuple[str, ...] = ("tap", "slide", "type", "scroll", "key", "open_app", "answer", "finish")
 """Candidate kinds, in the order of the kind one-hot of the features."""
 
-DEFAULT_APPS: tuple[str, ...] = ("settings", "contacts", "answersheet")
+def default_apps() -> tuple[str, ...]:
+    """The apps an ``open_app`` candidate may name by default: the simulator's
+    (``bridge/apps.json``), which is what the policy trains on."""
+    return tuple(app_catalog().simulated())
 """App ids the policy can open by default."""
 
 _SLIDER = re.compile(r"(SeekBar|Slider|RatingBar)$")
@@ -234,12 +238,13 @@ def build_candidates(
     observation: Observation,
     instruction: str,
     answer_fields: Sequence[AnswerField] = (),
-    apps: Sequence[str] = DEFAULT_APPS,
+    apps: Sequence[str] | None = None,
 ) -> list[Candidate]:
     """Every candidate action for this observation, in a deterministic order.
 
     The list is never empty: ``finish`` is always last.
     """
+    apps = default_apps() if apps is None else apps
     nodes = actionable_nodes(observation)
     found: list[Candidate] = []
     for node in nodes:

@@ -18,7 +18,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
 from bridge.errors import PolicyError
-from policies.learned.candidates import DEFAULT_APPS, KINDS
+from policies.learned.candidates import KINDS, default_apps
 from policies.learned.features import DENSE_NAMES, DIM, FEATURE_VERSION, HASH_DIM
 
 __all__ = [
@@ -50,7 +50,7 @@ class CheckpointConfig(BaseModel):
     hash_dim: int = HASH_DIM
     kinds: list[str] = Field(default_factory=lambda: list(KINDS))
     dense_names: list[str] = Field(default_factory=lambda: list(DENSE_NAMES))
-    apps: list[str] = Field(default_factory=lambda: list(DEFAULT_APPS))
+    apps: list[str] = Field(default_factory=lambda: list(default_apps()))
     seed: int = 0
     training: dict[str, JsonValue] = Field(default_factory=dict)
 

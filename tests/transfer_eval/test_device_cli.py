@@ -125,3 +125,12 @@ def test_the_phone_language_follows_its_ui_locale(attached: AttachedVirtualPhone
         asyncio.run(phone_language(target))
     device.shell("settings put system system_locales en-US")
     assert asyncio.run(phone_language(target)) == "en"
+
+
+def test_a_retail_phone_refuses_tasks_only_the_simulator_can_pose() -> None:
+    from device.errors import TaskUnsupported
+    from transfer_eval.device_run import check_retail
+
+    check_retail(["settings/SetWifi-v1", "contacts/StarContact-v1"])
+    with pytest.raises(TaskUnsupported, match=r"SetLanguage-v1 \(most retail phones switch"):
+        check_retail(["settings/SetWifi-v1", "settings/SetLanguage-v1"])

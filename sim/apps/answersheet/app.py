@@ -47,8 +47,6 @@ class AnswerSheetApp(App):
     """The AnswerSheet: one form per query task."""
 
     id = "answersheet"
-    package = "com.mobilegym.answersheet"
-    activity = ".AnswerActivity"
 
     def initial_overlay(self) -> dict[str, Any]:
         """An empty sheet."""

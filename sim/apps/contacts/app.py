@@ -39,8 +39,6 @@ class ContactsApp(App):
     """Android's Contacts: favourites, A–Z list with pinyin order, search, create/edit/delete."""
 
     id = "contacts"
-    package = "com.android.contacts"
-    activity = ".activities.PeopleActivity"
     ACTIVITIES: ClassVar[dict[str, str]] = {
         "/": ".activities.PeopleActivity",
         "/contact": ".quickcontact.QuickContactActivity",

@@ -61,8 +61,6 @@ class SettingsApp(App):
     """Android Settings in the style of Xiaomi HyperOS; see the module docstring."""
 
     id = "settings"
-    package = "com.android.settings"
-    activity = ".Settings"
 
     # ---- framework hooks
     def view(self, overlay: Mapping[str, Any]) -> dict[str, Any]:
