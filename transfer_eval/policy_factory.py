@@ -28,7 +28,7 @@ def policy_factory(
     """A factory of policies for one episode of ``task``."""
 
     def plan_for(_instruction: str, _context: PolicyContext) -> Plan:
-        return template.oracle(task.params, task.lang)
+        return template.oracle_for(task)
 
     return lambda: load(spec, plan_for=plan_for, seed=task.seed + seed_offset)
 

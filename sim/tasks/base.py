@@ -33,11 +33,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal
+from typing import Any, Generic, Literal, TypeVar
 
 from bridge.answers import MatchKind
 from bridge.plans import Plan
-from bridge.schema import AnswerField
+from bridge.schema import AnswerField, TaskInstance
 from bridge.taskspec import (
     AnswerRule,
     Check,
@@ -50,13 +50,14 @@ from bridge.taskspec import (
     Truth,
     WatchedRows,
 )
-from sim.tasks.params import ParamSpec
+from sim.tasks.params import NoParams, TaskParams
 
 __all__ = ["LEVEL_MAX_STEPS", "UI_LOCALES", "AnswerSpec", "Kind", "Level", "TaskTemplate", "put"]
 
 Level = Literal["L1", "L2", "L3", "L4"]
 Kind = Literal["operate", "query", "hybrid"]
-Params = dict[str, Any]
+P = TypeVar("P", bound=TaskParams)
+World = Mapping[str, Mapping[str, Any]]
 
 UI_LOCALES = {"en": "en-US", "zh": "zh-CN"}
 """The phone's ``system.system_locales`` for a task in each language."""
@@ -104,44 +105,48 @@ def put(namespace: str, key: str, value: object) -> PutSetting:
     return PutSetting(namespace=namespace, key=key, value=text)  # type: ignore[arg-type]
 
 
-class TaskTemplate:
-    """Base class of task templates; see the module docstring."""
+class TaskTemplate(Generic[P]):
+    """Base class of task templates; see the module docstring. ``Params`` is the template's
+    parameter model (:class:`~sim.tasks.params.TaskParams`)."""
 
-    id: ClassVar[str]
-    apps: ClassVar[tuple[str, ...]]
-    level: ClassVar[Level]
-    kind: ClassVar[Kind]
-    instructions: ClassVar[dict[str, str]]
-    params: ClassVar[dict[str, ParamSpec]] = {}
-    answer_fields: ClassVar[tuple[AnswerSpec, ...]] = ()
-    max_steps: ClassVar[int | None] = None
-    expected_settings: ClassVar[tuple[str, ...]] = ()
+    # Plain attributes, not ClassVars: a template is a class, or an instance of a class
+    # whose templates differ only in data (the switches of Settings).
+    id: str
+    apps: tuple[str, ...]
+    level: Level
+    kind: Kind
+    instructions: dict[str, str]
+    Params: type[TaskParams] = NoParams
+    answer_fields: tuple[AnswerSpec, ...] = ()
+    max_steps: int | None = None
+    expected_settings: tuple[str, ...] = ()
     """Globs of the settings this task may change (``global.wifi_on``)."""
-    watch: ClassVar[tuple[WatchedRows, ...]] = ()
+    watch: tuple[WatchedRows, ...] = ()
     """Provider rows whose changes are judged as side effects."""
 
     # ---- what templates override
-    def derive(self, p: Params, world: Mapping[str, Mapping[str, Any]]) -> Params:
-        """Extra values computed from the sampled ones and world data (a contact's name)."""
+    def derive(self, sampled: Mapping[str, Any], world: World) -> dict[str, Any]:
+        """The derived fields of ``Params``, from the sampled ones and world data (a
+        contact's name)."""
         return {}
 
-    def ensure(self, p: Params) -> list[EnsureOp]:
+    def ensure(self, p: P) -> list[EnsureOp]:
         """Operations that pose the task on any phone (after the language and font)."""
         return []
 
-    def goal(self, p: Params) -> list[Check]:
+    def goal(self, p: P) -> list[Check]:
         """What must hold at the end (answer fields are matched separately)."""
         return []
 
-    def truths(self, p: Params) -> list[Truth]:
+    def truths(self, p: P) -> list[Truth]:
         """Values read right after posing that answers are matched against."""
         return []
 
-    def expected_rows(self, p: Params) -> list[RowsSelector]:
+    def expected_rows(self, p: P) -> list[RowsSelector]:
         """Provider rows this instance may change."""
         return []
 
-    def requires(self, p: Params) -> list[Requirement]:
+    def requires(self, p: P) -> list[Requirement]:
         """Facts a retail phone cannot be made to hold (then: simulator and virtual only)."""
         return []
 
@@ -149,22 +154,37 @@ class TaskTemplate:
         """How each answer field is judged (default: one rule per field)."""
         return [spec.rule() for spec in self.answer_fields]
 
-    def oracle(self, p: Params, lang: str) -> Plan:
+    def oracle(self, p: P, lang: str) -> Plan:
         """A plan that solves the task through the UI."""
         raise NotImplementedError(f"{self.id} has no oracle")
 
-    def text_values(self, p: Params, lang: str) -> dict[str, Any]:
+    def text_values(self, p: P, lang: str) -> dict[str, Any]:
         """Values for the instruction template in ``lang`` (default: the parameters)."""
-        return dict(p)
+        return p.model_dump()
 
     # ---- bound
-    def spec(self, p: Params, lang: str) -> TaskSpec:
+    def bind(self, sampled: Mapping[str, Any], world: World) -> P:
+        """The typed parameters: the sampled fields and those :meth:`derive` computes."""
+        return self.Params.model_validate({**sampled, **self.derive(sampled, world)})  # type: ignore[return-value]
+
+    def parse(self, params: Mapping[str, Any]) -> P:
+        """Typed parameters from a task instance's JSON ``params``."""
+        return self.Params.model_validate(dict(params))  # type: ignore[return-value]
+
+    def oracle_for(self, task: TaskInstance) -> Plan:
+        """The oracle plan of a task instance of this template."""
+        return self.oracle(self.parse(task.params), task.lang)
+
+    def spec(self, p: P, lang: str) -> TaskSpec:
         """The bound spec of the instance with parameters ``p`` posed in ``lang``."""
         baseline = [
             put("system", "system_locales", UI_LOCALES[lang]),
             put("system", "font_scale", "1.0"),
         ]
-        expected = [glob.format(**p) if "{" in glob else glob for glob in self.expected_settings]
+        values = p.model_dump()
+        expected = [
+            glob.format(**values) if "{" in glob else glob for glob in self.expected_settings
+        ]
         return TaskSpec(
             apps=list(self.apps),
             ensure=[*baseline, *self.ensure(p)],
@@ -183,7 +203,7 @@ class TaskTemplate:
             return self.max_steps
         return LEVEL_MAX_STEPS[self.level] + (15 if self.answer_fields else 0)
 
-    def instruction(self, p: Params, lang: str) -> str:
+    def instruction(self, p: P, lang: str) -> str:
         """The instruction in ``lang`` with the parameters filled in."""
         template = self.instructions.get(lang) or self.instructions["en"]
         return template.format(**self.text_values(p, lang))

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping
 from functools import cache
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar
 
 from bridge.android_contract import (
     CONTACTS,
@@ -47,8 +47,8 @@ from bridge.taskspec import (
     WatchedRows,
 )
 from sim.apps.contacts.app import ContactsApp
-from sim.tasks.base import TaskTemplate
-from sim.tasks.params import Choice, Integer, WorldChoice
+from sim.tasks.base import P, TaskTemplate
+from sim.tasks.params import Choice, Integer, TaskParams, WorldChoice
 
 __all__ = [
     "CONTACTS_WATCH",
@@ -88,16 +88,14 @@ CONTACTS_WATCH = (
 )
 """The contacts rows every Contacts task diffs for side effects."""
 
-_PHONE_PARAMS = {
-    "prefix": Choice(("139", "186", "152", "177", "158")),
-    "line": Integer(10_000_000, 99_999_999),
-}
+Prefix = Annotated[str, Choice(("139", "186", "152", "177", "158"))]
+Line = Annotated[int, Integer(10_000_000, 99_999_999)]
 """A Chinese mobile number as two parameters (derived into ``phone``: ``139 1234 5678``)."""
 
 
-def _phone(p: Mapping[str, Any]) -> str:
-    line = str(p["line"])
-    return f"{p['prefix']} {line[:4]} {line[4:]}"
+def _phone(sampled: Mapping[str, Any]) -> str:
+    line = str(sampled["line"])
+    return f"{sampled['prefix']} {line[:4]} {line[4:]}"
 
 
 # ---------------------------------------------------------------- shared helpers
@@ -139,14 +137,41 @@ def person_rows(name: str) -> list[RowsSelector]:
     ]
 
 
-def ensure_person(contact: Mapping[str, Any], starred: bool | None = None) -> EnsureContact:
+class PhoneNumber(TaskParams):
+    """A contact's number and its label."""
+
+    type: str
+    number: str
+
+
+class EmailAddress(TaskParams):
+    """A contact's email address and its label."""
+
+    type: str
+    address: str
+
+
+class Person(TaskParams):
+    """A contact of the simulator's world (or one a task adds), as world data holds it."""
+
+    id: str
+    name: str
+    phones: list[PhoneNumber] = []
+    emails: list[EmailAddress] = []
+    company: str = ""
+    title: str = ""
+    starred: bool = False
+    note: str = ""
+
+
+def ensure_person(person: Person, starred: bool | None = None) -> EnsureContact:
     """An ensure operation for a world contact: inserted with its numbers and company when
     the phone lacks someone of that name."""
     return EnsureContact(
-        name=contact["name"],
-        phones=[p["number"] for p in contact.get("phones", [])],
-        company=contact.get("company") or None,
-        title=contact.get("title") or None,
+        name=person.name,
+        phones=[phone.number for phone in person.phones],
+        company=person.company or None,
+        title=person.title or None,
         starred=starred,
     )
 
@@ -228,26 +253,54 @@ _CREATE = [OpenAppStep(app="contacts"), TapStep(on=Selector(resource_id="floatin
 # ---------------------------------------------------------------- tasks
 
 
-class ContactsTask(TaskTemplate):
+class NewContact(TaskParams):
+    """A new contact's name and mobile number."""
+
+    name: Annotated[str, Choice(NEW_NAMES)]
+    prefix: Prefix
+    line: Line
+    phone: str
+
+
+class NewColleague(TaskParams):
+    """A new contact with a number, a company and a job title."""
+
+    name: Annotated[str, Choice(NEW_NAMES)]
+    prefix: Prefix
+    line: Line
+    company: Annotated[str, Choice(("字节跳动", "小米科技", "Acme, Inc.", "Globex", "北京大学"))]
+    title: Annotated[str, Choice(("产品经理", "软件工程师", "Designer", "Sales Director"))]
+    phone: str
+
+
+class PersonParams(TaskParams):
+    """A world contact (``contact``: its id; each template narrows whom it draws)."""
+
+    contact: str
+    name: str
+    person: Person
+
+
+class ContactsTask(TaskTemplate[P]):
     """A task over Contacts: its rows are watched for side effects."""
 
     apps = ("contacts",)
     watch = CONTACTS_WATCH
 
 
-class _CreateTask(ContactsTask):
+class _CreateTask(ContactsTask[P]):
     """Create a contact named ``p[name_param]``: nobody has that name at the start."""
 
     name_param: ClassVar[str] = "name"
 
-    def ensure(self, p: dict[str, Any]) -> list[EnsureOp]:
-        return [DeleteRows(uri=RAW_CONTACTS, where=named_rows(p[self.name_param]))]
+    def ensure(self, p: NewContact) -> list[EnsureOp]:
+        return [DeleteRows(uri=RAW_CONTACTS, where=named_rows(getattr(p, self.name_param)))]
 
-    def expected_rows(self, p: dict[str, Any]) -> list[RowsSelector]:
-        return person_rows(p[self.name_param])
+    def expected_rows(self, p: NewContact) -> list[RowsSelector]:
+        return person_rows(getattr(p, self.name_param))
 
 
-class CreateContact(_CreateTask):
+class CreateContact(_CreateTask[NewContact]):
     """C1: a new contact with a name and a mobile number."""
 
     id = "contacts/CreateContact-v1"
@@ -257,20 +310,20 @@ class CreateContact(_CreateTask):
         "en": 'Add a new contact "{name}" with the mobile number {phone}.',
         "zh": "新建联系人“{name}”，手机号码是 {phone}。",
     }
-    params = {"name": Choice(NEW_NAMES), **_PHONE_PARAMS}
+    Params = NewContact
 
-    def derive(self, p: dict[str, Any], world: World) -> dict[str, Any]:
-        return {"phone": _phone(p)}
+    def derive(self, sampled: Mapping[str, Any], world: World) -> dict[str, Any]:
+        return {"phone": _phone(sampled)}
 
-    def goal(self, p: dict[str, Any]) -> list[Check]:
-        return [*created_checks(p["name"]), phone_check(p["name"], p["phone"])]
+    def goal(self, p: NewContact) -> list[Check]:
+        return [*created_checks(p.name), phone_check(p.name, p.phone)]
 
-    def oracle(self, p: dict[str, Any], lang: str) -> Plan:
-        fields = editor_plan(("name_edit", p["name"]), ("phone_edit", p["phone"]))
+    def oracle(self, p: NewContact, lang: str) -> Plan:
+        fields = editor_plan(("name_edit", p.name), ("phone_edit", p.phone))
         return [*_CREATE, *fields, _SAVE, FinishStep()]
 
 
-class CreateContactWithCompany(_CreateTask):
+class CreateContactWithCompany(_CreateTask[NewColleague]):
     """C2: a new contact with a phone, a company and a job title."""
 
     id = "contacts/CreateContactWithCompany-v1"
@@ -281,31 +334,26 @@ class CreateContactWithCompany(_CreateTask):
         'and the job title "{title}".',
         "zh": "新建联系人“{name}”，电话 {phone}，公司“{company}”，职位“{title}”。",
     }
-    params = {
-        "name": Choice(NEW_NAMES),
-        **_PHONE_PARAMS,
-        "company": Choice(("字节跳动", "小米科技", "Acme, Inc.", "Globex", "北京大学")),
-        "title": Choice(("产品经理", "软件工程师", "Designer", "Sales Director")),
-    }
+    Params = NewColleague
 
-    def derive(self, p: dict[str, Any], world: World) -> dict[str, Any]:
-        return {"phone": _phone(p)}
+    def derive(self, sampled: Mapping[str, Any], world: World) -> dict[str, Any]:
+        return {"phone": _phone(sampled)}
 
-    def goal(self, p: dict[str, Any]) -> list[Check]:
-        name = p["name"]
+    def goal(self, p: NewColleague) -> list[Check]:
+        name = p.name
         return [
             *created_checks(name),
-            phone_check(name, p["phone"]),
-            _detail(name, ORGANIZATION, "data1", p["company"], "company"),
-            _detail(name, ORGANIZATION, "data4", p["title"], "title"),
+            phone_check(name, p.phone),
+            _detail(name, ORGANIZATION, "data1", p.company, "company"),
+            _detail(name, ORGANIZATION, "data4", p.title, "title"),
         ]
 
-    def oracle(self, p: dict[str, Any], lang: str) -> Plan:
+    def oracle(self, p: NewColleague, lang: str) -> Plan:
         fields = editor_plan(
-            ("name_edit", p["name"]),
-            ("phone_edit", p["phone"]),
-            ("company_edit", p["company"]),
-            ("title_edit", p["title"]),
+            ("name_edit", p.name),
+            ("phone_edit", p.phone),
+            ("company_edit", p.company),
+            ("title_edit", p.title),
         )
         return [*_CREATE, *fields, _SAVE, FinishStep()]
 
@@ -322,7 +370,14 @@ _WORK_LABEL = {"en": "Work", "zh": "单位"}
 """The email label Work as the editor's label picker shows it."""
 
 
-class CreateContactWorkEmail(_CreateTask):
+class NewEmailContact(TaskParams):
+    """A new contact's name and work email."""
+
+    name: Annotated[str, Choice(tuple(_EMAILS))]
+    email: str
+
+
+class CreateContactWorkEmail(_CreateTask[NewEmailContact]):
     """C3: a new contact with an email labelled Work (the editor's default label is Home)."""
 
     id = "contacts/CreateContactWorkEmail-v1"
@@ -332,26 +387,26 @@ class CreateContactWorkEmail(_CreateTask):
         "en": 'Create a contact "{name}" with the work email address {email}.',
         "zh": "新建联系人“{name}”，添加单位电子邮件 {email}。",
     }
-    params = {"name": Choice(tuple(_EMAILS))}
+    Params = NewEmailContact
 
-    def derive(self, p: dict[str, Any], world: World) -> dict[str, Any]:
-        return {"email": _EMAILS[p["name"]]}
+    def derive(self, sampled: Mapping[str, Any], world: World) -> dict[str, Any]:
+        return {"email": _EMAILS[sampled["name"]]}
 
-    def goal(self, p: dict[str, Any]) -> list[Check]:
-        name, emails = p["name"], named_rows(p["name"], EMAIL)
+    def goal(self, p: NewEmailContact) -> list[Check]:
+        name, emails = p.name, named_rows(p.name, EMAIL)
         work = f"{emails} AND data2={EMAIL_TYPE_WORK}"
         return [
             *created_checks(name),
             RowsCheck(name="email", uri=DATA, where=emails, column="data1", expect="any",
-                      value=p["email"], match="casefold"),
+                      value=p.email, match="casefold"),
             RowsCheck(name="email label", uri=DATA, where=work, column="data1", expect="any",
-                      value=p["email"], match="casefold"),
+                      value=p.email, match="casefold"),
         ]  # fmt: skip
 
-    def oracle(self, p: dict[str, Any], lang: str) -> Plan:
+    def oracle(self, p: NewEmailContact, lang: str) -> Plan:
         return [
             *_CREATE,
-            *editor_plan(("name_edit", p["name"]), ("email_edit", p["email"])),
+            *editor_plan(("name_edit", p.name), ("email_edit", p.email)),
             TapStep(on=Selector(resource_id="spinner", nth=1)),  # the email row's label
             TapStep(on=Selector(resource_id="radio", text=_WORK_LABEL[lang])),
             _SAVE,
@@ -359,39 +414,71 @@ class CreateContactWorkEmail(_CreateTask):
         ]
 
 
-class _PersonTask(ContactsTask):
-    """A task about the world contact ``p["contact"]`` (its name in ``p["name"]``)."""
+class _PersonTask(ContactsTask[P]):
+    """A task about the world contact ``p.contact`` (its name in ``p.name``)."""
 
-    def derive(self, p: dict[str, Any], world: World) -> dict[str, Any]:
-        contact = world_contact(world, p["contact"])
+    def derive(self, sampled: Mapping[str, Any], world: World) -> dict[str, Any]:
+        contact = world_contact(world, sampled["contact"])
         return {"name": contact["name"], "person": dict(contact)}
 
-    def expected_rows(self, p: dict[str, Any]) -> list[RowsSelector]:
-        return person_rows(p["name"])
+    def expected_rows(self, p: PersonParams) -> list[RowsSelector]:
+        return person_rows(p.name)
 
 
-class _StarTask(_PersonTask):
+class Unstarred(PersonParams):
+    """A uniquely named world contact who is not a favourite."""
+
+    contact: Annotated[str, WorldChoice(lambda w: [c["id"] for c in named(w) if not c["starred"]])]
+
+
+class Starred(PersonParams):
+    """A uniquely named world favourite."""
+
+    contact: Annotated[str, WorldChoice(lambda w: [c["id"] for c in named(w) if c["starred"]])]
+
+
+class Named(PersonParams):
+    """A uniquely named world contact."""
+
+    contact: Annotated[str, WorldChoice(lambda w: [c["id"] for c in named(w)])]
+
+
+class NewNumberFor(PersonParams):
+    """A world contact with one mobile number, and the number to replace it with."""
+
+    contact: Annotated[
+        str,
+        WorldChoice(
+            lambda w: [c["id"] for c in single_phone(w) if c["phones"][0]["type"] == "mobile"]
+        ),
+    ]
+    prefix: Prefix
+    line: Line
+    phone: str
+
+
+class _StarTask(_PersonTask[PersonParams]):
     """Star or unstar one contact (C4/C5); it starts the other way."""
 
     level = "L2"
     kind = "operate"
     starred: ClassVar[bool] = True
 
-    def ensure(self, p: dict[str, Any]) -> list[EnsureOp]:
-        return [ensure_person(p["person"], starred=not self.starred)]
+    def ensure(self, p: PersonParams) -> list[EnsureOp]:
+        return [ensure_person(p.person, starred=not self.starred)]
 
-    def goal(self, p: dict[str, Any]) -> list[Check]:
+    def goal(self, p: PersonParams) -> list[Check]:
         return [
-            RowsCheck(name="starred", uri=CONTACTS, where=named_rows(p["name"]),
+            RowsCheck(name="starred", uri=CONTACTS, where=named_rows(p.name),
                       column="starred", expect="all", value=int(self.starred))
         ]  # fmt: skip
 
-    def expected_rows(self, p: dict[str, Any]) -> list[RowsSelector]:
-        return person_rows(p["name"])[:1]
+    def expected_rows(self, p: PersonParams) -> list[RowsSelector]:
+        return person_rows(p.name)[:1]
 
-    def oracle(self, p: dict[str, Any], lang: str) -> Plan:
+    def oracle(self, p: PersonParams, lang: str) -> Plan:
         return [
-            *open_contact(p["name"]),
+            *open_contact(p.name),
             TapStep(on=Selector(resource_id="menu_star")),
             FinishStep(),
         ]
@@ -402,7 +489,7 @@ class StarContact(_StarTask):
 
     id = "contacts/StarContact-v1"
     instructions = {"en": "Add {name} to favorites.", "zh": "把“{name}”加入收藏。"}
-    params = {"contact": WorldChoice(lambda w: [c["id"] for c in named(w) if not c["starred"]])}
+    Params = Unstarred
 
 
 class UnstarContact(_StarTask):
@@ -410,38 +497,38 @@ class UnstarContact(_StarTask):
 
     id = "contacts/UnstarContact-v1"
     instructions = {"en": "Remove {name} from favorites.", "zh": "把“{name}”从收藏中移除。"}
-    params = {"contact": WorldChoice(lambda w: [c["id"] for c in named(w) if c["starred"]])}
+    Params = Starred
     starred = False
 
 
-class DeleteContact(_PersonTask):
+class DeleteContact(_PersonTask[PersonParams]):
     """C6: delete one contact (nobody of that name is left; nothing else may change)."""
 
     id = "contacts/DeleteContact-v1"
     level = "L2"
     kind = "operate"
     instructions = {"en": "Delete the contact {name}.", "zh": "删除联系人“{name}”。"}
-    params = {"contact": WorldChoice(lambda w: [c["id"] for c in named(w)])}
+    Params = Named
 
-    def ensure(self, p: dict[str, Any]) -> list[EnsureOp]:
-        return [ensure_person(p["person"])]
+    def ensure(self, p: PersonParams) -> list[EnsureOp]:
+        return [ensure_person(p.person)]
 
-    def goal(self, p: dict[str, Any]) -> list[Check]:
+    def goal(self, p: PersonParams) -> list[Check]:
         return [
-            RowsCheck(name="contacts named " + p["name"], uri=CONTACTS,
-                      where=named_rows(p["name"]), expect="count", value=0)
+            RowsCheck(name="contacts named " + p.name, uri=CONTACTS,
+                      where=named_rows(p.name), expect="count", value=0)
         ]  # fmt: skip
 
-    def oracle(self, p: dict[str, Any], lang: str) -> Plan:
+    def oracle(self, p: PersonParams, lang: str) -> Plan:
         return [
-            *open_contact(p["name"]),
+            *open_contact(p.name),
             TapStep(on=Selector(resource_id="menu_delete")),
             TapStep(on=Selector(resource_id="button1")),
             FinishStep(),
         ]
 
 
-class EditContactPhone(_PersonTask):
+class EditContactPhone(_PersonTask[NewNumberFor]):
     """Replace a contact's only (mobile) number with a new one."""
 
     id = "contacts/EditContactPhone-v1"
@@ -451,27 +538,22 @@ class EditContactPhone(_PersonTask):
         "en": "Change {name}'s mobile number to {phone}.",
         "zh": "把“{name}”的手机号码改成 {phone}。",
     }
-    params = {
-        "contact": WorldChoice(
-            lambda w: [c["id"] for c in single_phone(w) if c["phones"][0]["type"] == "mobile"]
-        ),
-        **_PHONE_PARAMS,
-    }
+    Params = NewNumberFor
 
-    def derive(self, p: dict[str, Any], world: World) -> dict[str, Any]:
-        return {**super().derive(p, world), "phone": _phone(p)}
+    def derive(self, sampled: Mapping[str, Any], world: World) -> dict[str, Any]:
+        return {**super().derive(sampled, world), "phone": _phone(sampled)}
 
-    def ensure(self, p: dict[str, Any]) -> list[EnsureOp]:
-        return [ensure_person(p["person"])]
+    def ensure(self, p: NewNumberFor) -> list[EnsureOp]:
+        return [ensure_person(p.person)]
 
-    def goal(self, p: dict[str, Any]) -> list[Check]:
-        return [phone_check(p["name"], p["phone"], only=True)]
+    def goal(self, p: NewNumberFor) -> list[Check]:
+        return [phone_check(p.name, p.phone, only=True)]
 
-    def oracle(self, p: dict[str, Any], lang: str) -> Plan:
+    def oracle(self, p: NewNumberFor, lang: str) -> Plan:
         return [
-            *open_contact(p["name"]),
+            *open_contact(p.name),
             TapStep(on=Selector(resource_id="menu_edit")),
-            *editor_plan(("phone_edit", p["phone"])),
+            *editor_plan(("phone_edit", p.phone)),
             _SAVE,
             FinishStep(),
         ]

@@ -1,7 +1,10 @@
 """Typed, seeded task parameters.
 
-A template declares its parameters as specs; :func:`sample_params` draws them in order from
-the task's own ``random.Random(seed)``, so one seed always gives one instance.
+A template's parameters are a pydantic model (:class:`TaskParams`); a field drawn from the
+seed carries its sampler in its metadata (``on: Annotated[bool, Boolean()]``), a field
+without one is derived from the drawn ones and world data by the template. :func:`sample_params`
+draws the sampled fields in declaration order from the task's own ``random.Random(seed)``, so
+one seed always gives one instance.
 """
 
 from __future__ import annotations
@@ -11,7 +14,19 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Boolean", "Choice", "Integer", "ParamSpec", "WorldChoice", "sample_params"]
+from pydantic import BaseModel, ConfigDict
+
+__all__ = [
+    "Boolean",
+    "Choice",
+    "Integer",
+    "NoParams",
+    "ParamSpec",
+    "TaskParams",
+    "WorldChoice",
+    "sample_params",
+    "sampled_fields",
+]
 
 World = Mapping[str, Mapping[str, Any]]
 """World data by app id."""
@@ -73,7 +88,31 @@ class WorldChoice:
 ParamSpec = Boolean | Choice | Integer | WorldChoice
 
 
-def sample_params(specs: Mapping[str, ParamSpec], seed: int, world: World) -> dict[str, Any]:
-    """Draw every parameter, in declaration order, from ``random.Random(seed)``."""
+class TaskParams(BaseModel):
+    """Base of every template's parameters: typed, frozen, nothing unknown."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class NoParams(TaskParams):
+    """The parameters of a template that has none."""
+
+
+_SAMPLERS = (Boolean, Choice, Integer, WorldChoice)
+
+
+def sampled_fields(model: type[TaskParams]) -> dict[str, ParamSpec]:
+    """The fields of ``model`` drawn from the seed, with their samplers, in order."""
+    found: dict[str, ParamSpec] = {}
+    for name, info in model.model_fields.items():
+        spec = next((m for m in info.metadata if isinstance(m, _SAMPLERS)), None)
+        if spec is not None:
+            found[name] = spec
+    return found
+
+
+def sample_params(model: type[TaskParams], seed: int, world: World) -> dict[str, Any]:
+    """Draw every sampled field of ``model``, in declaration order, from
+    ``random.Random(seed)``."""
     rng = random.Random(seed)
-    return {name: spec.sample(rng, world) for name, spec in specs.items()}
+    return {name: spec.sample(rng, world) for name, spec in sampled_fields(model).items()}

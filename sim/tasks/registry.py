@@ -66,19 +66,18 @@ class TaskRegistry:
     ) -> TaskInstance:
         """The task instance of ``task_id`` with parameters drawn from ``seed``."""
         template = self.get(task_id)
-        params = sample_params(template.params, seed, world)
-        params.update(template.derive(params, world))
+        p = template.bind(sample_params(template.Params, seed, world), world)
         lang = "zh" if lang == "zh" else "en"
         return TaskInstance(
             task_id=task_id,
             seed=seed,
-            params=params,
-            instruction=template.instruction(params, lang),
+            params=p.model_dump(mode="json"),
+            instruction=template.instruction(p, lang),
             lang=lang,
             level=template.level,
             max_steps=template.budget(),
             answer_fields=[spec.field(lang) for spec in template.answer_fields],
-            spec=template.spec(params, lang),
+            spec=template.spec(p, lang),
         )
 
 

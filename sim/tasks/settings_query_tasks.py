@@ -12,7 +12,7 @@ own model, version, network and devices.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Annotated, Any
 
 from bridge.plans import AnswerStep, KeyStep, NoteStep, Plan, Recall, Selector, TapStep
 from bridge.taskspec import (
@@ -27,7 +27,7 @@ from bridge.taskspec import (
 )
 from sim.apps.settings import model
 from sim.tasks.base import AnswerSpec, TaskTemplate, put
-from sim.tasks.params import Choice
+from sim.tasks.params import Choice, TaskParams
 from sim.tasks.settings_tasks import pick_radio, settings_plan, settings_text, timeout_text
 
 __all__ = [
@@ -54,7 +54,38 @@ def note_summary(key: str, title: str) -> NoteStep:
     )
 
 
-class QueryDeviceModel(TaskTemplate):
+class ModelName(TaskParams):
+    """The model name About phone shows (the simulator's prediction, for the oracle)."""
+
+    model: str
+
+
+class AndroidVersion(TaskParams):
+    """The Android version (prediction)."""
+
+    version: int
+
+
+class HomeNetwork(TaskParams):
+    """The network the phone joins (prediction)."""
+
+    ssid: str
+
+
+class PairedCount(TaskParams):
+    """How many devices are paired (prediction)."""
+
+    count: int
+
+
+class LongestTimeout(TaskParams):
+    """Where the timeout starts, and the longest option the simulator offers."""
+
+    start: Annotated[int, Choice((15_000, 30_000, 60_000, 120_000))]
+    longest: int
+
+
+class QueryDeviceModel(TaskTemplate[ModelName]):
     """The phone's model name, from About phone (S19; ``getprop ro.product.model``)."""
 
     id = "settings/QueryDeviceModel-v1"
@@ -62,27 +93,26 @@ class QueryDeviceModel(TaskTemplate):
     level = "L1"
     kind = "query"
     instructions = {"en": "What is this phone's model?", "zh": "这台手机的型号是什么？"}
+    Params = ModelName
     answer_fields = (AnswerSpec("model", "text", {"en": "Model", "zh": "型号"}),)
 
-    def derive(self, p: dict[str, Any], world: World) -> dict[str, Any]:
+    def derive(self, sampled: Mapping[str, Any], world: World) -> dict[str, Any]:
         return {"model": world["settings"]["about"]["model"]}
 
-    def truths(self, p: dict[str, Any]) -> list[Truth]:
+    def truths(self, p: ModelName) -> list[Truth]:
         # Xiaomi's About page shows the marketing name; the model code is 23049RAD8C.
         model_code = PropFact(key="ro.product.model")
         return [Truth(name="model", fact=model_code, also=[PropFact(key="ro.product.marketname")])]
 
-    def oracle(self, p: dict[str, Any], lang: str) -> Plan:
+    def oracle(self, p: ModelName, lang: str) -> Plan:
         return [
             *settings_plan("my_device"),
             note_summary("model", settings_text("model", lang)),
-            AnswerStep(
-                fields={"model": p["model"]}, read={"model": Recall(key="model", op="text")}
-            ),
+            AnswerStep(fields={"model": p.model}, read={"model": Recall(key="model", op="text")}),
         ]
 
 
-class QueryAndroidVersion(TaskTemplate):
+class QueryAndroidVersion(TaskTemplate[AndroidVersion]):
     """The Android version number (S19; ``getprop ro.build.version.release``)."""
 
     id = "settings/QueryAndroidVersion-v1"
@@ -93,30 +123,31 @@ class QueryAndroidVersion(TaskTemplate):
         "en": "Which Android version is this phone running?",
         "zh": "这台手机的 Android 版本是多少？",
     }
+    Params = AndroidVersion
     answer_fields = (
         AnswerSpec(
             "version", "number", {"en": "Android version", "zh": "Android 版本"}, match="version"
         ),
     )
 
-    def derive(self, p: dict[str, Any], world: World) -> dict[str, Any]:
+    def derive(self, sampled: Mapping[str, Any], world: World) -> dict[str, Any]:
         return {"version": int(world["settings"]["about"]["android_version"])}
 
-    def truths(self, p: dict[str, Any]) -> list[Truth]:
+    def truths(self, p: AndroidVersion) -> list[Truth]:
         return [Truth(name="version", fact=PropFact(key="ro.build.version.release"))]
 
-    def oracle(self, p: dict[str, Any], lang: str) -> Plan:
+    def oracle(self, p: AndroidVersion, lang: str) -> Plan:
         return [
             *settings_plan("my_device"),
             note_summary("version", settings_text("android_version", lang)),
             AnswerStep(
-                fields={"version": p["version"]},
+                fields={"version": p.version},
                 read={"version": Recall(key="version", op="number")},
             ),
         ]
 
 
-class QueryConnectedWifi(TaskTemplate):
+class QueryConnectedWifi(TaskTemplate[HomeNetwork]):
     """Which Wi-Fi network the phone is on. A phone joins no network without its
     credentials, so the task poses only Wi-Fi on: the truth is whatever network the phone
     joins (``cmd wifi status``), in the simulator the world's home network."""
@@ -129,30 +160,31 @@ class QueryConnectedWifi(TaskTemplate):
         "en": "Which Wi-Fi network is the phone connected to?",
         "zh": "手机当前连接的是哪个 WLAN？",
     }
+    Params = HomeNetwork
     answer_fields = (AnswerSpec("network", "text", {"en": "Network name", "zh": "网络名称"}),)
 
-    def derive(self, p: dict[str, Any], world: World) -> dict[str, Any]:
+    def derive(self, sampled: Mapping[str, Any], world: World) -> dict[str, Any]:
         return {"ssid": world["settings"]["wifi"]["connected"]}
 
-    def ensure(self, p: dict[str, Any]) -> list[EnsureOp]:
+    def ensure(self, p: HomeNetwork) -> list[EnsureOp]:
         return [put("global", "wifi_on", 1)]
 
-    def truths(self, p: dict[str, Any]) -> list[Truth]:
+    def truths(self, p: HomeNetwork) -> list[Truth]:
         return [Truth(name="network", fact=WifiFact())]
 
-    def oracle(self, p: dict[str, Any], lang: str) -> Plan:
+    def oracle(self, p: HomeNetwork, lang: str) -> Plan:
         # The main list's Wi-Fi row summarises the network joined (as Settings on phones do).
         return [
             *settings_plan(),
             note_summary("network", settings_text("wifi", lang)),
             TapStep(on=Selector(resource_id="wifi_settings")),
             AnswerStep(
-                fields={"network": p["ssid"]}, read={"network": Recall(key="network", op="text")}
+                fields={"network": p.ssid}, read={"network": Recall(key="network", op="text")}
             ),
         ]
 
 
-class CountPairedDevices(TaskTemplate):
+class CountPairedDevices(TaskTemplate[PairedCount]):
     """How many Bluetooth devices are paired; the list shows only with Bluetooth on, which
     starts off, so turning it on is allowed (not required)."""
 
@@ -164,19 +196,20 @@ class CountPairedDevices(TaskTemplate):
         "en": "How many Bluetooth devices are paired with this phone?",
         "zh": "这台手机配对了几个蓝牙设备？",
     }
+    Params = PairedCount
     expected_settings = ("global.bluetooth_on",)
     answer_fields = (AnswerSpec("count", "number", {"en": "Paired devices", "zh": "已配对设备数"}),)
 
-    def derive(self, p: dict[str, Any], world: World) -> dict[str, Any]:
+    def derive(self, sampled: Mapping[str, Any], world: World) -> dict[str, Any]:
         return {"count": len(world["settings"]["bluetooth"]["paired"])}
 
-    def ensure(self, p: dict[str, Any]) -> list[EnsureOp]:
+    def ensure(self, p: PairedCount) -> list[EnsureOp]:
         return [put("global", "bluetooth_on", 0)]
 
-    def truths(self, p: dict[str, Any]) -> list[Truth]:
+    def truths(self, p: PairedCount) -> list[Truth]:
         return [Truth(name="count", fact=BondedFact(), reduce="count")]
 
-    def oracle(self, p: dict[str, Any], lang: str) -> Plan:
+    def oracle(self, p: PairedCount, lang: str) -> Plan:
         paired = NoteStep(
             key="paired",
             rows=Selector(resource_id="title"),
@@ -186,11 +219,11 @@ class CountPairedDevices(TaskTemplate):
         return [
             *settings_plan("bluetooth_settings", "bluetooth_enable"),
             paired,
-            AnswerStep(fields={"count": p["count"]}, read={"count": Recall(key="paired")}),
+            AnswerStep(fields={"count": p.count}, read={"count": Recall(key="paired")}),
         ]
 
 
-class SetLongestTimeout(TaskTemplate):
+class SetLongestTimeout(TaskTemplate[LongestTimeout]):
     """Hybrid: find the longest screen timeout on offer, choose it and say how long it is.
 
     What "longest" means is what the episode's own screens offered (XPath over the saved
@@ -207,17 +240,17 @@ class SetLongestTimeout(TaskTemplate):
         "minutes it is.",
         "zh": "把自动锁屏时间设为可选的最长时间，并告诉我是多少分钟。",
     }
-    params = {"start": Choice((15_000, 30_000, 60_000, 120_000))}
+    Params = LongestTimeout
     expected_settings = ("system.screen_off_timeout",)
     answer_fields = (AnswerSpec("minutes", "number", {"en": "Minutes", "zh": "分钟数"}),)
 
-    def derive(self, p: dict[str, Any], world: World) -> dict[str, Any]:
+    def derive(self, sampled: Mapping[str, Any], world: World) -> dict[str, Any]:
         return {"longest": max(model.TIMEOUT_CHOICES_MS)}
 
-    def ensure(self, p: dict[str, Any]) -> list[EnsureOp]:
-        return [put("system", "screen_off_timeout", p["start"])]
+    def ensure(self, p: LongestTimeout) -> list[EnsureOp]:
+        return [put("system", "screen_off_timeout", p.start)]
 
-    def goal(self, p: dict[str, Any]) -> list[Check]:
+    def goal(self, p: LongestTimeout) -> list[Check]:
         return [
             LongestOfferedCheck(
                 namespace="system", key="screen_off_timeout", answer_field="minutes"
@@ -227,14 +260,14 @@ class SetLongestTimeout(TaskTemplate):
     def answer_rules(self) -> list[AnswerRule]:
         return []  # the answer is judged against the longest option offered, in the goal
 
-    def oracle(self, p: dict[str, Any], lang: str) -> Plan:
+    def oracle(self, p: LongestTimeout, lang: str) -> Plan:
         return [
             *settings_plan("display_settings", "screen_timeout"),
-            pick_radio(timeout_text(p["longest"], lang)),
+            pick_radio(timeout_text(p.longest, lang)),
             KeyStep(key="back"),  # the Display page summarises the timeout chosen
             note_summary("timeout", settings_text("screen_timeout", lang)),
             AnswerStep(
-                fields={"minutes": p["longest"] // 60_000},
+                fields={"minutes": p.longest // 60_000},
                 read={"minutes": Recall(key="timeout", op="number")},
             ),
         ]

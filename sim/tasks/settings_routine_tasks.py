@@ -6,13 +6,13 @@ its own check, so ``progress`` says how much of the routine was done.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from bridge.plans import FinishStep, KeyStep, Plan, Selector, TapStep
 from bridge.taskspec import Check, EnsureOp, Requirement
 from sim.apps.settings import model
 from sim.tasks.base import TaskTemplate, put
-from sim.tasks.params import Boolean, Choice, Integer
+from sim.tasks.params import Boolean, Choice, Integer, NoParams, TaskParams
 from sim.tasks.settings_tasks import after, is_setting, pick_radio, settings_plan, timeout_text
 
 __all__ = ["TEMPLATES", "BedtimeRoutine", "RadiosOffThenAirplane", "SetRadiosAndTimeout"]
@@ -21,7 +21,15 @@ _ON = {"en": {True: "on", False: "off"}, "zh": {True: "打开", False: "关闭"}
 _BACK = KeyStep(key="back")
 
 
-class RadiosOffThenAirplane(TaskTemplate):
+class RadiosAndTimeout(TaskParams):
+    """Wi-Fi and Bluetooth on or off, and a screen timeout."""
+
+    wifi: Annotated[bool, Boolean()]
+    bluetooth: Annotated[bool, Boolean()]
+    timeout: Annotated[int, Choice(model.TIMEOUT_CHOICES_MS)]
+
+
+class RadiosOffThenAirplane(TaskTemplate[NoParams]):
     """S21: Wi-Fi and Bluetooth off by hand *before* airplane mode, so that they stay off
     when airplane mode ends: Android then remembers them as off (``*_saved_state`` 0).
 
@@ -45,14 +53,14 @@ class RadiosOffThenAirplane(TaskTemplate):
         "global.*_saved_state",
     )
 
-    def ensure(self, p: dict[str, Any]) -> list[EnsureOp]:
+    def ensure(self, p: NoParams) -> list[EnsureOp]:
         return [
             put("global", "airplane_mode_on", 0),
             put("global", "wifi_on", 1),
             put("global", "bluetooth_on", 1),
         ]
 
-    def goal(self, p: dict[str, Any]) -> list[Check]:
+    def goal(self, p: NoParams) -> list[Check]:
         return [
             is_setting("global", "airplane_mode_on", 1),
             is_setting("global", "wifi_on", 0),
@@ -61,7 +69,7 @@ class RadiosOffThenAirplane(TaskTemplate):
             is_setting("global", "bluetooth_saved_state", 0),
         ]
 
-    def requires(self, p: dict[str, Any]) -> list[Requirement]:
+    def requires(self, p: NoParams) -> list[Requirement]:
         return [
             Requirement(
                 fact="global.wifi_saved_state, global.bluetooth_saved_state",
@@ -70,7 +78,7 @@ class RadiosOffThenAirplane(TaskTemplate):
             )
         ]
 
-    def oracle(self, p: dict[str, Any], lang: str) -> Plan:
+    def oracle(self, p: NoParams, lang: str) -> Plan:
         return [
             *settings_plan("wifi_settings", "wifi_enable"),
             _BACK,
@@ -82,7 +90,7 @@ class RadiosOffThenAirplane(TaskTemplate):
         ]
 
 
-class SetRadiosAndTimeout(TaskTemplate):
+class SetRadiosAndTimeout(TaskTemplate[RadiosAndTimeout]):
     """Wi-Fi and Bluetooth each on or off, and a screen timeout: three pages."""
 
     id = "settings/SetRadiosAndTimeout-v1"
@@ -94,35 +102,31 @@ class SetRadiosAndTimeout(TaskTemplate):
         "{timeout}.",
         "zh": "{wifi} WLAN，{bluetooth}蓝牙，并把自动锁屏时间设为 {timeout}。",
     }
-    params = {
-        "wifi": Boolean(),
-        "bluetooth": Boolean(),
-        "timeout": Choice(model.TIMEOUT_CHOICES_MS),
-    }
+    Params = RadiosAndTimeout
     expected_settings = ("global.wifi_on", "global.bluetooth_on", "system.screen_off_timeout")
 
-    def text_values(self, p: dict[str, Any], lang: str) -> dict[str, Any]:
+    def text_values(self, p: RadiosAndTimeout, lang: str) -> dict[str, Any]:
         return {
-            "wifi": _ON[lang][p["wifi"]],
-            "bluetooth": _ON[lang][p["bluetooth"]],
-            "timeout": timeout_text(p["timeout"], lang),
+            "wifi": _ON[lang][p.wifi],
+            "bluetooth": _ON[lang][p.bluetooth],
+            "timeout": timeout_text(p.timeout, lang),
         }
 
-    def ensure(self, p: dict[str, Any]) -> list[EnsureOp]:
+    def ensure(self, p: RadiosAndTimeout) -> list[EnsureOp]:
         return [
-            put("global", "wifi_on", int(not p["wifi"])),
-            put("global", "bluetooth_on", int(not p["bluetooth"])),
-            put("system", "screen_off_timeout", after(model.TIMEOUT_CHOICES_MS, p["timeout"])),
+            put("global", "wifi_on", int(not p.wifi)),
+            put("global", "bluetooth_on", int(not p.bluetooth)),
+            put("system", "screen_off_timeout", after(model.TIMEOUT_CHOICES_MS, p.timeout)),
         ]
 
-    def goal(self, p: dict[str, Any]) -> list[Check]:
+    def goal(self, p: RadiosAndTimeout) -> list[Check]:
         return [
-            is_setting("global", "wifi_on", int(p["wifi"])),
-            is_setting("global", "bluetooth_on", int(p["bluetooth"])),
-            is_setting("system", "screen_off_timeout", p["timeout"]),
+            is_setting("global", "wifi_on", int(p.wifi)),
+            is_setting("global", "bluetooth_on", int(p.bluetooth)),
+            is_setting("system", "screen_off_timeout", p.timeout),
         ]
 
-    def oracle(self, p: dict[str, Any], lang: str) -> Plan:
+    def oracle(self, p: RadiosAndTimeout, lang: str) -> Plan:
         return [
             *settings_plan("wifi_settings", "wifi_enable"),
             _BACK,
@@ -131,7 +135,7 @@ class SetRadiosAndTimeout(TaskTemplate):
             _BACK,
             TapStep(on=Selector(resource_id="display_settings")),
             TapStep(on=Selector(resource_id="screen_timeout")),
-            pick_radio(timeout_text(p["timeout"], lang)),
+            pick_radio(timeout_text(p.timeout, lang)),
             FinishStep(),
         ]
 
@@ -139,7 +143,17 @@ class SetRadiosAndTimeout(TaskTemplate):
 _BEDTIME_TIMEOUT = 30_000
 
 
-class BedtimeRoutine(TaskTemplate):
+class Bedtime(TaskParams):
+    """Where brightness, ring volume and the timeout start."""
+
+    brightness: Annotated[int, Integer(60, 220)]
+    volume: Annotated[int, Integer(4, model.RING_VOLUME_MAX)]
+    timeout: Annotated[
+        int, Choice(tuple(ms for ms in model.TIMEOUT_CHOICES_MS if ms != _BEDTIME_TIMEOUT))
+    ]
+
+
+class BedtimeRoutine(TaskTemplate[Bedtime]):
     """Five settings on two pages: dark theme, DND, brightness and ring volume at their
     minimum, screen timeout 30 s (each probed with ``settings get`` on a phone)."""
 
@@ -154,11 +168,7 @@ class BedtimeRoutine(TaskTemplate):
         "zh": "帮我把手机设成睡前状态：打开深色模式和勿扰模式，把屏幕亮度和铃声音量都调到最低，"
         "并把自动锁屏时间设为 {timeout}。",
     }
-    params = {
-        "brightness": Integer(60, 220),
-        "volume": Integer(4, model.RING_VOLUME_MAX),
-        "timeout": Choice(tuple(ms for ms in model.TIMEOUT_CHOICES_MS if ms != _BEDTIME_TIMEOUT)),
-    }
+    Params = Bedtime
     expected_settings = (
         "secure.ui_night_mode",
         "global.zen_mode",
@@ -167,20 +177,20 @@ class BedtimeRoutine(TaskTemplate):
         "system.screen_off_timeout",
     )
 
-    def text_values(self, p: dict[str, Any], lang: str) -> dict[str, Any]:
+    def text_values(self, p: Bedtime, lang: str) -> dict[str, Any]:
         return {"timeout": timeout_text(_BEDTIME_TIMEOUT, lang)}
 
-    def ensure(self, p: dict[str, Any]) -> list[EnsureOp]:
+    def ensure(self, p: Bedtime) -> list[EnsureOp]:
         return [
             put("secure", "ui_night_mode", model.NIGHT_MODE_OFF),
             put("global", "zen_mode", 0),
             put("system", "screen_brightness_mode", 0),
-            put("system", "screen_brightness", p["brightness"]),
-            put("system", "volume_ring", p["volume"]),
-            put("system", "screen_off_timeout", p["timeout"]),
+            put("system", "screen_brightness", p.brightness),
+            put("system", "volume_ring", p.volume),
+            put("system", "screen_off_timeout", p.timeout),
         ]
 
-    def goal(self, p: dict[str, Any]) -> list[Check]:
+    def goal(self, p: Bedtime) -> list[Check]:
         return [
             is_setting("secure", "ui_night_mode", model.NIGHT_MODE_ON),
             is_setting("global", "zen_mode", op="nonzero"),
@@ -189,7 +199,7 @@ class BedtimeRoutine(TaskTemplate):
             is_setting("system", "screen_off_timeout", _BEDTIME_TIMEOUT),
         ]
 
-    def oracle(self, p: dict[str, Any], lang: str) -> Plan:
+    def oracle(self, p: Bedtime, lang: str) -> Plan:
         return [
             *settings_plan("display_settings"),
             TapStep(on=Selector(resource_id="brightness"), at=(0.0, 0.5)),

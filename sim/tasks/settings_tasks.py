@@ -11,29 +11,27 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from functools import cache
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar, Literal
 
 from bridge.plans import FinishStep, OpenAppStep, Plan, Selector, TapStep, TypeStep
 from bridge.taskspec import Check, EnsureOp, Requirement, SettingCheck
 from sim.apps.settings import SettingsApp, model
 from sim.tasks.base import TaskTemplate, put
-from sim.tasks.params import Boolean, Choice, Integer
+from sim.tasks.params import Boolean, Choice, Integer, TaskParams
 
 __all__ = [
+    "SWITCHES",
     "TEMPLATES",
     "MuteRingVolume",
     "RenameDevice",
     "SetAirplaneMode",
-    "SetBluetooth",
     "SetBrightnessExtreme",
-    "SetDarkTheme",
-    "SetDoNotDisturb",
     "SetFontSize",
     "SetLanguage",
-    "SetMobileData",
     "SetRingerMode",
     "SetScreenTimeout",
     "SetWifi",
+    "Switch",
     "after",
     "is_setting",
     "pick_radio",
@@ -82,7 +80,62 @@ def after(options: tuple[Any, ...], value: Any) -> Any:
     return options[(options.index(value) + 1) % len(options)]
 
 
-class SetWifi(TaskTemplate):
+class OnOff(TaskParams):
+    """On or off."""
+
+    on: Annotated[bool, Boolean()]
+
+
+class RingStart(TaskParams):
+    """Where the ring volume starts."""
+
+    start: Annotated[int, Integer(3, model.RING_VOLUME_MAX)]
+
+
+class BrightnessTarget(TaskParams):
+    """Which end of the slider, and where brightness starts."""
+
+    level: Annotated[Literal["max", "min"], Choice(("max", "min"))]
+    start: Annotated[int, Integer(40, 215)]
+
+
+class OptionChoice(TaskParams):
+    """One option of a list (each template narrows ``value`` and gives its sampler)."""
+
+    value: Any
+
+
+class TimeoutChoice(OptionChoice):
+    """A screen timeout in ms."""
+
+    value: Annotated[int, Choice(model.TIMEOUT_CHOICES_MS)]
+
+
+class RingerChoice(OptionChoice):
+    """A ringer mode."""
+
+    value: Annotated[str, Choice(tuple(model.RINGER_MODES))]
+
+
+class FontChoice(OptionChoice):
+    """A font size by name."""
+
+    value: Annotated[str, Choice(tuple(model.FONT_SCALES))]
+
+
+class LocaleChoice(OptionChoice):
+    """A system locale."""
+
+    value: Annotated[str, Choice(model.LOCALES)]
+
+
+class NewName(TaskParams):
+    """The phone's new name."""
+
+    name: Annotated[str, Choice(("Alex's Phone", "客厅的手机", "Redmi 工作机", "Travel Phone"))]
+
+
+class SetWifi(TaskTemplate[OnOff]):
     """Switch Wi-Fi on or off."""
 
     id = "settings/SetWifi-v1"
@@ -90,19 +143,19 @@ class SetWifi(TaskTemplate):
     level = "L1"
     kind = "operate"
     instructions = {"en": "Turn {state} Wi-Fi.", "zh": "{state} WLAN。"}
-    params = {"on": Boolean()}
+    Params = OnOff
     expected_settings = ("global.wifi_on",)
 
-    def text_values(self, p: dict[str, Any], lang: str) -> dict[str, Any]:
-        return {"state": _ON[lang][p["on"]]}
+    def text_values(self, p: OnOff, lang: str) -> dict[str, Any]:
+        return {"state": _ON[lang][p.on]}
 
-    def ensure(self, p: dict[str, Any]) -> list[EnsureOp]:
-        return [put("global", "wifi_on", 0 if p["on"] else 1)]
+    def ensure(self, p: OnOff) -> list[EnsureOp]:
+        return [put("global", "wifi_on", 0 if p.on else 1)]
 
-    def goal(self, p: dict[str, Any]) -> list[Check]:
-        return [is_setting("global", "wifi_on", int(p["on"]))]
+    def goal(self, p: OnOff) -> list[Check]:
+        return [is_setting("global", "wifi_on", int(p.on))]
 
-    def oracle(self, p: dict[str, Any], lang: str) -> Plan:
+    def oracle(self, p: OnOff, lang: str) -> Plan:
         return [
             OpenAppStep(app="settings"),
             TapStep(on=Selector(resource_id="wifi_settings")),
@@ -111,7 +164,7 @@ class SetWifi(TaskTemplate):
         ]
 
 
-class SetAirplaneMode(TaskTemplate):
+class SetAirplaneMode(TaskTemplate[OnOff]):
     """Switch airplane mode on or off (the radios follow, as on Android)."""
 
     id = "settings/SetAirplaneMode-v1"
@@ -119,7 +172,7 @@ class SetAirplaneMode(TaskTemplate):
     level = "L1"
     kind = "operate"
     instructions = {"en": "Turn airplane mode {state}.", "zh": "{state}飞行模式。"}
-    params = {"on": Boolean()}
+    Params = OnOff
     expected_settings = (
         "global.airplane_mode_on",
         "global.wifi_on",
@@ -127,16 +180,16 @@ class SetAirplaneMode(TaskTemplate):
         "global.*_saved_state",
     )
 
-    def text_values(self, p: dict[str, Any], lang: str) -> dict[str, Any]:
-        return {"state": _ON[lang][p["on"]]}
+    def text_values(self, p: OnOff, lang: str) -> dict[str, Any]:
+        return {"state": _ON[lang][p.on]}
 
-    def ensure(self, p: dict[str, Any]) -> list[EnsureOp]:
-        return [put("global", "airplane_mode_on", int(not p["on"]))]
+    def ensure(self, p: OnOff) -> list[EnsureOp]:
+        return [put("global", "airplane_mode_on", int(not p.on))]
 
-    def goal(self, p: dict[str, Any]) -> list[Check]:
-        return [is_setting("global", "airplane_mode_on", int(p["on"]))]
+    def goal(self, p: OnOff) -> list[Check]:
+        return [is_setting("global", "airplane_mode_on", int(p.on))]
 
-    def oracle(self, p: dict[str, Any], lang: str) -> Plan:
+    def oracle(self, p: OnOff, lang: str) -> Plan:
         return [
             OpenAppStep(app="settings"),
             TapStep(on=Selector(resource_id="toggle_airplane")),
@@ -147,84 +200,90 @@ class SetAirplaneMode(TaskTemplate):
 # ---------------------------------------------------------------- one switch (L1)
 
 
-class _SwitchTask(TaskTemplate):
-    """Turn one switch on or off; the setup starts it the other way.
+class Switch(TaskTemplate[OnOff]):
+    """Turn one switch on or off; the task starts it the other way. One instance per switch
+    (:data:`SWITCHES`): the switches differ in data only.
 
-    ``values`` are the setting's (off, on) values; ``rids`` the rows to tap from the main
-    list, the switch row last.
+    ``values`` are the setting's (off, on) values (``any_on``: on is any non-zero value, as
+    ``zen_mode``'s 1, 2, 3); ``rids`` the rows to tap from the main list, the switch last.
     """
 
     apps = ("settings",)
     level = "L1"
     kind = "operate"
-    params = {"on": Boolean()}
-    namespace: ClassVar[str] = "global"
-    key: ClassVar[str]
-    values: ClassVar[tuple[int, int]] = (0, 1)
-    rids: ClassVar[tuple[str, ...]]
+    Params = OnOff
 
-    def text_values(self, p: dict[str, Any], lang: str) -> dict[str, Any]:
-        return {"state": _ON[lang][p["on"]]}
+    def __init__(
+        self,
+        id: str,
+        summary: str,
+        instructions: dict[str, str],
+        key: str,
+        rids: tuple[str, ...],
+        namespace: str = "global",
+        values: tuple[int, int] = (0, 1),
+        any_on: bool = False,
+    ) -> None:
+        self.id, self.__doc__, self.instructions = id, summary, instructions
+        self.namespace, self.key, self.rids, self.values = namespace, key, rids, values
+        self.any_on = any_on
+        self.expected_settings = (f"{namespace}.{key}",)
 
-    def ensure(self, p: dict[str, Any]) -> list[EnsureOp]:
-        return [put(self.namespace, self.key, self.values[not p["on"]])]
+    def text_values(self, p: OnOff, lang: str) -> dict[str, Any]:
+        return {"state": _ON[lang][p.on]}
 
-    def goal(self, p: dict[str, Any]) -> list[Check]:
-        return [is_setting(self.namespace, self.key, self.values[p["on"]])]
+    def ensure(self, p: OnOff) -> list[EnsureOp]:
+        return [put(self.namespace, self.key, self.values[not p.on])]
 
-    def oracle(self, p: dict[str, Any], lang: str) -> Plan:
+    def goal(self, p: OnOff) -> list[Check]:
+        if self.any_on:
+            return [is_setting(self.namespace, self.key, op="nonzero" if p.on else "zero")]
+        return [is_setting(self.namespace, self.key, self.values[p.on])]
+
+    def oracle(self, p: OnOff, lang: str) -> Plan:
         return [*settings_plan(*self.rids), FinishStep()]
 
 
-class SetBluetooth(_SwitchTask):
-    """Switch Bluetooth on or off (S2; probe ``settings get global bluetooth_on``)."""
-
-    id = "settings/SetBluetooth-v1"
-    instructions = {"en": "Turn Bluetooth {state}.", "zh": "{state}蓝牙。"}
-    key = "bluetooth_on"
-    rids = ("bluetooth_settings", "bluetooth_enable")
-    expected_settings = ("global.bluetooth_on",)
-
-
-class SetMobileData(_SwitchTask):
-    """Switch mobile data on or off (S12; probe ``settings get global mobile_data``)."""
-
-    id = "settings/SetMobileData-v1"
-    instructions = {"en": "Turn mobile data {state}.", "zh": "{state}移动数据。"}
-    key = "mobile_data"
-    rids = ("msim_settings", "mobile_data_enable")
-    expected_settings = ("global.mobile_data",)
-
-
-class SetDarkTheme(_SwitchTask):
-    """Dark theme on or off (S4; probe ``settings get secure ui_night_mode``: 2 on, 1 off)."""
-
-    id = "settings/SetDarkTheme-v1"
-    instructions = {"en": "Turn dark theme {state}.", "zh": "{state}深色模式。"}
-    namespace = "secure"
-    key = "ui_night_mode"
-    values = (model.NIGHT_MODE_OFF, model.NIGHT_MODE_ON)
-    rids = ("display_settings", "dark_mode_display_enable")
-    expected_settings = ("secure.ui_night_mode",)
-
-
-class SetDoNotDisturb(_SwitchTask):
-    """Do not disturb on or off (S7; probe ``settings get global zen_mode``, any non-zero on)."""
-
-    id = "settings/SetDoNotDisturb-v1"
-    instructions = {"en": "Turn Do not disturb {state}.", "zh": "{state}勿扰模式。"}
-    key = "zen_mode"
-    rids = ("sound_settings", "zen_mode")
-    expected_settings = ("global.zen_mode",)
-
-    def goal(self, p: dict[str, Any]) -> list[Check]:
-        return [is_setting("global", "zen_mode", op="nonzero" if p["on"] else "zero")]
+SWITCHES: tuple[Switch, ...] = (
+    Switch(
+        "settings/SetBluetooth-v1",
+        "Switch Bluetooth on or off (S2; probe ``settings get global bluetooth_on``).",
+        {"en": "Turn Bluetooth {state}.", "zh": "{state}蓝牙。"},
+        key="bluetooth_on",
+        rids=("bluetooth_settings", "bluetooth_enable"),
+    ),
+    Switch(
+        "settings/SetMobileData-v1",
+        "Switch mobile data on or off (S12; probe ``settings get global mobile_data``).",
+        {"en": "Turn mobile data {state}.", "zh": "{state}移动数据。"},
+        key="mobile_data",
+        rids=("msim_settings", "mobile_data_enable"),
+    ),
+    Switch(
+        "settings/SetDarkTheme-v1",
+        "Dark theme on or off (S4; probe ``settings get secure ui_night_mode``: 2 on, 1 off).",
+        {"en": "Turn dark theme {state}.", "zh": "{state}深色模式。"},
+        key="ui_night_mode",
+        rids=("display_settings", "dark_mode_display_enable"),
+        namespace="secure",
+        values=(model.NIGHT_MODE_OFF, model.NIGHT_MODE_ON),
+    ),
+    Switch(
+        "settings/SetDoNotDisturb-v1",
+        "Do not disturb on or off (S7; probe ``settings get global zen_mode``, any non-zero on).",
+        {"en": "Turn Do not disturb {state}.", "zh": "{state}勿扰模式。"},
+        key="zen_mode",
+        rids=("sound_settings", "zen_mode"),
+        any_on=True,
+    ),
+)
+"""The one-switch tasks of Settings, as data."""
 
 
 # ---------------------------------------------------------------- sliders
 
 
-class MuteRingVolume(TaskTemplate):
+class MuteRingVolume(TaskTemplate[RingStart]):
     """Ring volume to zero from wherever it is (probe ``settings get system volume_ring``)."""
 
     id = "settings/MuteRingVolume-v1"
@@ -232,21 +291,21 @@ class MuteRingVolume(TaskTemplate):
     level = "L1"
     kind = "operate"
     instructions = {"en": "Turn the ring volume all the way down.", "zh": "把铃声音量调到最低。"}
-    params = {"start": Integer(3, model.RING_VOLUME_MAX)}
+    Params = RingStart
     expected_settings = ("system.volume_ring",)
 
-    def ensure(self, p: dict[str, Any]) -> list[EnsureOp]:
-        return [put("system", "volume_ring", p["start"])]
+    def ensure(self, p: RingStart) -> list[EnsureOp]:
+        return [put("system", "volume_ring", p.start)]
 
-    def goal(self, p: dict[str, Any]) -> list[Check]:
+    def goal(self, p: RingStart) -> list[Check]:
         return [is_setting("system", "volume_ring", 0)]
 
-    def oracle(self, p: dict[str, Any], lang: str) -> Plan:
+    def oracle(self, p: RingStart, lang: str) -> Plan:
         slider = TapStep(on=Selector(resource_id="ring_volume"), at=(0.0, 0.5))
         return [*settings_plan("sound_settings"), slider, FinishStep()]
 
 
-class SetBrightnessExtreme(TaskTemplate):
+class SetBrightnessExtreme(TaskTemplate[BrightnessTarget]):
     """Brightness to its maximum or minimum (S6: extremes only, mid values differ per device)."""
 
     id = "settings/SetBrightnessExtreme-v1"
@@ -257,30 +316,30 @@ class SetBrightnessExtreme(TaskTemplate):
         "en": "Set the screen brightness to the {level}.",
         "zh": "把屏幕亮度调到{level}。",
     }
-    params = {"level": Choice(("max", "min")), "start": Integer(40, 215)}
+    Params = BrightnessTarget
     expected_settings = ("system.screen_brightness",)
     _WORDS: ClassVar[dict[str, dict[str, str]]] = {
         "en": {"max": "maximum", "min": "minimum"},
         "zh": {"max": "最亮", "min": "最暗"},
     }
 
-    def text_values(self, p: dict[str, Any], lang: str) -> dict[str, Any]:
-        return {"level": self._WORDS[lang][p["level"]]}
+    def text_values(self, p: BrightnessTarget, lang: str) -> dict[str, Any]:
+        return {"level": self._WORDS[lang][p.level]}
 
-    def ensure(self, p: dict[str, Any]) -> list[EnsureOp]:
+    def ensure(self, p: BrightnessTarget) -> list[EnsureOp]:
         return [
             put("system", "screen_brightness_mode", 0),
-            put("system", "screen_brightness", p["start"]),
+            put("system", "screen_brightness", p.start),
         ]
 
-    def goal(self, p: dict[str, Any]) -> list[Check]:
+    def goal(self, p: BrightnessTarget) -> list[Check]:
         # The slider's end, whatever the ROM's range (MIUI goes past 255): >= 255 or <= 1.
-        if p["level"] == "max":
+        if p.level == "max":
             return [is_setting("system", "screen_brightness", 255, op="ge")]
         return [is_setting("system", "screen_brightness", 1, op="le")]
 
-    def oracle(self, p: dict[str, Any], lang: str) -> Plan:
-        end = (1.0, 0.5) if p["level"] == "max" else (0.0, 0.5)
+    def oracle(self, p: BrightnessTarget, lang: str) -> Plan:
+        end = (1.0, 0.5) if p.level == "max" else (0.0, 0.5)
         slider = TapStep(on=Selector(resource_id="brightness"), at=end)
         return [*settings_plan("display_settings"), slider, FinishStep()]
 
@@ -288,7 +347,7 @@ class SetBrightnessExtreme(TaskTemplate):
 # ---------------------------------------------------------------- one choice of a list (L2)
 
 
-class _ChoiceTask(TaskTemplate):
+class _ChoiceTask(TaskTemplate[OptionChoice]):
     """Pick one option of a radio list; the setup starts at the option after it.
 
     Subclasses give the setting, the options (setting values), the rows leading to the list
@@ -309,22 +368,22 @@ class _ChoiceTask(TaskTemplate):
 
     tolerance: ClassVar[float] = 0.0
 
-    def text_values(self, p: dict[str, Any], lang: str) -> dict[str, Any]:
-        return {"label": self.label(p["value"], lang)}
+    def text_values(self, p: OptionChoice, lang: str) -> dict[str, Any]:
+        return {"label": self.label(p.value, lang)}
 
-    def ensure(self, p: dict[str, Any]) -> list[EnsureOp]:
-        return [put(self.namespace, self.key, self.stored(after(self.options, p["value"])))]
+    def ensure(self, p: OptionChoice) -> list[EnsureOp]:
+        return [put(self.namespace, self.key, self.stored(after(self.options, p.value)))]
 
     def stored(self, value: Any) -> Any:
         """The setting's value for an option (the option itself by default)."""
         return value
 
-    def goal(self, p: dict[str, Any]) -> list[Check]:
-        stored = self.stored(p["value"])
+    def goal(self, p: OptionChoice) -> list[Check]:
+        stored = self.stored(p.value)
         return [is_setting(self.namespace, self.key, stored, tolerance=self.tolerance)]
 
-    def oracle(self, p: dict[str, Any], lang: str) -> Plan:
-        return [*settings_plan(*self.rids), pick_radio(self.label(p["value"], lang)), FinishStep()]
+    def oracle(self, p: OptionChoice, lang: str) -> Plan:
+        return [*settings_plan(*self.rids), pick_radio(self.label(p.value, lang)), FinishStep()]
 
 
 class SetScreenTimeout(_ChoiceTask):
@@ -337,7 +396,7 @@ class SetScreenTimeout(_ChoiceTask):
     }
     key = "screen_off_timeout"
     options = model.TIMEOUT_CHOICES_MS
-    params = {"value": Choice(model.TIMEOUT_CHOICES_MS)}
+    Params = TimeoutChoice
     rids = ("display_settings", "screen_timeout")
     expected_settings = ("system.screen_off_timeout",)
 
@@ -353,7 +412,7 @@ class SetRingerMode(_ChoiceTask):
     namespace = "global"
     key = "mode_ringer"
     options = tuple(model.RINGER_MODES)
-    params = {"value": Choice(tuple(model.RINGER_MODES))}
+    Params = RingerChoice
     rids = ("sound_settings",)
     expected_settings = ("global.mode_ringer",)
 
@@ -371,7 +430,7 @@ class SetFontSize(_ChoiceTask):
     instructions = {"en": "Change the font size to {label}.", "zh": "把字体大小改为“{label}”。"}
     key = "font_scale"
     options = tuple(model.FONT_SCALES)
-    params = {"value": Choice(tuple(model.FONT_SCALES))}
+    Params = FontChoice
     rids = ("display_settings", "font_size")
     expected_settings = ("system.font_scale",)
 
@@ -397,7 +456,7 @@ class SetLanguage(_ChoiceTask):
     }
     key = "system_locales"
     options = model.LOCALES
-    params = {"value": Choice(model.LOCALES)}
+    Params = LocaleChoice
     rids = ("language_settings",)
     expected_settings = ("system.system_locales",)
     _NAMES: ClassVar[dict[str, dict[str, str]]] = {
@@ -405,16 +464,16 @@ class SetLanguage(_ChoiceTask):
         "zh": {"en-US": "英语", "zh-CN": "简体中文"},
     }
 
-    def text_values(self, p: dict[str, Any], lang: str) -> dict[str, Any]:
-        return {"name": self._NAMES[lang][p["value"]]}
+    def text_values(self, p: OptionChoice, lang: str) -> dict[str, Any]:
+        return {"name": self._NAMES[lang][p.value]}
 
     def label(self, value: Any, lang: str) -> str:
         return settings_text(f"locale_{value.lower().replace('-', '_')}", lang)
 
-    def goal(self, p: dict[str, Any]) -> list[Check]:
-        return [is_setting("system", "system_locales", p["value"], op="primary")]
+    def goal(self, p: OptionChoice) -> list[Check]:
+        return [is_setting("system", "system_locales", p.value, op="primary")]
 
-    def requires(self, p: dict[str, Any]) -> list[Requirement]:
+    def requires(self, p: OptionChoice) -> list[Requirement]:
         return [
             Requirement(
                 fact="system.system_locales",
@@ -427,7 +486,7 @@ class SetLanguage(_ChoiceTask):
 # ---------------------------------------------------------------- device name
 
 
-class RenameDevice(TaskTemplate):
+class RenameDevice(TaskTemplate[NewName]):
     """Rename the phone (S18; ``global.device_name``), Latin or Chinese names."""
 
     id = "settings/RenameDevice-v1"
@@ -435,19 +494,19 @@ class RenameDevice(TaskTemplate):
     level = "L2"
     kind = "operate"
     instructions = {"en": 'Rename this phone to "{name}".', "zh": "把设备名称改为“{name}”。"}
-    params = {"name": Choice(("Alex's Phone", "客厅的手机", "Redmi 工作机", "Travel Phone"))}
+    Params = NewName
     expected_settings = ("global.device_name",)
 
-    def ensure(self, p: dict[str, Any]) -> list[EnsureOp]:
+    def ensure(self, p: NewName) -> list[EnsureOp]:
         return [put("global", "device_name", "Redmi Note 12 Turbo")]
 
-    def goal(self, p: dict[str, Any]) -> list[Check]:
-        return [is_setting("global", "device_name", p["name"])]
+    def goal(self, p: NewName) -> list[Check]:
+        return [is_setting("global", "device_name", p.name)]
 
-    def oracle(self, p: dict[str, Any], lang: str) -> Plan:
+    def oracle(self, p: NewName, lang: str) -> Plan:
         return [
             *settings_plan("my_device", "device_name"),
-            TypeStep(text=p["name"], into=Selector(resource_id="edit_text")),
+            TypeStep(text=p.name, into=Selector(resource_id="edit_text")),
             TapStep(on=Selector(resource_id="button1")),
             FinishStep(),
         ]
@@ -456,10 +515,7 @@ class RenameDevice(TaskTemplate):
 TEMPLATES: tuple[TaskTemplate, ...] = (
     SetWifi(),
     SetAirplaneMode(),
-    SetBluetooth(),
-    SetMobileData(),
-    SetDarkTheme(),
-    SetDoNotDisturb(),
+    *SWITCHES,
     MuteRingVolume(),
     SetBrightnessExtreme(),
     SetScreenTimeout(),

@@ -421,7 +421,7 @@ async def test_the_oracle_solves_a_task_on_the_virtual_phone(
     attached: AttachedVirtualPhone,
 ) -> None:
     task = sim_task("settings/SetWifi-v1")
-    oracle = default_registry().get(task.task_id).oracle(task.params, task.lang)
+    oracle = default_registry().get(task.task_id).oracle_for(task)
     async with virtual_env(attached) as env:
         record = await run_episode(PlanPolicy(oracle, name="scripted"), env, task, episode_id="w")
         assert env.profile.name == "virtual" and env.backend is not None

@@ -94,7 +94,7 @@ async def test_the_oracle_solves_every_template_on_a_stranger_phone(
 ) -> None:
     lang = "zh" if TEMPLATES.index(task_id) % 2 else "en"
     task = _task(task_id, 0, lang)
-    oracle = REGISTRY.get(task_id).oracle(task.params, task.lang)
+    oracle = REGISTRY.get(task_id).oracle_for(task)
     async with AndroidEnv(_config(stranger)) as env:
         if TEMPLATES.index(task_id) == 0:
             await env.open()

@@ -89,7 +89,7 @@ async def test_oracle_episode_and_snapshot_fork(sim: Simulator) -> None:
     snapshot = await env.snapshot()
     assert len(snapshot) < 20_000
     record = await run_episode(
-        PlanPolicy(sim.tasks.get(task.task_id).oracle(task.params, "en")),
+        PlanPolicy(sim.tasks.get(task.task_id).oracle_for(task)),
         env,
         task,
         episode_id="wifi",
@@ -109,7 +109,7 @@ async def test_oracle_episode_and_snapshot_fork(sim: Simulator) -> None:
 
 async def test_same_seed_same_actions_same_bytes(sim: Simulator) -> None:
     task = sim.tasks.instantiate("settings/SetAirplaneMode-v1", 7, _world(sim))
-    plan = sim.tasks.get(task.task_id).oracle(task.params, "en")
+    plan = sim.tasks.get(task.task_id).oracle_for(task)
     results = []
     for _ in range(2):
         env = await sim.env()

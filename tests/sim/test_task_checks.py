@@ -34,7 +34,7 @@ from sim.state import InstanceState
 from sim.sync_call import complete
 from sim.tasks.base import UI_LOCALES
 from sim.tasks.contacts_query_tasks import has_surname
-from sim.tasks.params import sample_params
+from sim.tasks.params import sample_params, sampled_fields
 from sim.tasks.registry import TaskRegistry, default_registry
 
 REGISTRY = default_registry()
@@ -105,9 +105,9 @@ def posing(phone: Phone, world: World) -> Posing:
 
     def posed(task_id: str, lang: str = "en", **fixed: Any) -> Posed:
         template = REGISTRY.get(task_id)
-        params = {**sample_params(template.params, 0, world), **fixed}
-        params.update(template.derive(params, world))
-        spec = template.spec(params, lang)
+        typed = template.bind({**sample_params(template.Params, 0, world), **fixed}, world)
+        params = typed.model_dump(mode="json")
+        spec = template.spec(typed, lang)
         android = SimAndroidState(phone, InstanceState(seed=0))
         return Posed(params, spec, android, complete(pose(spec, android)))
 
@@ -159,7 +159,7 @@ def test_params_are_deterministic_per_seed_and_vary_across_seeds(
     first = [REGISTRY.instantiate(task_id, seed, world).params for seed in range(20)]
     again = [REGISTRY.instantiate(task_id, seed, world).params for seed in range(20)]
     assert first == again
-    if REGISTRY.get(task_id).params:
+    if sampled_fields(REGISTRY.get(task_id).Params):
         assert len({repr(sorted(p.items())) for p in first}) > 1
 
 
@@ -183,7 +183,7 @@ def test_posing_never_presatisfies_and_the_oracle_answers_the_truth(
             assert locale == UI_LOCALES[lang] or task_id == "settings/SetLanguage-v1"
             checks = complete(read_checks(task.spec, android, start, trees=()))
             assert not checks or not all(c.passed for c in checks)
-            last = template.oracle(task.params, lang)[-1]
+            last = template.oracle_for(task)[-1]
             if not template.answer_fields:
                 assert isinstance(last, FinishStep) and checks
                 continue

@@ -295,7 +295,7 @@ async def test_oracle_solves_in_english_and_chinese(sim: Simulator, task_id: str
         for seed, lang in ((0, "en"), (1, "zh"))
     ]
     records = await asyncio.gather(
-        *(_play(sim, task, template.oracle(task.params, task.lang)) for task in tasks)
+        *(_play(sim, task, template.oracle_for(task)) for task in tasks)
     )
     for task, record in zip(tasks, records, strict=True):
         verdict = record.verdict
@@ -359,7 +359,7 @@ def _sheet_plan(task_id: str, fields: Mapping[str, Any], lang: str) -> Plan:
 async def test_query_answered_in_the_answer_sheet(sim: Simulator, task_id: str, lang: str) -> None:
     template = sim.tasks.get(task_id)
     task = sim.tasks.instantiate(task_id, 4, _world(sim), lang)
-    answer = template.oracle(task.params, lang)[-1]
+    answer = template.oracle_for(task)[-1]
     assert isinstance(answer, AnswerStep)
     record = await _play(sim, task, _sheet_plan(task_id, answer.fields, lang), answer_mode="sheet")
     verdict = record.verdict
