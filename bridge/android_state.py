@@ -35,6 +35,7 @@ __all__ = [
     "Namespace",
     "Row",
     "StateUnavailable",
+    "printed",
 ]
 
 Namespace = Literal["global", "system", "secure"]
@@ -47,6 +48,16 @@ Row = dict[str, str | None]
 BindValue = str | int | float | bool | None
 """A value bound in a provider write (``content --bind col:TYPE:value``): the Python type
 picks the binding type (s, i, f, b; None binds NULL)."""
+
+
+def printed(value: object) -> str | None:
+    """A value as Android prints it (``settings get``, ``content query``): True -> ``1``,
+    0.85 -> ``0.85``, None -> None (``null`` / ``NULL``). The one place this rule lives."""
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    return str(value)
 
 
 class StateUnavailable(EnvError):

@@ -10,24 +10,15 @@ from collections.abc import Mapping, Sequence
 
 from pydantic import JsonValue
 
-from bridge.android_state import AndroidState
+from bridge.android_state import AndroidState, printed
 from bridge.answers import answer_matches
 from bridge.schema import AnswerValue, Check
 from bridge.taskspec import LongestOfferedCheck, RowsCheck, Scalar, SettingCheck, TruthRef
 from bridge.xpath_facts import CHOICE, CHOICE_LABEL, MIN_OPTIONS, longest_offered
 
-__all__ = ["check_longest_offered", "check_rows", "check_setting", "printed"]
+__all__ = ["check_longest_offered", "check_rows", "check_setting"]
 
 Truths = Mapping[str, list[JsonValue]]
-
-
-def printed(value: Scalar) -> str | None:
-    """A value as Android prints it: True -> ``1``, 1.0 -> ``1.0``, None -> None."""
-    if value is None:
-        return None
-    if isinstance(value, bool):
-        return "1" if value else "0"
-    return str(value)
 
 
 def _number(text: object) -> float | None:

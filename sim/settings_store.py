@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from bridge.android_state import printed
 from sim.errors import SimError
 from sim.radios import RADIO_KEYS, set_airplane, set_radio
 from sim.state import InstanceState
@@ -44,11 +45,7 @@ def parse_setting(value: str) -> Any:
 
 def setting_text(value: Any) -> str | None:
     """A stored setting as ``settings get`` prints it; None for ``null`` (unset)."""
-    if value is None:
-        return None
-    if isinstance(value, bool):
-        return "1" if value else "0"
-    return str(value)
+    return printed(value)
 
 
 def get_setting(state: InstanceState, namespace: str, key: str) -> str | None:

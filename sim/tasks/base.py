@@ -35,6 +35,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, Literal, TypeVar
 
+from bridge.android_state import printed
 from bridge.answers import MatchKind
 from bridge.plans import Plan
 from bridge.schema import AnswerField, TaskInstance
@@ -101,8 +102,7 @@ class AnswerSpec:
 
 def put(namespace: str, key: str, value: object) -> PutSetting:
     """An ensure operation putting a setting (``value`` printed as Android prints it)."""
-    text = str(int(value)) if isinstance(value, bool) else str(value)
-    return PutSetting(namespace=namespace, key=key, value=text)  # type: ignore[arg-type]
+    return PutSetting(namespace=namespace, key=key, value=printed(value) or "")  # type: ignore[arg-type]
 
 
 class TaskTemplate(Generic[P]):

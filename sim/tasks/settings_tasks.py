@@ -10,6 +10,7 @@ other way (or at another value). Questions about the phone are in
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from functools import cache
 from typing import Annotated, Any, ClassVar, Literal
 
@@ -20,16 +21,16 @@ from sim.tasks.base import TaskTemplate, put
 from sim.tasks.params import Boolean, Choice, Integer, TaskParams
 
 __all__ = [
+    "RADIO_LISTS",
     "SWITCHES",
     "TEMPLATES",
     "MuteRingVolume",
+    "RadioList",
+    "RadioOption",
     "RenameDevice",
     "SetAirplaneMode",
     "SetBrightnessExtreme",
-    "SetFontSize",
     "SetLanguage",
-    "SetRingerMode",
-    "SetScreenTimeout",
     "SetWifi",
     "Switch",
     "after",
@@ -347,128 +348,135 @@ class SetBrightnessExtreme(TaskTemplate[BrightnessTarget]):
 # ---------------------------------------------------------------- one choice of a list (L2)
 
 
-class _ChoiceTask(TaskTemplate[OptionChoice]):
-    """Pick one option of a radio list; the setup starts at the option after it.
+@dataclass(frozen=True)
+class RadioOption:
+    """One option of a radio list: its value (the parameter), the setting's value for it,
+    and the string key (and count) the phone labels it with."""
 
-    Subclasses give the setting, the options (setting values), the rows leading to the list
-    and how the phone names an option (:meth:`label`), which the oracle taps.
+    value: Any
+    stored: Any
+    label: str
+    n: int | None = None
+
+
+class RadioList(TaskTemplate[OptionChoice]):
+    """Pick one option of a radio list; the task starts at the option after it. One instance
+    per list (:data:`RADIO_LISTS`): the lists differ in data only.
+
+    ``options`` are the list's options in screen order; ``rids`` the rows leading to the list;
+    ``tolerance`` how far a phone's printed value may sit from ours (font scales).
     """
 
     apps = ("settings",)
     level = "L2"
     kind = "operate"
-    namespace: ClassVar[str] = "system"
-    key: ClassVar[str]
-    options: ClassVar[tuple[Any, ...]]
-    rids: ClassVar[tuple[str, ...]]
+
+    def __init__(
+        self,
+        id: str,
+        summary: str,
+        instructions: dict[str, str],
+        params: type[OptionChoice],
+        key: str,
+        options: tuple[RadioOption, ...],
+        rids: tuple[str, ...],
+        namespace: str = "system",
+        tolerance: float = 0.0,
+    ) -> None:
+        self.id, self.__doc__, self.instructions, self.Params = id, summary, instructions, params
+        self.namespace, self.key, self.rids, self.tolerance = namespace, key, rids, tolerance
+        self.options = {option.value: option for option in options}
+        self.expected_settings = (f"{namespace}.{key}",)
 
     def label(self, value: Any, lang: str) -> str:
         """The option's text on screen in ``lang``."""
-        raise NotImplementedError
-
-    tolerance: ClassVar[float] = 0.0
+        option = self.options[value]
+        return settings_text(option.label, lang, **({"n": option.n} if option.n else {}))
 
     def text_values(self, p: OptionChoice, lang: str) -> dict[str, Any]:
         return {"label": self.label(p.value, lang)}
 
     def ensure(self, p: OptionChoice) -> list[EnsureOp]:
-        return [put(self.namespace, self.key, self.stored(after(self.options, p.value)))]
-
-    def stored(self, value: Any) -> Any:
-        """The setting's value for an option (the option itself by default)."""
-        return value
+        start = after(tuple(self.options), p.value)
+        return [put(self.namespace, self.key, self.options[start].stored)]
 
     def goal(self, p: OptionChoice) -> list[Check]:
-        stored = self.stored(p.value)
+        stored = self.options[p.value].stored
         return [is_setting(self.namespace, self.key, stored, tolerance=self.tolerance)]
 
     def oracle(self, p: OptionChoice, lang: str) -> Plan:
         return [*settings_plan(*self.rids), pick_radio(self.label(p.value, lang)), FinishStep()]
 
 
-class SetScreenTimeout(_ChoiceTask):
-    """Screen timeout to one of the 7 listed values (S22; ``system.screen_off_timeout`` ms)."""
-
-    id = "settings/SetScreenTimeout-v1"
-    instructions = {
-        "en": "Make the screen turn off after {label} of inactivity.",
-        "zh": "把自动锁屏时间设为 {label}。",
-    }
-    key = "screen_off_timeout"
-    options = model.TIMEOUT_CHOICES_MS
-    Params = TimeoutChoice
-    rids = ("display_settings", "screen_timeout")
-    expected_settings = ("system.screen_off_timeout",)
-
-    def label(self, value: Any, lang: str) -> str:
-        return timeout_text(value, lang)
-
-
-class SetRingerMode(_ChoiceTask):
-    """Ringer mode sound / vibrate / silent (S8; ``global.mode_ringer`` 2 / 1 / 0)."""
-
-    id = "settings/SetRingerMode-v1"
-    instructions = {"en": "Set the ringer mode to {label}.", "zh": "把铃声模式设为“{label}”。"}
-    namespace = "global"
-    key = "mode_ringer"
-    options = tuple(model.RINGER_MODES)
-    Params = RingerChoice
-    rids = ("sound_settings",)
-    expected_settings = ("global.mode_ringer",)
-
-    def label(self, value: Any, lang: str) -> str:
-        return settings_text(f"ringer_{value}", lang)
-
-    def stored(self, value: Any) -> Any:
-        return model.RINGER_MODES[value]
-
-
-class SetFontSize(_ChoiceTask):
-    """Font size by name (S10; ``system.font_scale`` 0.85 / 1.0 / 1.15 / 1.3)."""
-
-    id = "settings/SetFontSize-v1"
-    instructions = {"en": "Change the font size to {label}.", "zh": "把字体大小改为“{label}”。"}
-    key = "font_scale"
-    options = tuple(model.FONT_SCALES)
-    Params = FontChoice
-    rids = ("display_settings", "font_size")
-    expected_settings = ("system.font_scale",)
-
-    def label(self, value: Any, lang: str) -> str:
-        return settings_text(f"font_{value}", lang)
-
-    tolerance = 0.05
-    """Phones print scales like 1.2999999523, and some OEMs' steps sit a little off ours."""
-
-    def stored(self, value: Any) -> Any:
-        return model.FONT_SCALES[value]
+RADIO_LISTS: tuple[RadioList, ...] = (
+    RadioList(
+        "settings/SetScreenTimeout-v1",
+        "Screen timeout to one of the 7 listed values (S22; ``system.screen_off_timeout`` ms).",
+        {
+            "en": "Make the screen turn off after {label} of inactivity.",
+            "zh": "把自动锁屏时间设为 {label}。",
+        },
+        TimeoutChoice,
+        key="screen_off_timeout",
+        options=tuple(
+            RadioOption(ms, ms, *model.timeout_label(ms)) for ms in model.TIMEOUT_CHOICES_MS
+        ),
+        rids=("display_settings", "screen_timeout"),
+    ),
+    RadioList(
+        "settings/SetRingerMode-v1",
+        "Ringer mode sound / vibrate / silent (S8; ``global.mode_ringer`` 2 / 1 / 0).",
+        {"en": "Set the ringer mode to {label}.", "zh": "把铃声模式设为“{label}”。"},
+        RingerChoice,
+        key="mode_ringer",
+        options=tuple(RadioOption(k, v, f"ringer_{k}") for k, v in model.RINGER_MODES.items()),
+        rids=("sound_settings",),
+        namespace="global",
+    ),
+    RadioList(
+        "settings/SetFontSize-v1",
+        "Font size by name (S10; ``system.font_scale`` 0.85 / 1.0 / 1.15 / 1.3; phones print "
+        "scales like 1.2999999523, so within 0.05).",
+        {"en": "Change the font size to {label}.", "zh": "把字体大小改为“{label}”。"},
+        FontChoice,
+        key="font_scale",
+        options=tuple(RadioOption(k, v, f"font_{k}") for k, v in model.FONT_SCALES.items()),
+        rids=("display_settings", "font_size"),
+        tolerance=0.05,
+    ),
+)
+"""The one-list tasks of Settings, as data."""
 
 
-class SetLanguage(_ChoiceTask):
+class SetLanguage(RadioList):
     """The system language (``system.system_locales``); the UI switches with it, so the
     oracle taps rows by resource id and the languages by their own names, which read the
     same in every language."""
 
-    id = "settings/SetLanguage-v1"
-    instructions = {
-        "en": "Change the phone's language to {name}.",
-        "zh": "把手机的系统语言切换为{name}。",
-    }
-    key = "system_locales"
-    options = model.LOCALES
-    Params = LocaleChoice
-    rids = ("language_settings",)
-    expected_settings = ("system.system_locales",)
     _NAMES: ClassVar[dict[str, dict[str, str]]] = {
         "en": {"en-US": "English", "zh-CN": "Simplified Chinese"},
         "zh": {"en-US": "英语", "zh-CN": "简体中文"},
     }
 
+    def __init__(self) -> None:
+        super().__init__(
+            "settings/SetLanguage-v1",
+            type(self).__doc__ or "",
+            {
+                "en": "Change the phone's language to {name}.",
+                "zh": "把手机的系统语言切换为{name}。",
+            },
+            LocaleChoice,
+            key="system_locales",
+            options=tuple(
+                RadioOption(code, code, f"locale_{code.lower().replace('-', '_')}")
+                for code in model.LOCALES
+            ),
+            rids=("language_settings",),
+        )
+
     def text_values(self, p: OptionChoice, lang: str) -> dict[str, Any]:
         return {"name": self._NAMES[lang][p.value]}
-
-    def label(self, value: Any, lang: str) -> str:
-        return settings_text(f"locale_{value.lower().replace('-', '_')}", lang)
 
     def goal(self, p: OptionChoice) -> list[Check]:
         return [is_setting("system", "system_locales", p.value, op="primary")]
@@ -518,9 +526,7 @@ TEMPLATES: tuple[TaskTemplate, ...] = (
     *SWITCHES,
     MuteRingVolume(),
     SetBrightnessExtreme(),
-    SetScreenTimeout(),
-    SetRingerMode(),
-    SetFontSize(),
+    *RADIO_LISTS,
     SetLanguage(),
     RenameDevice(),
 )
