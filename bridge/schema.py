@@ -99,7 +99,7 @@ __all__ = [
 SCHEMA_VERSION = "1.1"
 """Version of every top-level record; bump the minor for additions, the major for breaks.
 1.1: ``Verdict.clean`` may be None (with ``clean_reason``), ``Verdict.sim_side_effects``,
-``TaskInstance.spec``."""
+``TaskInstance.spec``, ``Check.guard``."""
 
 SchemaVersion = Literal["1.0", "1.1"]
 """Versions this code reads (1.0 records are 1.1 records without the additions)."""
@@ -379,13 +379,18 @@ class StepResult(ContractModel):
 
 
 class Check(ContractModel):
-    """One named condition of a verdict with the values that decided it."""
+    """One named condition of a verdict with the values that decided it.
+
+    A ``guard`` is something the task must not break (the contact copied from still
+    exists): it must pass for success but is no step of progress, so doing nothing earns no
+    credit for it."""
 
     name: str = Field(min_length=1)
     expected: JsonValue = None
     actual: JsonValue = None
     passed: bool
     evidence: str | None = None
+    guard: bool = False
 
 
 VerdictKind = Literal["state", "ui", "answer", "human", "vlm"]
@@ -430,11 +435,12 @@ class Verdict(ContractModel):
         kind: VerdictKind = "state",
         side_effects: list[str] | None = None,
     ) -> Verdict:
-        """Success when every check passes; progress is the fraction that did."""
-        passed = sum(check.passed for check in checks)
-        progress = passed / len(checks) if checks else 0.0
+        """Success when every check passes; progress is the fraction of the checks that are
+        not guards that did."""
+        steps = [check for check in checks if not check.guard]
+        progress = sum(check.passed for check in steps) / len(steps) if steps else 0.0
         return cls(
-            success=bool(checks) and passed == len(checks),
+            success=bool(steps) and all(check.passed for check in checks),
             progress=progress,
             clean=None if clean is None else clean and not side_effects,
             clean_reason=clean_reason if clean is None else None,

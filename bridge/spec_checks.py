@@ -116,6 +116,7 @@ async def check_rows(state: AndroidState, rule: RowsCheck, truths: Truths) -> Ch
         actual=actual,
         passed=passed,
         evidence=f"content query --uri {rule.uri} --projection {rule.column}{where}",
+        guard=rule.guard,
     )
 
 

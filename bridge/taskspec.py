@@ -208,7 +208,8 @@ class RowsCheck(_Spec):
     * ``only``: exactly one row, and its column is ``value``.
 
     ``match`` says how a column is compared: ``exact`` text, ``casefold`` text, ``number``
-    (phone numbers as Android compares them).
+    (phone numbers as Android compares them). A ``guard`` is what the task must not break:
+    needed for success, no step of progress.
     """
 
     check: Literal["rows"] = "rows"
@@ -219,6 +220,7 @@ class RowsCheck(_Spec):
     expect: Literal["count", "any", "all", "only"]
     value: Scalar | TruthRef = None
     match: Literal["exact", "casefold", "number"] = "exact"
+    guard: bool = False
 
 
 class LongestOfferedCheck(_Spec):

@@ -224,3 +224,14 @@ def test_screenshot_base64_is_standard_and_validated() -> None:
     )
     with pytest.raises(ValidationError, match="not valid base64"):
         Screenshot.model_validate({"format": "png", "width": 1, "height": 1, "data": "***"})
+
+
+def test_a_guard_decides_success_but_is_no_step_of_progress() -> None:
+    goal = Check(name="starred", passed=True)
+    kept = Check(name="source kept", passed=True, guard=True)
+    broken = kept.model_copy(update={"passed": False})
+    assert Verdict.from_checks([goal, kept]).progress == 1.0
+    assert Verdict.from_checks([goal.model_copy(update={"passed": False}), kept]).progress == 0.0
+    verdict = Verdict.from_checks([goal, broken])
+    assert not verdict.success and verdict.progress == 1.0
+    assert not Verdict.from_checks([kept]).success  # guards alone are no goal

@@ -136,7 +136,7 @@ async def test_end_states_and_answers_get_the_same_verdicts(
 
 
 @pytest.mark.asyncio
-async def test_doing_nothing_fails_in_both_worlds(simulator: Simulator) -> None:
+async def test_doing_nothing_fails_with_no_progress_in_both_worlds(simulator: Simulator) -> None:
     for task_id in TEMPLATES:
         spec = _spec(simulator, task_id, 3, "zh")
         worlds = Worlds.fresh(simulator, 3)
@@ -144,6 +144,7 @@ async def test_doing_nothing_fails_in_both_worlds(simulator: Simulator) -> None:
             start = await pose(spec, state)
             verdict = await judge(spec, state, start)
             assert not verdict.success and verdict.clean is True, (task_id, verdict)
+            assert verdict.progress == 0.0, (task_id, verdict.checks)  # no credit for nothing
         simulator.drop_instance(worlds.virtual.instance.id)
 
 
