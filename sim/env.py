@@ -50,10 +50,14 @@ class SimEnv:
         *,
         screenshot: bool = True,
         answer_mode: str = "action",
+        base: InstanceState | None = None,
     ) -> None:
+        """``base``: the phone every reset poses its task on (default: a factory-fresh one),
+        e.g. a phone whose user has other contacts and settings."""
         if answer_mode not in ("action", "sheet"):
             raise ValueError("answer_mode is 'action' (the answer action) or 'sheet'")
         self.sim = sim
+        self.base = base
         self.instance = instance
         self.screenshot = screenshot
         self.answer_mode = answer_mode
@@ -75,7 +79,7 @@ class SimEnv:
         self._check_open()
         if task.spec is None:
             task = self.sim.bind(task)
-        state = InstanceState(seed=task.seed)
+        state = self.fresh_state(task.seed)
         episode = TaskEpisode(task)
         episode.setup(self.sim.phone, state)
         self._trees = []
@@ -86,6 +90,12 @@ class SimEnv:
         self.instance.state = state
         self.instance.episode = episode
         self.instance.changed()
+
+    def fresh_state(self, seed: int) -> InstanceState:
+        """The state a reset starts from: a copy of ``base`` (or a factory-fresh phone)."""
+        if self.base is None:
+            return InstanceState(seed=seed)
+        return self.base.model_copy(deep=True, update={"seed": seed})
 
     async def step(self, action: Action) -> StepResult:
         """Carry out ``action`` and observe the settled screen."""
@@ -193,7 +203,9 @@ class SimEnv:
         document = json.loads(snapshot)
         state = InstanceState.model_validate(document["state"])
         kept = document.get("episode")
-        episode = TaskEpisode.from_document(kept, self.sim.phone) if kept is not None else None
+        episode = None
+        if kept is not None:
+            episode = TaskEpisode.from_document(kept, self.sim.phone, self.fresh_state)
         self._trees = list(document.get("trees") or [])
         self.instance.state = state
         self.instance.episode = episode
@@ -206,7 +218,13 @@ class SimEnv:
         for child in self.sim.fork_instance(self.instance, n):
             episode = self.instance.episode
             child.episode = episode.copy() if episode is not None else None
-            env = SimEnv(self.sim, child, screenshot=self.screenshot, answer_mode=self.answer_mode)
+            env = SimEnv(
+                self.sim,
+                child,
+                screenshot=self.screenshot,
+                answer_mode=self.answer_mode,
+                base=self.base,
+            )
             env._last = self._last
             env._trees = list(self._trees)
             forks.append(env)

@@ -7,6 +7,7 @@ its full-state diff (``Verdict.sim_side_effects``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from bridge.judge import StartRecord, judge, pose
@@ -70,9 +71,15 @@ class TaskEpisode:
         return {"task": self.task.model_dump(mode="json"), "answer": self.answer}
 
     @classmethod
-    def from_document(cls, document: dict[str, Any], phone: Phone) -> TaskEpisode:
-        """The episode a snapshot kept (:meth:`document`), its start posed anew."""
+    def from_document(
+        cls,
+        document: dict[str, Any],
+        phone: Phone,
+        fresh: Callable[[int], InstanceState] = lambda seed: InstanceState(seed=seed),
+    ) -> TaskEpisode:
+        """The episode a snapshot kept (:meth:`document`), its start posed anew on
+        ``fresh(seed)`` (the state the env's resets start from)."""
         episode = cls(TaskInstance.model_validate(document["task"]))
-        episode.setup(phone, InstanceState(seed=episode.task.seed))
+        episode.setup(phone, fresh(episode.task.seed))
         episode.answer = document.get("answer")
         return episode
