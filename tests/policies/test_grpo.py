@@ -70,6 +70,12 @@ def _verdict(passed: int, total: int, *, clean: bool = True) -> Verdict:
         (_verdict(0, 2), FinishAction(), 0.0),
         (_verdict(1, 1), AnswerAction(fields={"n": 3}), 1.0),  # answering ends the episode
         (_verdict(0, 1), AnswerAction(fields={"n": 4}), 0.0),
+        # a world that cannot observe side effects (clean None) is not penalised for them
+        (
+            Verdict.from_checks([Check(name="c", passed=True)], clean=None, clean_reason="no"),
+            FinishAction(),
+            1.0,
+        ),
     ],
 )
 def test_shaped_reward_follows_mobilegym(verdict: Verdict, final: Action | None, expected: float):
