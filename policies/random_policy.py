@@ -37,6 +37,8 @@ def default_apps() -> tuple[str, ...]:
     """The apps ``open_app`` may name by default: every phone's everyday apps
     (``bridge/apps.json``)."""
     return tuple(app_catalog().everyday())
+
+
 """App ids ``open_app`` draws from unless told otherwise (ids every device profile maps)."""
 
 _WORDS = ("hello", "test", "42", "Alice", "张伟", "café", "2024-05-01")

@@ -130,8 +130,7 @@ def check_retail(tasks: Sequence[str]) -> None:
             refused.append(f"{task_id} ({'; '.join(r.reason for r in spec.requires)})")
     if refused:
         raise TaskUnsupported(
-            "these tasks run only in the simulator and on the virtual phone: "
-            + ", ".join(refused)
+            "these tasks run only in the simulator and on the virtual phone: " + ", ".join(refused)
         )
 
 

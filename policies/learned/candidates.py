@@ -44,10 +44,13 @@ __all__ = [
 KINDS: tuple[str, ...] = ("tap", "slide", "type", "scroll", "key", "open_app", "answer", "finish")
 """Candidate kinds, in the order of the kind one-hot of the features."""
 
+
 def default_apps() -> tuple[str, ...]:
     """The apps an ``open_app`` candidate may name by default: the simulator's
     (``bridge/apps.json``), which is what the policy trains on."""
     return tuple(app_catalog().simulated())
+
+
 """App ids the policy can open by default."""
 
 _SLIDER = re.compile(r"(SeekBar|Slider|RatingBar)$")

@@ -17,6 +17,7 @@ from bridge.app_catalog import app_catalog
 
 __all__ = ["app_names", "known_app_ids", "normalize_app_name", "resolve_app"]
 
+
 def known_app_ids() -> frozenset[str]:
     """App ids of ``bridge/apps.json``; they pass through unchanged."""
     return frozenset(app_catalog().ids())

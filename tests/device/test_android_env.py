@@ -124,7 +124,7 @@ async def test_reset_stops_packages_runs_setup_goes_home_and_observes() -> None:
     order = [c for c in link.commands if not c.startswith(("getprop", "wm", "dumpsys"))]
     assert order[0] == "am force-stop com.android.settings"
     put, home = order.index("settings put global wifi_on 0"), order.index("input keyevent 3")
-    assert "svc wifi disable" in order[:put + 1] and put < home
+    assert "svc wifi disable" in order[: put + 1] and put < home
     assert link.settings[("global", "wifi_on")] == "0"
     assert obs.step == 0 and obs.ui_status is UIStatus.OK and len(obs.ui) == 5
     assert obs.backend.kind == "device" and obs.backend.model == "23049RAD8C"

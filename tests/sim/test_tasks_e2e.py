@@ -294,9 +294,7 @@ async def test_oracle_solves_in_english_and_chinese(sim: Simulator, task_id: str
         sim.tasks.instantiate(task_id, seed, _world(sim), lang)
         for seed, lang in ((0, "en"), (1, "zh"))
     ]
-    records = await asyncio.gather(
-        *(_play(sim, task, template.oracle_for(task)) for task in tasks)
-    )
+    records = await asyncio.gather(*(_play(sim, task, template.oracle_for(task)) for task in tasks))
     for task, record in zip(tasks, records, strict=True):
         verdict = record.verdict
         assert verdict is not None, f"{task.lang}: {record.outcome} {record.error}"

@@ -80,6 +80,20 @@ def test_pages_load_show_numbers_and_the_slider_moves(run_dir: Path, tmp_path: P
     assert (tmp_path / "report.png").stat().st_size > 20_000
 
 
+def _adb_servers() -> set[int]:
+    """Pids of the private adb servers running now (``adb -L tcp:PORT fork-server``), which
+    daemonize out of the process group of whoever started them."""
+    found = set()
+    for entry in Path("/proc").iterdir():
+        try:
+            args = (entry / "cmdline").read_bytes().split(b"\0")
+        except (OSError, ValueError):
+            continue
+        if entry.name.isdigit() and b"fork-server" in args and args[0].endswith(b"adb"):
+            found.add(int(entry.name))
+    return found
+
+
 def test_resume_after_a_kill_gives_the_same_report(tmp_path: Path) -> None:
     suite = _suite(tmp_path, "settings/SetWifi-v1")
     args = ["--suite", str(suite), "--base", "scripted", "--trained", "scripted"]
@@ -88,6 +102,7 @@ def test_resume_after_a_kill_gives_the_same_report(tmp_path: Path) -> None:
     evaluate(whole, _quiet())
     killed = tmp_path / "killed"
     command = [sys.executable, "-m", "transfer_eval.cli_entry", *args, "--out", str(killed)]
+    adb_before = _adb_servers()
     child = subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL,
                              stderr=subprocess.DEVNULL, start_new_session=True)
     deadline = time.monotonic() + 240
@@ -98,6 +113,8 @@ def test_resume_after_a_kill_gives_the_same_report(tmp_path: Path) -> None:
         time.sleep(0.2)  # polling for a condition with a deadline
     os.killpg(child.pid, signal.SIGKILL)
     child.wait(timeout=30)
+    for pid in _adb_servers() - adb_before:  # a SIGKILLed run cannot stop its adb server
+        os.kill(pid, signal.SIGKILL)
     finished = len(results.read_text().splitlines())
     assert 1 <= finished < 4, "the kill should land mid-run"
     evaluate(PairedConfig(base="scripted", trained="scripted", suite=str(suite), out=killed),
