@@ -1,7 +1,7 @@
 """Side effects as a phone can see them: the observable state before and after, diffed.
 
 The observable state of a spec is every settings namespace (minus the volatile keys Android
-rewrites by itself, :data:`VOLATILE_SETTINGS`, which a world may extend) and the provider
+rewrites by itself, :func:`volatile_settings`, which a world may extend) and the provider
 rows the spec watches, keyed by ``_id``. A changed setting is expected when a glob of the
 spec's ``expected.settings`` matches ``namespace.key``; a changed row when it matches one of
 the spec's row selectors before or after the episode. Everything else is a side effect.
@@ -13,6 +13,7 @@ import fnmatch
 import hashlib
 import json
 from collections.abc import Iterable
+from functools import cache
 from importlib import resources
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -20,18 +21,16 @@ from pydantic import BaseModel, ConfigDict, Field
 from bridge.android_state import NAMESPACES, AndroidState, Row
 from bridge.taskspec import RowsSelector, TaskSpec
 
-__all__ = ["VOLATILE_SETTINGS", "ObservedState", "observe", "row_digest", "side_effects"]
+__all__ = ["ObservedState", "observe", "row_digest", "side_effects", "volatile_settings"]
 
 
-def _volatile() -> tuple[str, ...]:
+@cache
+def volatile_settings() -> tuple[str, ...]:
+    """Globs of ``namespace.key`` that Android changes by itself (boot counters, addresses,
+    timestamps): never a side effect of a task (``bridge/volatile_settings.txt``, read once)."""
     text = resources.files("bridge").joinpath("volatile_settings.txt").read_text("utf-8")
     lines = (line.split("#", 1)[0].strip() for line in text.splitlines())
     return tuple(line for line in lines if line)
-
-
-VOLATILE_SETTINGS: tuple[str, ...] = _volatile()
-"""Globs of ``namespace.key`` that Android changes by itself (boot counters, addresses,
-timestamps): never a side effect of a task."""
 
 
 class ObservedState(BaseModel):
@@ -87,7 +86,7 @@ def side_effects(
 ) -> list[str]:
     """Changes of the observable state that the spec does not expect, as
     ``namespace.key`` for settings and ``URI/_id`` for rows."""
-    allowed = (*spec.expected.settings, *VOLATILE_SETTINGS, *volatile)
+    allowed = (*spec.expected.settings, *volatile_settings(), *volatile)
     unexpected = [
         path
         for path in _setting_changes(before, after)

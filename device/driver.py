@@ -35,6 +35,7 @@ from bridge.schema import ScreenSpec, UIStatus
 from bridge.uitree import UITree, parse_hierarchy
 from device.adb import mentions_inject_events
 from device.errors import DeviceError, InjectEventsDenied, UiAutomatorError
+from device.shell_output import parse_focused_activity, parse_resumed_activity
 
 __all__ = [
     "KEYCODES",
@@ -65,13 +66,6 @@ _ASCII_SAFE = re.compile(r"(?!-)[A-Za-z0-9._,:@/+=-]+")
 _SIZE = re.compile(r"(Override|Physical) size: (\d+)x(\d+)")
 _DENSITY = re.compile(r"(Override|Physical) density: (\d+)")
 _ORIENTATION = re.compile(r"orientation=(\d)")
-_FOCUS = re.compile(r"mCurrentFocus=Window\{[^}]*?\s(?P<pkg>[\w.]+)/(?P<act>[\w.$]+)\}")
-_FOCUSED_APP = re.compile(
-    r"mFocusedApp=.*?ActivityRecord\{[^}]*?\s(?P<pkg>[\w.]+)/(?P<act>[\w.$]+)"
-)
-_RESUMED = re.compile(
-    r"ResumedActivity[:=]\s*ActivityRecord\{[^}]*?\s(?P<pkg>[\w.]+)/(?P<act>[\w.$]+)"
-)
 _INPUT_SHOWN = re.compile(r"\bmInputShown=true\b")
 
 
@@ -288,11 +282,10 @@ class AndroidDriver:
 
     async def foreground(self) -> tuple[str | None, str | None]:
         """The focused app's package and activity, ``(None, None)`` when nothing has focus."""
-        windows = await self.link.shell("dumpsys window windows")
-        match = _FOCUS.search(windows) or _FOCUSED_APP.search(windows)
-        if match is None:
-            match = _RESUMED.search(await self.link.shell("dumpsys activity activities"))
-        return (match.group("pkg"), match.group("act")) if match else (None, None)
+        found = parse_focused_activity(await self.link.shell("dumpsys window windows"))
+        if found is None:
+            found = parse_resumed_activity(await self.link.shell("dumpsys activity activities"))
+        return found if found is not None else (None, None)
 
     async def keyboard_visible(self) -> bool:
         """Whether the soft keyboard is shown (``mInputShown`` of ``dumpsys input_method``)."""

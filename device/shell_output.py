@@ -31,8 +31,10 @@ __all__ = [
     "WifiStatus",
     "parse_bonded_devices",
     "parse_content_failure",
+    "parse_focused_activity",
     "parse_focused_package",
     "parse_java_exception",
+    "parse_resumed_activity",
     "parse_resumed_package",
     "parse_rows",
     "parse_settings_list",
@@ -192,15 +194,27 @@ def parse_bonded_devices(output: str) -> list[str] | None:
     return names
 
 
-def parse_focused_package(output: str) -> str | None:
-    """The package of ``dumpsys window windows``' focused window (``mCurrentFocus``), else
-    of its focused app (``mFocusedApp``: a system window such as the notification shade has
-    the focus); None when neither names one."""
+def parse_focused_activity(output: str) -> tuple[str, str] | None:
+    """(package, activity) of ``dumpsys window windows``' focused window (``mCurrentFocus``),
+    else of its focused app (``mFocusedApp``: a system window such as the notification shade
+    has the focus); None when neither names one."""
     match = _FOCUS.search(output) or _FOCUSED_APP.search(output)
-    return match.group("pkg") if match else None
+    return (match.group("pkg"), match.group("act")) if match else None
+
+
+def parse_resumed_activity(output: str) -> tuple[str, str] | None:
+    """(package, activity) of ``dumpsys activity activities``' resumed activity."""
+    match = _RESUMED.search(output)
+    return (match.group("pkg"), match.group("act")) if match else None
+
+
+def parse_focused_package(output: str) -> str | None:
+    """The package of :func:`parse_focused_activity` (None: nothing has focus)."""
+    found = parse_focused_activity(output)
+    return found[0] if found else None
 
 
 def parse_resumed_package(output: str) -> str | None:
-    """The package of ``dumpsys activity activities``' resumed activity (None: none)."""
-    match = _RESUMED.search(output)
-    return match.group("pkg") if match else None
+    """The package of :func:`parse_resumed_activity` (None: none)."""
+    found = parse_resumed_activity(output)
+    return found[0] if found else None

@@ -12,21 +12,26 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Mapping
+from functools import cache
+from types import MappingProxyType
 
 from bridge.app_catalog import app_catalog
 
 __all__ = ["app_names", "known_app_ids", "normalize_app_name", "resolve_app"]
 
 
+@cache
 def known_app_ids() -> frozenset[str]:
     """App ids of ``bridge/apps.json``; they pass through unchanged."""
     return frozenset(app_catalog().ids())
 
 
-def app_names() -> dict[str, str]:
+@cache
+def app_names() -> Mapping[str, str]:
     """Lower-case names (English, Chinese, aliases, every profile's packages) -> app id, from
-    ``bridge/apps.json``."""
-    return app_catalog().names()
+    ``bridge/apps.json`` (built once)."""
+    return MappingProxyType(app_catalog().names())
 
 
 _APP_SUFFIX = re.compile(r"\s*(?:app|application|应用)$")
