@@ -1,12 +1,17 @@
 """GRPO benchmark: the measured gain of the learned policy; prints one JSON object.
 
-    .venv/bin/python benchmarks/train_bench.py [--quick] [--out DIR]
+    .venv/bin/python benchmarks/train_bench.py [--quick] [--out DIR] [--virtual]
+    .venv/bin/python benchmarks/train_bench.py --virtual-only INIT TRAINED [--quick]
 
 The full version is the acceptance run: split ``all-l1`` (every L1 template, English and
 Chinese), 30 iterations of 8 instances x 8 forks, seed 0, from the reading prior; greedy
 evaluation on 40 held-out instances before and after. ``--quick`` is the test suite's
 short version (``settings-l1-hard``, 8 iterations of 4 x 8). Wall times include starting
-Chromium; on a shared machine they are pessimistic.
+Chromium; on a shared machine they are pessimistic. ``--virtual`` also plays the same
+held-out instances greedily with the initialization and the trained weights on the virtual
+phone behind the real adb server (one episode at a time, as on a phone): the gain measured
+in the other world. ``--virtual-only INIT TRAINED`` measures that for two existing
+checkpoints (the shipped ones: ``checkpoints/base checkpoints/trained``) without training.
 """
 
 from __future__ import annotations
@@ -15,11 +20,19 @@ import asyncio
 import json
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
-from policies.grpo import GRPOConfig
-from transfer_eval.train_cli import TrainOptions, run_training
+from device.adb import AdbTarget
+from device.env import AndroidEnv, AndroidEnvConfig
+from device.virtual.attach import attach_virtual_phone
+from policies.grpo import EvalResult, GRPOConfig, evaluate
+from policies.learned import LearnedPolicy
+from policies.learned.prior import initial_weights
+from sim.discovery import scan_apps
+from sim.tasks.registry import default_registry
+from transfer_eval.train_cli import SPLITS, TrainOptions, run_training, split_instances
 
 FULL = TrainOptions(split="all-l1", out=Path("train-bench"), grpo=GRPOConfig(envs=8, iters=30))
 QUICK = TrainOptions(
@@ -52,14 +65,61 @@ def run(quick: bool, out: Path) -> dict[str, Any]:
     }
 
 
+def _rate(result: EvalResult) -> float:
+    return result.successes / result.episodes if result.episodes else 0.0
+
+
+def on_virtual_phone(split: str, init: Path, trained: Path) -> dict[str, Any]:
+    """Held-out success of both checkpoints on the virtual phone (through adb)."""
+    world = {app.id: app.world for app in scan_apps()}
+    _, held_out = split_instances(SPLITS[split], default_registry(), world)
+    started = time.perf_counter()
+    with attach_virtual_phone(seed=0) as phone:
+        target = AdbTarget(port=phone.adb_port, serial=phone.serial)
+
+        async def make_env() -> AndroidEnv:
+            return AndroidEnv(AndroidEnvConfig(target=target, screenshot=False))
+
+        async def both() -> tuple[EvalResult, EvalResult]:
+            results = []
+            for directory in (init, trained):
+                policy = LearnedPolicy.load(directory)
+                results.append(
+                    await evaluate(policy.weights, policy.config, held_out, make_env, 1)
+                )
+            return results[0], results[1]
+
+        before, after = asyncio.run(both())
+    pairs = list(zip(before.outcomes, after.outcomes, strict=True))
+    return {
+        "init_success": _rate(before),
+        "trained_success": _rate(after),
+        "gain_points": round(100 * (_rate(after) - _rate(before)), 1),
+        "held_out_episodes": after.episodes,
+        "improved": sum(1 for b, a in pairs if a and not b),
+        "worsened": sum(1 for b, a in pairs if b and not a),
+        "infra_errors": before.infra_errors + after.infra_errors,
+        "wall_s": round(time.perf_counter() - started, 1),
+    }
+
+
 def main(argv: list[str]) -> None:
-    """Parse ``--quick`` and ``--out DIR`` (default: a temporary directory) and run."""
-    quick = "--quick" in argv
-    if "--out" in argv:
-        print(json.dumps(run(quick, Path(argv[argv.index("--out") + 1])), indent=2))
+    """Parse ``--quick``, ``--out DIR`` (default: a temporary directory) and ``--virtual``."""
+    quick, virtual = "--quick" in argv, "--virtual" in argv
+    split = (QUICK if quick else FULL).split
+    if "--virtual-only" in argv:
+        at = argv.index("--virtual-only")
+        init, trained = Path(argv[at + 1]), Path(argv[at + 2])
+        print(json.dumps({"virtual_phone": on_virtual_phone(split, init, trained)}, indent=2))
         return
     with tempfile.TemporaryDirectory(prefix="train-bench-") as tmp:
-        print(json.dumps(run(quick, Path(tmp) / "trained"), indent=2))
+        out = Path(argv[argv.index("--out") + 1]) if "--out" in argv else Path(tmp) / "trained"
+        figures = run(quick, out)
+        if virtual:
+            init = out.parent / f"{out.name}-init"
+            LearnedPolicy(initial_weights("prior")).save(init, training={"init": "prior"})
+            figures["virtual_phone"] = on_virtual_phone(split, init, out)
+        print(json.dumps(figures, indent=2))
 
 
 if __name__ == "__main__":

@@ -13,6 +13,8 @@ are converted at one boundary per package with ``raise X from exc``.
      ├── EnvError              the environment's infrastructure failed: the episode ends as
      │    │                    ``infra_error``, never as a policy failure
      │    └── EnvTimeout       an env call did not finish within its time budget
+     ├── EnvUsageError         the env was used wrongly (a step before reset, a verdict after
+     │                         close): a bug in the caller, never retried as infrastructure
      └── PolicyError           the policy's infrastructure failed (endpoint down, crash)
 
 Agent mistakes (a tap on an element that does not exist, unparseable model output) are not
@@ -26,6 +28,7 @@ __all__ = [
     "CoordinateError",
     "EnvError",
     "EnvTimeout",
+    "EnvUsageError",
     "PolicyError",
     "TrajectoryError",
     "UITreeError",
@@ -54,6 +57,11 @@ class EnvError(BridgeError):
 
 class EnvTimeout(EnvError):
     """An environment call exceeded its time budget."""
+
+
+class EnvUsageError(BridgeError, RuntimeError):
+    """An env was called out of order or after ``close()``: the caller's bug, not the
+    world's. The runner stops on it (it is never an ``infra_error``, never retried)."""
 
 
 class PolicyError(BridgeError):

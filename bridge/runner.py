@@ -11,15 +11,30 @@ Decisions:
       recorded with ``invalid=True`` and no result, counted against ``max_steps``, and the
       policy next sees the same observation with ``step + 1`` and ``last_action_error`` set
       to ``"invalid policy output: <error>"`` (the env is not called).
-    * Any exception from the env (including a call exceeding ``step_timeout_s``, reported as
-      :class:`~bridge.errors.EnvTimeout`) or from the policy ends the episode as
-      ``infra_error`` with ``error_source`` ``env`` or ``policy``; it never propagates and
-      is never scored as a policy failure. A step whose ``env.step`` failed is still
+    * Exceptions are classified by :func:`bridge.failures.classify`, the rule the trainers
+      share. *Infrastructure* — an :class:`~bridge.errors.EnvError` (including
+      :class:`~bridge.errors.EnvTimeout`, the device's and the simulator's subclasses, and
+      an env call exceeding ``step_timeout_s``) or a :class:`~bridge.errors.PolicyError`
+      (including a policy call exceeding ``policy_timeout_s``) — ends the episode as
+      ``infra_error`` with ``error_source`` ``env`` or ``policy``; it does not propagate,
+      is never scored as a policy failure, and :func:`run_episodes` plays it again on
+      resume (``retry_infra_errors``). A step whose ``env.step`` failed this way is still
       recorded (without a result): it shows the action that broke the env.
+    * *Misuse* — :class:`~bridge.errors.EnvUsageError` (a verdict before reset, a step
+      after close) — is the caller's bug: it propagates out of :func:`run_episode` and
+      :func:`run_episodes` (which cancels the other episodes) and is never retried.
+    * *Anything else* is a bug of the harness and propagates the same way, with its
+      traceback: a ``TypeError`` in a judge, a ``KeyError``, a pydantic ``ValidationError``,
+      a third-party exception no boundary mapped (a bare ``TimeoutError`` included), an env
+      or policy returning the wrong type (a ``TypeError``), a policy factory that raises
+      something other than a ``PolicyError``. Hiding these as ``infra_error`` would drop
+      cells from one side of a comparison only.
     * ``asyncio.CancelledError`` and ``KeyboardInterrupt`` do propagate: Ctrl-C stops the
-      run and leaves the episode without a result, so resuming plays it again.
+      run and leaves the episode without a result, so resuming plays it again. So does an
+      episode stopped by misuse or a bug.
     * Failures to write the trajectory (disk full) propagate too: a run that cannot record
-      must stop, not go on unrecorded.
+      must stop, not go on unrecorded. A failed ``env.close()`` after the episode is logged
+      when it is infrastructure (the record is decided) and propagates otherwise.
 """
 
 from __future__ import annotations
@@ -34,7 +49,7 @@ from functools import partial
 from typing import Literal, TypeVar
 
 from bridge.env import Env
-from bridge.errors import EnvTimeout, PolicyError
+from bridge.failures import InfraFailure, classify, guarded
 from bridge.policy import Policy
 from bridge.schema import (
     Action,
@@ -84,43 +99,21 @@ class _Settings:
     on_episode_done: Callable[[EpisodeRecord], None] | None = None
 
 
-class _Failure(Exception):
-    """An env or policy failure that ends the episode as ``infra_error``."""
-
-    def __init__(self, source: Literal["env", "policy"], error: BaseException) -> None:
-        super().__init__(f"{type(error).__name__}: {error}" if str(error) else repr(error))
-        self.source: Literal["env", "policy"] = source
-
-
 async def _env_call(
     call: Callable[[], Awaitable[object]], timeout_s: float, what: str, returns: type[_T]
 ) -> _T:
-    try:
-        value = await asyncio.wait_for(call(), timeout_s)
-    except asyncio.TimeoutError as exc:
-        timeout = EnvTimeout(f"{what} did not finish within {timeout_s:g} s")
-        raise _Failure("env", timeout) from exc
-    except Exception as exc:
-        raise _Failure("env", exc) from exc
-    return _expect(value, returns, "env", what)
+    return _expect(await guarded(call, "env", what, timeout_s), returns, what)
 
 
 async def _policy_call(
     call: Callable[[], Awaitable[object]], timeout_s: float | None, what: str, returns: type[_T]
 ) -> _T:
-    try:
-        value = await (call() if timeout_s is None else asyncio.wait_for(call(), timeout_s))
-    except asyncio.TimeoutError as exc:
-        raise _Failure("policy", PolicyError(f"{what} timed out ({exc!r})")) from exc
-    except Exception as exc:
-        raise _Failure("policy", exc) from exc
-    return _expect(value, returns, "policy", what)
+    return _expect(await guarded(call, "policy", what, timeout_s), returns, what)
 
 
-def _expect(value: object, returns: type[_T], source: Literal["env", "policy"], what: str) -> _T:
-    if not isinstance(value, returns):
-        wrong = f"{what} returned {type(value).__name__}, not {returns.__name__}"
-        raise _Failure(source, TypeError(wrong))
+def _expect(value: object, returns: type[_T], what: str) -> _T:
+    if not isinstance(value, returns):  # a bug of the env or policy, not its infrastructure
+        raise TypeError(f"{what} returned {type(value).__name__}, not {returns.__name__}")
     return value
 
 
@@ -170,7 +163,7 @@ class _Episode:
         try:
             step = partial(self.env.step, action)
             result = await _env_call(step, self.settings.step_timeout_s, "env.step", StepResult)
-        except _Failure:
+        except InfraFailure:
             await self._save(record)
             raise
         await self._save(record.model_copy(update={"result": result}))
@@ -189,7 +182,7 @@ class _Episode:
         *,
         verdict: Verdict | None = None,
         termination: _Termination | None = None,
-        failure: _Failure | None = None,
+        failure: InfraFailure | None = None,
     ) -> EpisodeRecord:
         success = verdict is not None and verdict.success
         return EpisodeRecord(
@@ -254,6 +247,10 @@ async def run_episode(
 
     Returns:
         The record: ``success``/``failure`` by the env's verdict, or ``infra_error``.
+
+    Raises:
+        EnvUsageError: the env was used out of order (never recorded as ``infra_error``).
+        Exception: any other exception that is not infrastructure (a bug), unchanged.
     """
     started = time.perf_counter()
     settings = _Settings(step_timeout_s, policy_timeout_s, tree_xml)
@@ -261,7 +258,7 @@ async def run_episode(
     try:
         termination = await episode.play()
         verdict = await _env_call(env.verdict, step_timeout_s, "env.verdict", Verdict)
-    except _Failure as failure:
+    except InfraFailure as failure:
         return episode.record(episode_id, started, backend, failure=failure)
     return episode.record(episode_id, started, backend, verdict=verdict, termination=termination)
 
@@ -350,10 +347,12 @@ async def _play_job(
     try:
         policy = job.make_policy()
     except Exception as exc:
-        return _setup_failure(job, "unknown", _Failure("policy", exc), started)
+        if classify(exc) != "infra":
+            raise
+        return _setup_failure(job, "unknown", InfraFailure("policy", exc), started)
     try:
         env = await _env_call(job.make_env, settings.step_timeout_s, "make_env", Env)
-    except _Failure as failure:
+    except InfraFailure as failure:
         return _setup_failure(job, policy.name, failure, started)
     try:
         return await run_episode(
@@ -372,7 +371,7 @@ async def _play_job(
 
 
 def _setup_failure(
-    job: EpisodeJob, policy_name: str, failure: _Failure, started: float
+    job: EpisodeJob, policy_name: str, failure: InfraFailure, started: float
 ) -> EpisodeRecord:
     return EpisodeRecord(
         episode_id=job.episode_id,
@@ -390,6 +389,6 @@ def _setup_failure(
 
 async def _close_env(env: Env, timeout_s: float) -> None:
     try:
-        await asyncio.wait_for(env.close(), timeout_s)
-    except Exception as exc:  # the record is decided; a failed close must not replace it
-        _log.warning("closing the env failed: %s: %s", type(exc).__name__, exc)
+        await guarded(env.close, "env", "env.close", timeout_s)
+    except InfraFailure as failure:  # the record is decided; a failed close must not replace it
+        _log.warning("closing the env failed: %s", failure)

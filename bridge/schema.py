@@ -18,7 +18,7 @@ from __future__ import annotations
 import base64
 import binascii
 from enum import Enum
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import (
     Field,
@@ -96,13 +96,16 @@ __all__ = [
     "parse_action",
 ]
 
-SCHEMA_VERSION = "1.1"
+SCHEMA_VERSION = "1.2"
 """Version of every top-level record; bump the minor for additions, the major for breaks.
 1.1: ``Verdict.clean`` may be None (with ``clean_reason``), ``Verdict.sim_side_effects``,
-``TaskInstance.spec``, ``Check.guard``."""
+``TaskInstance.spec``, ``Check.guard``. 1.2: ``ExecutedAction.notes``; an observation's
+``Foreground`` has no simulator ``route`` any more (a phone cannot give one; the simulator
+notes it in the executed action), and timings mean the same in every world."""
 
-SchemaVersion = Literal["1.0", "1.1"]
-"""Versions this code reads (1.0 records are 1.1 records without the additions)."""
+SchemaVersion = Literal["1.0", "1.1", "1.2"]
+"""Versions this code reads (older records are newer ones without the additions; a 1.1
+``foreground.route`` is dropped on reading)."""
 
 
 # --------------------------------------------------------------------------- observations
@@ -212,12 +215,27 @@ class ScreenSpec(ContractModel):
 
 
 class Foreground(ContractModel):
-    """What is on top: our app id, the Android package and activity, or the sim's route."""
+    """What is on top: our app id, the Android package and activity (what a phone says).
+
+    ``activity`` is the full class name: Android prints ``.Settings`` for a class in the
+    package and the full name elsewhere (``dumpsys`` does both), so the short form is
+    expanded here, once for every world."""
 
     app: str | None = None
     package: str | None = None
     activity: str | None = None
-    route: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _canonical(cls, data: Any) -> Any:
+        """Expand a short activity name; drop the simulator route schema 1.1 carried."""
+        if not isinstance(data, dict):
+            return data
+        data = {key: value for key, value in data.items() if key != "route"}
+        activity, package = data.get("activity"), data.get("package")
+        if isinstance(activity, str) and activity.startswith(".") and package:
+            data["activity"] = f"{package}{activity}"
+        return data
 
 
 BackendKind = Literal["sim", "virtual", "device"]
@@ -341,17 +359,29 @@ class PolicyOutput(ContractModel):
 
 
 class ExecutedAction(ContractModel):
-    """What the backend really did for an action, for replay and for debugging transfer."""
+    """What the backend really did for an action, for replay and for debugging transfer.
+
+    Policies never see it (they see the next observation): ``notes`` is where a world
+    records what only it knows — the simulator's hit test (``effect``: "no effect: nothing
+    actionable", ``hit``), the stroke it classified (``stroke``), its route (``route``).
+    """
 
     action: Action
     point_px: tuple[float, float] | None = None
     end_point_px: tuple[float, float] | None = None
     element: UINode | None = None
     backend_command: str | None = None
+    notes: dict[str, str] = Field(default_factory=dict)
 
 
 class StepTimings(ContractModel):
-    """Milliseconds spent in each phase of a step."""
+    """Milliseconds spent in each phase of a step, the same phases in every world.
+
+    ``act_ms``: carrying the action out (the primitives, until the world took the input);
+    ``settle_ms``: waiting until the screen is idle (the page runtime's idle report in the
+    simulator, consecutive screenshots that agree on a phone); ``observe_ms``: screenshot,
+    tree, foreground and keyboard; ``total_ms``: the whole step.
+    """
 
     act_ms: NonNegativeFloat = 0.0
     settle_ms: NonNegativeFloat = 0.0

@@ -8,10 +8,15 @@
 * :func:`translate` converts every adbutils / uiautomator2 / socket exception to
   :mod:`device.errors`, here and nowhere else; :func:`recoverable` says which failures a
   reconnect or a uiautomator2 restart may cure (used by :mod:`device.session`).
+* :data:`LINK_ERRORS` are the third-party exceptions that mean the phone or its link failed
+  (and only those are caught and translated): an exception of any other type from an adb
+  call is a bug of ours and propagates unchanged, never disguised as a device failure.
 """
 
 from __future__ import annotations
 
+import http.client
+import json
 import re
 import socket
 import time
@@ -32,6 +37,7 @@ from device.errors import (
 )
 
 __all__ = [
+    "LINK_ERRORS",
     "AdbTarget",
     "AttachedDevice",
     "close_dangling",
@@ -39,6 +45,16 @@ __all__ = [
     "recoverable",
     "translate",
 ]
+
+LINK_ERRORS: tuple[type[Exception], ...] = (
+    AdbError,  # adbutils: timeouts, refused connections, FAIL answers of the server
+    u2e.BaseException,  # uiautomator2: HTTP, RPC and launch failures of its server
+    http.client.HTTPException,  # uiautomator2's HTTP reply cut short (IncompleteRead, …)
+    json.JSONDecodeError,  # an unreadable JSON-RPC reply
+    OSError,  # sockets: resets, timeouts, unreachable hosts
+)
+"""The third-party exceptions of an adb / uiautomator2 call that :func:`translate` maps to
+:mod:`device.errors`; anything else raised by such a call is a bug and is not caught."""
 
 _NETWORK_SERIAL = re.compile(r"^[\w.\-]+:\d{1,5}$")
 _POLL_S = 0.2  # how often to look at the device list while waiting for a device
@@ -129,7 +145,7 @@ class AdbTarget(BaseModel):
         """Every device the server knows, in any state (``adb devices -l``)."""
         try:
             infos = self.client().list(extended=True)
-        except Exception as exc:
+        except LINK_ERRORS as exc:
             raise translate(exc, "adb devices") from exc
         return [
             AttachedDevice(
@@ -179,7 +195,7 @@ class AdbTarget(BaseModel):
         try:
             if _NETWORK_SERIAL.match(serial):
                 self.client().connect(serial, timeout=wait_s)
-        except Exception as exc:
+        except LINK_ERRORS as exc:
             close_dangling(exc)
             raise translate(exc, f"adb connect {serial}") from exc
         deadline = time.monotonic() + wait_s
@@ -196,7 +212,8 @@ class AdbTarget(BaseModel):
 
 
 def translate(exc: BaseException, what: str) -> DeviceError:
-    """The :mod:`device.errors` exception for an adbutils / uiautomator2 / socket failure."""
+    """The :mod:`device.errors` exception for an adbutils / uiautomator2 / socket failure
+    (one of :data:`LINK_ERRORS`, or a DeviceError, returned as it is)."""
     if isinstance(exc, DeviceError):
         return exc
     detail = f"{what}: {type(exc).__name__}: {exc}"

@@ -21,6 +21,7 @@ import base64
 import binascii
 import re
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
@@ -39,6 +40,7 @@ from device.shell_output import parse_focused_activity, parse_resumed_activity
 
 __all__ = [
     "KEYCODES",
+    "U2_STEP_MS",
     "AndroidDriver",
     "DeviceLink",
     "Dump",
@@ -61,6 +63,9 @@ KEYCODES: dict[KeyName, int] = {
     "recents": 187,
 }
 """Android keycodes of the contract's keys (``input keyevent``)."""
+
+U2_STEP_MS = 5
+"""UiAutomator injects one move of a swipe every 5 ms."""
 
 _ASCII_SAFE = re.compile(r"(?!-)[A-Za-z0-9._,:@/+=-]+")
 _SIZE = re.compile(r"(Override|Physical) size: (\d+)x(\d+)")
@@ -319,6 +324,21 @@ class AndroidDriver:
     async def swipe(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int) -> str:
         """A finger path (``input swipe``)."""
         return await self._input(f"swipe {x1} {y1} {x2} {y2} {duration_ms}")
+
+    async def swipe_path(self, path: Sequence[tuple[int, int]], duration_ms: int) -> str:
+        """A finger along ``path``, its points evenly spaced over ``duration_ms``: ``input
+        swipe`` for two points, else uiautomator2's ``swipePoints`` (one step per 5 ms, as
+        UiAutomator injects them), which can hold the finger still before it lifts."""
+        if len(path) < 2:
+            raise ValueError("a swipe path needs at least two points")
+        if len(path) == 2:
+            (x1, y1), (x2, y2) = path
+            return await self.swipe(x1, y1, x2, y2, duration_ms)
+        segments = len(path) - 1
+        steps = max(1, round(duration_ms / segments / U2_STEP_MS))
+        flat = [int(value) for point in path for value in point]
+        await self.link.rpc("swipePoints", flat, steps)
+        return f"u2 swipePoints {flat} {steps}"
 
     async def double_tap(self, x: int, y: int) -> str:
         """Two taps within the double-tap window, through uiautomator2's injected events

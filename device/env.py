@@ -21,6 +21,8 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from bridge.actuate import perform
+from bridge.errors import EnvUsageError
 from bridge.judge import StartRecord, judge, pose
 from bridge.schema import (
     Action,
@@ -37,7 +39,7 @@ from bridge.schema import (
     Verdict,
 )
 from bridge.taskspec import TaskSpec
-from device.actuate import perform
+from device.actuate import PhoneActuator
 from device.adb import AdbTarget
 from device.android_state import AdbAndroidState
 from device.driver import AndroidDriver, DeviceLink, Frame, ScreenFacts, SettleConfig
@@ -153,7 +155,7 @@ class AndroidEnv:
     def profile(self) -> DeviceProfile:
         """The device profile in use (after :meth:`open`)."""
         if self._choice is None:
-            raise DeviceError("the env is not open: call open() or reset() first")
+            raise EnvUsageError("the env is not open: call open() or reset() first")
         return self._choice.profile
 
     @property
@@ -175,7 +177,7 @@ class AndroidEnv:
     def driver(self) -> AndroidDriver:
         """The device-level driver (after :meth:`open`)."""
         if self._driver is None:
-            raise DeviceError("the env is not open: call open() or reset() first")
+            raise EnvUsageError("the env is not open: call open() or reset() first")
         return self._driver
 
     # ---- bridge.Env
@@ -244,13 +246,13 @@ class AndroidEnv:
         """Carry out ``action``, wait for the screen to settle, and observe."""
         self._check_open()
         if self._last is None or self._task is None:
-            raise DeviceError("no episode: call reset(task) first")
+            raise EnvUsageError("no episode: call reset(task) first")
         budget = self.config.step_timeout_s
         return await self._within(self._step(action, self._last), budget, f"step ({action.type})")
 
     async def _step(self, action: Action, seen: Observation) -> StepResult:
         started = time.perf_counter()
-        outcome = await perform(self.driver, action, seen, self.profile)
+        outcome = await perform(PhoneActuator(self.driver, self.profile), action, seen)
         if isinstance(action, AnswerAction):
             self._answer = dict(action.fields)
         acted = time.perf_counter()
@@ -279,7 +281,7 @@ class AndroidEnv:
         """The spec's verdict from the phone's state, the answer and the episode's trees."""
         self._check_open()
         if self._task is None or self._start is None:
-            raise DeviceError("no task to judge: call reset(task) first")
+            raise EnvUsageError("no task to judge: call reset(task) first")
         state = self.android_state
         return await judge(
             _spec_of(self._task),
@@ -309,6 +311,7 @@ class AndroidEnv:
     # ---- observing
     async def observe(self) -> Observation:
         """Observe the phone without acting (after reset)."""
+        self._check_open()
         step = self._last.step if self._last is not None else 0
         return await self._observe(step, None, True, None)
 
@@ -351,12 +354,12 @@ class AndroidEnv:
     async def _shell(self, command: str) -> str:
         """The ``Shell`` variants get: one ``adb shell`` command line."""
         if self._link is None:
-            raise DeviceError("the env is closed")
+            raise EnvUsageError("the env is closed")
         return await self._link.shell(command)
 
     def _check_open(self) -> None:
         if self._closed:
-            raise DeviceError("the env is closed; make a new AndroidEnv")
+            raise EnvUsageError("the env is closed; make a new AndroidEnv")
 
     @staticmethod
     async def _within(work: Awaitable[_T], timeout_s: float, what: str) -> _T:

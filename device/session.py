@@ -10,7 +10,10 @@ uiautomator2 server is restarted by uiautomator2 itself on the next call (its
 ``jsonrpc_call`` stops and starts the server and retries once, bounded by its own 10 s stop
 and 30 s launch waits); if that fails too, the session rebuilds the client once, then gives
 up with :class:`~device.errors.UiAutomatorError`. Exceptions are converted by
-:func:`device.adb.translate`.
+:func:`device.adb.translate` — only the third-party ones that mean the link failed
+(:data:`device.adb.LINK_ERRORS`); any other exception is a bug and propagates unchanged, and
+using the session before :meth:`AdbSession.open` or after :meth:`AdbSession.close` raises
+:class:`~bridge.errors.EnvUsageError`.
 """
 
 from __future__ import annotations
@@ -24,8 +27,9 @@ import adbutils
 import uiautomator2 as u2
 from pydantic import BaseModel, ConfigDict, Field
 
-from device.adb import AdbTarget, close_dangling, recoverable, translate
-from device.errors import DeviceDisconnected, DeviceError, DeviceNotFound, UiAutomatorError
+from bridge.errors import EnvUsageError
+from device.adb import LINK_ERRORS, AdbTarget, close_dangling, recoverable, translate
+from device.errors import DeviceDisconnected, DeviceError, UiAutomatorError
 
 __all__ = ["AdbSession", "ReconnectPolicy"]
 
@@ -74,7 +78,7 @@ class AdbSession:
     def serial(self) -> str:
         """The device's serial (after :meth:`open`)."""
         if self.target.serial is None:
-            raise DeviceNotFound("the session is not open: call open() first")
+            raise EnvUsageError("the session is not open: call open() first")
         return self.target.serial
 
     async def open(self) -> None:
@@ -93,7 +97,7 @@ class AdbSession:
         if client is not None:
             try:
                 await asyncio.to_thread(client.stop_uiautomator, wait=False)
-            except Exception as exc:  # the stream may be dead already: nothing to release
+            except LINK_ERRORS as exc:  # the stream may be dead already: nothing to release
                 _log.debug("closing the uiautomator2 stream failed: %s", exc)
 
     # ---- calls
@@ -140,17 +144,21 @@ class AdbSession:
         )
 
     async def call(self, work: Callable[[adbutils.AdbDevice], _T], what: str) -> _T:
-        """Run ``work(device)`` in a thread; reconnect and retry once if the device dropped."""
+        """Run ``work(device)`` in a thread; reconnect and retry once if the device dropped.
+
+        Only :data:`~device.adb.LINK_ERRORS` are translated (and may be retried): anything
+        else ``work`` raises is a bug and propagates unchanged.
+        """
         try:
             return await asyncio.to_thread(work, self._require_device())
-        except Exception as exc:
+        except LINK_ERRORS as exc:
             close_dangling(exc)
             error = translate(exc, what)
             if not recoverable(exc, error) or not await self._recover(error, what):
                 raise error from exc
         try:
             return await asyncio.to_thread(work, self._require_device())
-        except Exception as exc:
+        except LINK_ERRORS as exc:
             close_dangling(exc)
             raise translate(exc, f"{what} (after recovering)") from exc
 
@@ -176,7 +184,7 @@ class AdbSession:
             _log.warning("%s dropped during %s; reconnect %d", self.serial, what, attempt)
             try:
                 self._device = await asyncio.to_thread(self.target.reattach, policy.wait_s)
-            except Exception as exc:
+            except (DeviceError, *LINK_ERRORS) as exc:
                 last = exc
                 await asyncio.sleep(delay)  # backoff between attempts, not synchronization
                 delay *= policy.factor
@@ -192,9 +200,9 @@ class AdbSession:
 
     def _require_device(self) -> adbutils.AdbDevice:
         if self._closed:
-            raise DeviceError("the session is closed")
+            raise EnvUsageError("the session is closed: open a new AdbSession")
         if self._device is None:
-            raise DeviceNotFound("the session is not open: call open() first")
+            raise EnvUsageError("the session is not open: call open() first")
         return self._device
 
     def _uiautomator(self) -> u2.Device:

@@ -15,6 +15,11 @@ Deterministic given the seed: the batch is drawn from ``(seed, iteration)``, eac
 sampler from ``(seed, iteration, task, member)``, envs are deterministic, and results are
 summed in a fixed order whatever order the concurrent rollouts finish in.
 
+Failures are classified by :mod:`bridge.failures`, as in the runner: an infrastructure
+failure of an env (reset, fork, step, verdict) makes the rollout, or the whole group, an
+infra error that gets no reward and is left out of the gradient; misuse and bugs (a
+``TypeError`` in a judge, say) stop the training with their traceback.
+
 The trainer never imports the simulator: the caller hands in ``make_env``, a factory of
 :class:`bridge.env.ForkableEnv` (the CLI builds simulator envs).
 """
@@ -23,18 +28,21 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from functools import partial
+from typing import Literal, TypeVar
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from bridge.actions import Action, AnswerAction, FinishAction
+from bridge.actions import AnswerAction, FinishAction
 from bridge.env import ForkableEnv
 from bridge.errors import PolicyError
+from bridge.failures import InfraFailure, guarded
+from bridge.reward import shaped_reward
 from bridge.runner import run_episode
-from bridge.schema import Observation, PolicyContext, TaskInstance, Verdict
+from bridge.schema import Observation, PolicyContext, TaskInstance
 from policies.learned.checkpoint import CheckpointConfig
 from policies.learned.optim import SGD, Adam
 from policies.learned.policy import LearnedPolicy, StepTrace
@@ -52,6 +60,8 @@ __all__ = [
     "shaped_reward",
     "train",
 ]
+
+_T = TypeVar("_T")
 
 EnvFactory = Callable[[], Awaitable[ForkableEnv]]
 """Makes a fresh env (the caller decides the backend; the trainer closes what it gets)."""
@@ -132,32 +142,7 @@ class TrainResult:
     wall_s: float = 0.0
 
 
-# --------------------------------------------------------------------------- reward
-
-
-def shaped_reward(verdict: Verdict | None, final_action: Action | None, infra_error: bool) -> float:
-    """MobileGym's dense reward (``mobilegym-rl`` ``evaluator.py``).
-
-    Base = ``verdict.progress``; x0.8 when the goal is met but not clean (``clean`` is the
-    observable diff a phone also computes; None — the world could not observe — is not
-    penalised, as nothing was seen to go wrong); x0.5 when the goal
-    is met and the agent aborted (``finish`` not ``success``), or x0.5 when it never
-    finished (overdue); x0.8 when it finished (or answered) without reaching the goal.
-    Infrastructure errors give 0. Full credit only for a clean success ended by the agent.
-    """
-    if infra_error or verdict is None:
-        return 0.0
-    reward = verdict.progress
-    finished = isinstance(final_action, (FinishAction, AnswerAction))
-    aborted = isinstance(final_action, FinishAction) and final_action.status != "success"
-    if verdict.success:
-        if verdict.clean is False:
-            reward *= 0.8
-        if aborted or not finished:
-            reward *= 0.5
-    elif finished:
-        reward *= 0.8
-    return float(reward)
+# --------------------------------------------------------------------------- advantages
 
 
 def group_advantages(rewards: Sequence[float], eps: float = 1e-6) -> np.ndarray:
@@ -214,8 +199,9 @@ async def _play(
 ) -> Rollout:
     """Play ``task`` from ``start`` in an already set-up ``env``; close it afterwards.
 
-    An env failure ends the rollout as an infra error; a policy failure is a bug and
-    propagates.
+    Failures are classified as in :mod:`bridge.failures`: an infrastructure failure of the
+    env (an ``EnvError``, a step over its budget) ends the rollout as an infra error; misuse,
+    bugs and any failure of the (local) policy propagate and stop the training.
     """
     await policy.reset(task.instruction, PolicyContext.for_task(task, start.backend))
     observation, final, steps = start, None, 0
@@ -225,25 +211,24 @@ async def _play(
             if action is None:
                 raise PolicyError("the learned policy returned no action")
             try:
-                result = await asyncio.wait_for(env.step(action), timeout)
-            except Exception as exc:
-                return _broken(policy, steps, exc)
+                result = await guarded(partial(env.step, action), "env", "env.step", timeout)
+            except InfraFailure as failure:
+                return _broken(policy, steps, failure)
             observation, final, steps = result.observation, action, steps + 1
             if isinstance(action, (FinishAction, AnswerAction)) or result.done:
                 break
         try:
-            verdict = await asyncio.wait_for(env.verdict(), timeout)
-        except Exception as exc:
-            return _broken(policy, steps, exc)
+            verdict = await guarded(env.verdict, "env", "env.verdict", timeout)
+        except InfraFailure as failure:
+            return _broken(policy, steps, failure)
     finally:
         await env.close()
     reward = shaped_reward(verdict, final, infra_error=False)
     return Rollout(reward, verdict.success, steps, list(policy.trace))
 
 
-def _broken(policy: LearnedPolicy, steps: int, error: BaseException) -> Rollout:
-    message = f"{type(error).__name__}: {error}"
-    return Rollout(0.0, False, steps, list(policy.trace), infra_error=message)
+def _broken(policy: LearnedPolicy, steps: int, failure: InfraFailure) -> Rollout:
+    return Rollout(0.0, False, steps, list(policy.trace), infra_error=str(failure))
 
 
 async def _group(
@@ -254,21 +239,37 @@ async def _group(
     seeds: Sequence[int],
     timeout: float,
 ) -> list[Rollout]:
-    """Reset one env to ``task``, fork it once per seed, and play every fork."""
+    """Reset one env to ``task``, fork it once per seed, and play every fork.
+
+    An infrastructure failure of the reset or the fork makes the whole group infra errors;
+    anything else propagates (see :mod:`bridge.failures`).
+    """
     root = await make_env()
     try:
-        start = await asyncio.wait_for(root.reset(task), timeout)
-        forks = await root.fork(len(seeds))
-    except Exception as exc:  # the whole group is an infra error
-        message = f"{type(exc).__name__}: {exc}"
-        return [Rollout(0.0, False, 0, [], infra_error=message) for _ in seeds]
+        start = await guarded(partial(root.reset, task), "env", "env.reset", timeout)
+        forks = await guarded(partial(root.fork, len(seeds)), "env", "env.fork", timeout)
+    except InfraFailure as failure:
+        return [Rollout(0.0, False, 0, [], infra_error=str(failure)) for _ in seeds]
     finally:
         await root.close()
     policies = [
         LearnedPolicy(weights, config, sample=True, seed=seed, record=True) for seed in seeds
     ]
     plays = [_play(env, start, task, p, timeout) for env, p in zip(forks, policies, strict=True)]
-    return list(await asyncio.gather(*plays))
+    return await _gather(plays)
+
+
+async def _gather(coroutines: Sequence[Coroutine[object, object, _T]]) -> list[_T]:
+    """``asyncio.gather``, except that when one fails (a bug, misuse) the others are
+    cancelled and awaited, so their envs are closed before the error propagates."""
+    tasks = [asyncio.ensure_future(coroutine) for coroutine in coroutines]
+    try:
+        return list(await asyncio.gather(*tasks))
+    except BaseException:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
 
 
 async def evaluate(
@@ -294,7 +295,7 @@ async def evaluate(
                 await env.close()
         return record.outcome == "success", record.outcome == "infra_error", record.steps
 
-    results = await asyncio.gather(*(one(i, task) for i, task in enumerate(tasks)))
+    results = await _gather([one(i, task) for i, task in enumerate(tasks)])
     return EvalResult(
         episodes=len(results),
         successes=sum(ok for ok, _, _ in results),
@@ -353,7 +354,7 @@ class _Run:
             )
             for task in picked
         ]
-        return list(await asyncio.gather(*plays))
+        return await _gather(plays)
 
     def row(
         self, iteration: int, groups: list[list[Rollout]], evaluated: EvalResult | None

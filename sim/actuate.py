@@ -1,223 +1,151 @@
-"""Carrying out a bridge Action on a simulated phone.
+"""The simulator's actuation primitives (:class:`bridge.actuate.Actuator`).
 
-Spatial actions (tap, long press, swipe, scroll) go through the page runtime, so the
-browser's own hit-testing and layout decide what was touched; everything else (keys, text,
-launching an app) changes the state directly. Element targets resolve against the tree of
-the observation the policy saw, and the result records what was really done.
+Everything an action means — target resolution, scroll areas, step errors — is
+:func:`bridge.actuate.perform`; this module only carries out its primitives on a simulated
+phone. Touches go through the page runtime, so the browser's own hit-testing and layout
+decide what was touched; a stroke is classified as Android classifies it
+(:func:`bridge.gestures.classify_stroke`, with this phone's ``secure long_press_timeout``);
+keys, text and launching an app change the state directly. What the runtime reports that a
+phone would not (the tap hit nothing, the list is at its end) becomes notes of the executed
+action, never a step error.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import json
+from collections.abc import Sequence
 from typing import Any
 
-from bridge.actions import Point, Target
-from bridge.gestures import scroll_path
-from bridge.schema import (
-    Action,
-    AnswerAction,
-    DoubleTapAction,
-    ExecutedAction,
-    FinishAction,
-    KeyAction,
-    LongPressAction,
-    Observation,
-    OpenAppAction,
-    ScrollAction,
-    SwipeAction,
-    TapAction,
-    TypeAction,
-    UINode,
-    WaitAction,
-)
+from bridge.actions import KeyName
+from bridge.actuate import FocusState, Launch, LaunchStatus, Performed
+from bridge.app_catalog import app_catalog
+from bridge.coords import IntPoint
+from bridge.gestures import LONG_PRESS_TIMEOUT_MS, Stroke, classify_stroke
 from sim.instance import Instance
+from sim.observe import foreground_of, tree_nodes
 from sim.pages import PooledPage, SimProfile
-from sim.phone import UnknownApp
 
-__all__ = ["Outcome", "TargetError", "perform"]
-
-
-class TargetError(ValueError):
-    """A target the agent gave that cannot be resolved (an agent mistake, not a crash)."""
+__all__ = ["SimActuator", "long_press_timeout_ms"]
 
 
-@dataclass
-class Outcome:
-    """What performing one action did."""
-
-    executed: ExecutedAction
-    error: str | None = None
-    done: bool = False
-
-
-def _resolve(
-    target: Target, seen: Observation | None, profile: SimProfile
-) -> tuple[tuple[float, float], UINode | None]:
-    """Device-pixel point of ``target`` and the node it named, if any."""
-    if target.point is not None:
-        x = min(target.point.x * profile.width_px, profile.width_px - 0.5)
-        y = min(target.point.y * profile.height_px, profile.height_px - 0.5)
-        return (x, y), None
-    assert target.element is not None
-    node = seen.node(target.element) if seen is not None else None
-    if node is None:
-        size = len(seen.ui) if seen is not None else 0
-        raise TargetError(
-            f"element {target.element} is not in the UI tree of the last observation "
-            f"(ids 0..{size - 1}); target a listed element or a point"
-        )
-    if node.area_px == 0:
-        raise TargetError(f"element {target.element} has empty bounds {node.bounds_px}")
-    return node.center_px, node
-
-
-def _css(point_px: tuple[float, float], profile: SimProfile) -> list[float]:
-    return [point_px[0] / profile.dpr, point_px[1] / profile.dpr]
-
-
-def _describe(result: dict[str, Any]) -> str | None:
-    if result.get("posted"):
-        return None
-    reason = result.get("reason") or "nothing happened"
-    return f"no effect: {reason}"
-
-
-async def _touch(
-    pooled: PooledPage, call: str, target: Target, seen: Observation | None, profile: SimProfile
-) -> tuple[ExecutedAction | None, tuple[float, float], UINode | None, dict[str, Any]]:
-    point, node = _resolve(target, seen, profile)
-    result = await pooled.page.evaluate(
-        f"([x, y]) => window.__mgb.{call}(x, y)", _css(point, profile)
-    )
-    return None, point, node, result
-
-
-def _scroll_area(
-    action: ScrollAction, seen: Observation | None, profile: SimProfile
-) -> tuple[float, float, float, float]:
-    """The normalized box to scroll: the target, else the largest scrollable node."""
-    node: UINode | None = None
-    if action.target is not None and action.target.element is not None:
-        _, node = _resolve(action.target, seen, profile)
-    elif action.target is not None and action.target.point is not None:
-        p = action.target.point
-        half = 0.2
-        return (
-            max(0.0, p.x - half),
-            max(0.0, p.y - half),
-            min(1.0, p.x + half),
-            min(1.0, p.y + half),
-        )
-    elif seen is not None:
-        scrollables = [n for n in seen.ui if n.scrollable and n.area_px > 0]
-        node = max(scrollables, key=lambda n: n.area_px, default=None)
-    if node is None:
-        return (0.0, 0.2, 1.0, 0.8)
-    left, top, right, bottom = node.bounds_px
-    return (
-        left / profile.width_px,
-        top / profile.height_px,
-        min(right / profile.width_px, 1.0),
-        min(bottom / profile.height_px, 1.0),
-    )
-
-
-async def _swipe(
-    pooled: PooledPage, start: Point, end: Point, profile: SimProfile
-) -> tuple[dict[str, Any], tuple[float, float], tuple[float, float]]:
-    a = (start.x * profile.width_px, start.y * profile.height_px)
-    b = (end.x * profile.width_px, end.y * profile.height_px)
-    result = await pooled.page.evaluate(
-        "([x1, y1, x2, y2]) => window.__mgb.swipe(x1, y1, x2, y2)",
-        _css(a, profile) + _css(b, profile),
-    )
-    return result, a, b
-
-
-async def perform(
-    pooled: PooledPage,
-    instance: Instance,
-    action: Action,
-    seen: Observation | None,
-    profile: SimProfile,
-) -> Outcome:
-    """Do ``action`` on ``instance`` through ``pooled`` (which shows the instance)."""
+def long_press_timeout_ms(settings: dict[str, dict[str, Any]]) -> float:
+    """The phone's long-press timeout: ``secure long_press_timeout`` if set, else Android's
+    default."""
+    value = settings.get("secure", {}).get("long_press_timeout")
     try:
-        return await _perform(pooled, instance, action, seen, profile)
-    except TargetError as exc:
-        return Outcome(ExecutedAction(action=action), error=str(exc))
+        return float(value) if value is not None else LONG_PRESS_TIMEOUT_MS
+    except (TypeError, ValueError):
+        return LONG_PRESS_TIMEOUT_MS
 
 
-async def _perform(
-    pooled: PooledPage,
-    instance: Instance,
-    action: Action,
-    seen: Observation | None,
-    profile: SimProfile,
-) -> Outcome:
-    phone, state = instance.phone, instance.state
-    if isinstance(action, TapAction | DoubleTapAction | LongPressAction):
-        call = {"tap": "tap", "double_tap": "doubleTap", "long_press": "longPress"}[action.type]
-        _, point, node, result = await _touch(pooled, call, action.target, seen, profile)
-        executed = ExecutedAction(
-            action=action, point_px=point, element=node, backend_command=f"runtime.{call}"
+def _runtime_notes(result: dict[str, Any]) -> dict[str, str]:
+    """What the runtime's hit test found, as notes (never a step error)."""
+    notes: dict[str, str] = {}
+    if not result.get("posted"):
+        notes["effect"] = f"no effect: {result.get('reason') or 'nothing happened'}"
+    hit = result.get("hit")
+    if isinstance(hit, dict):
+        label = hit.get("text") or hit.get("desc") or hit.get("rid") or ""
+        notes["hit"] = f"{hit.get('class', '')} {label!r}".strip()
+    return notes
+
+
+class SimActuator:
+    """The primitives on one instance shown on ``pooled`` (device pixels of ``profile``)."""
+
+    def __init__(self, pooled: PooledPage, instance: Instance, profile: SimProfile) -> None:
+        self.pooled = pooled
+        self.instance = instance
+        self.profile = profile
+
+    # ---- touch
+    def _css(self, at: IntPoint) -> list[float]:
+        """The CSS point of device pixel ``at`` (as the virtual phone maps ``input tap``)."""
+        dpr = self.profile.dpr
+        return [at.x / dpr, at.y / dpr]
+
+    async def _runtime(self, call: str, *points: IntPoint, **flags: Any) -> dict[str, Any]:
+        coords = [value for point in points for value in self._css(point)]
+        result = await self.pooled.page.evaluate(
+            "([call, coords, flags]) => window.__mgb[call](...coords, flags)",
+            [call, coords, flags],
         )
-        return Outcome(executed, error=_describe(result))
-    if isinstance(action, SwipeAction):
-        result, a, b = await _swipe(pooled, action.start, action.end, profile)
-        return Outcome(
-            ExecutedAction(
-                action=action, point_px=a, end_point_px=b, backend_command="runtime.swipe"
-            ),
-            error=_describe(result),
+        return result if isinstance(result, dict) else {}
+
+    def _stroke(self, path: Sequence[IntPoint], duration_ms: float) -> Stroke:
+        timeout = long_press_timeout_ms(self.instance.state.os.settings)
+        return classify_stroke(
+            [(p.x, p.y) for p in path],
+            duration_ms,
+            density_dpi=self.profile.density_dpi,
+            long_press_timeout_ms=timeout,
         )
-    if isinstance(action, ScrollAction):
-        start, end = scroll_path(
-            action.direction, _scroll_area(action, seen, profile), action.distance
-        )
-        result, a, b = await _swipe(pooled, start, end, profile)
-        return Outcome(
-            ExecutedAction(
-                action=action, point_px=a, end_point_px=b, backend_command="runtime.swipe"
-            ),
-            error=_describe(result),
-        )
-    if isinstance(action, TypeAction):
-        return await _type(pooled, instance, action, seen, profile)
-    if isinstance(action, KeyAction):
-        error = phone.key(state, action.key)
+
+    async def _touch(self, call: str, at: IntPoint, stroke: str) -> Performed:
+        notes = _runtime_notes(await self._runtime(call, at))
+        return Performed(f"runtime.{call} {at.x} {at.y}", {"stroke": stroke, **notes})
+
+    async def tap(self, at: IntPoint) -> Performed:
+        """A tap where the runtime's hit test says."""
+        return await self._touch("tap", at, "tap")
+
+    async def double_tap(self, at: IntPoint) -> Performed:
+        """Two taps (no simulated app handles a double tap: each tap is a click)."""
+        return await self._touch("doubleTap", at, "double_tap")
+
+    async def press(self, at: IntPoint, duration_ms: int) -> Performed:
+        """A held touch: a long press when it lasts the long-press timeout, else a tap."""
+        stroke = self._stroke([at], duration_ms)
+        call = "longPress" if stroke.kind == "long_press" else "tap"
+        return await self._touch(call, at, stroke.kind)
+
+    async def swipe(self, path: Sequence[IntPoint], duration_ms: int) -> Performed:
+        """A finger path: a tap or long press if it stays in the slop, else a drag (the
+        content follows the finger) or a fling (it glides on)."""
+        stroke = self._stroke(path, duration_ms)
+        start = path[0]
+        if stroke.kind in ("tap", "long_press"):
+            return await self._touch("tap" if stroke.kind == "tap" else "longPress", start,
+                                     stroke.kind)  # fmt: skip
+        end = path[-1]
+        result = await self._runtime("swipe", start, end, fling=stroke.kind == "fling")
+        command = f"runtime.swipe {start.x} {start.y} {end.x} {end.y}"
+        return Performed(command, {"stroke": stroke.kind, **_runtime_notes(result)})
+
+    # ---- keys, text, apps
+    async def key(self, key: KeyName) -> Performed:
+        """A key, applied to the state."""
+        instance = self.instance
+        effect = instance.phone.key(instance.state, key)
         instance.changed()
-        return Outcome(ExecutedAction(action=action, backend_command=f"key {action.key}"), error)
-    if isinstance(action, OpenAppAction):
-        try:
-            phone.launch(state, action.app)
-        except UnknownApp as exc:
-            return Outcome(ExecutedAction(action=action), error=str(exc))
+        return Performed(f"key {key}", {"effect": effect} if effect else {})
+
+    async def type_text(self, text: str, *, clear: bool) -> Performed:
+        """Commit ``text`` to the focused field (like an IME); where it reached no field
+        (a system dialog in front), that is a note."""
+        instance = self.instance
+        effect = instance.phone.type_text(instance.state, text, clear)
         instance.changed()
-        return Outcome(ExecutedAction(action=action, backend_command=f"launch {action.app}"))
-    if isinstance(action, WaitAction):
-        return Outcome(ExecutedAction(action=action, backend_command="wait"))
-    if isinstance(action, AnswerAction | FinishAction):
-        return Outcome(ExecutedAction(action=action), done=True)
-    raise TypeError(f"unsupported action {action!r}")
+        return Performed("ime.commit_text", {"effect": effect} if effect else {})
 
+    async def launch(self, app: str) -> Launch:
+        """Bring ``app`` to the front, if the simulator has it."""
+        instance = self.instance
+        if app not in instance.phone.apps:
+            package = app_catalog().get(app).package()
+            return Launch(LaunchStatus.NOT_INSTALLED, package=package)
+        instance.phone.launch(instance.state, app)
+        instance.changed()
+        shown = foreground_of(instance.phone, instance.state)
+        return Launch(LaunchStatus.LAUNCHED, command=f"launch {app}", package=shown.package)
 
-async def _type(
-    pooled: PooledPage,
-    instance: Instance,
-    action: TypeAction,
-    seen: Observation | None,
-    profile: SimProfile,
-) -> Outcome:
-    point: tuple[float, float] | None = None
-    node: UINode | None = None
-    if action.target is not None:
-        _, point, node, _ = await _touch(pooled, "tap", action.target, seen, profile)
-    error = instance.phone.type_text(instance.state, action.text, action.clear)
-    if error is None and action.submit:
-        error = instance.phone.key(instance.state, "enter")
-    instance.changed()
-    executed = ExecutedAction(
-        action=action, point_px=point, element=node, backend_command="ime.commit_text"
-    )
-    return Outcome(executed, error=error)
+    async def focus(self) -> FocusState:
+        """The tree the page shows now and the keyboard state."""
+        await self.pooled.show(self.instance)
+        raw = await self.pooled.page.evaluate("() => window.__mgb.treeJson()")
+        nodes = tree_nodes(json.loads(raw))
+        return FocusState(nodes, self.instance.state.ui.keyboard_visible)
+
+    async def wait(self, seconds: float) -> Performed:
+        """Time passes on the instance's own clock (the env advances it per step)."""
+        return Performed("wait")

@@ -12,7 +12,8 @@ import json
 import time
 from typing import TYPE_CHECKING, Any
 
-from bridge.errors import EnvError
+from bridge.actuate import perform
+from bridge.errors import EnvUsageError
 from bridge.schema import (
     Action,
     AnswerAction,
@@ -24,7 +25,7 @@ from bridge.schema import (
     WaitAction,
 )
 from bridge.uitree import to_xml
-from sim.actuate import perform
+from sim.actuate import SimActuator
 from sim.apps.answersheet import pose_questions
 from sim.observe import observe
 from sim.state import InstanceState
@@ -98,31 +99,38 @@ class SimEnv:
         return self.base.model_copy(deep=True, update={"seed": seed})
 
     async def step(self, action: Action) -> StepResult:
-        """Carry out ``action`` and observe the settled screen."""
+        """Carry out ``action`` on the observation the policy saw and observe the settled
+        screen (:func:`bridge.actuate.perform` over this simulator's primitives)."""
         self._check_open()
+        seen = self._last
+        if seen is None:
+            raise EnvUsageError("nothing observed yet: call reset(task) (or observe()) first")
         started = time.perf_counter()
         instance = self.instance
         async with instance.lock, self.sim.pool.page() as pooled:
             self._begin_step(action)
             await pooled.show(instance)
-            acted = time.perf_counter()
-            outcome = await perform(pooled, instance, action, self._last, self.sim.config.profile)
+            world = SimActuator(pooled, instance, self.sim.config.profile)
+            outcome = await perform(world, action, seen)
             if isinstance(action, AnswerAction) and instance.episode is not None:
                 instance.episode.answer = dict(action.fields)
+            acted = time.perf_counter()
             await pooled.show(instance)
             settled = time.perf_counter()
             obs = await self._observe_on(pooled, outcome.error)
         done = time.perf_counter()
         self._last = obs
         timings = StepTimings(
-            act_ms=(settled - acted) * 1000,
-            settle_ms=0.0,
+            act_ms=(acted - started) * 1000,
+            settle_ms=(settled - acted) * 1000,
             observe_ms=(done - settled) * 1000,
             total_ms=(done - started) * 1000,
         )
+        route = instance.state.os.route
+        notes = {**outcome.executed.notes, "route": route.path if route else "(home)"}
         return StepResult(
             observation=obs,
-            executed=outcome.executed,
+            executed=outcome.executed.model_copy(update={"notes": notes}),
             error=outcome.error,
             done=outcome.done,
             timings=timings,
@@ -132,7 +140,7 @@ class SimEnv:
         """Judge the task on the current state."""
         self._check_open()
         if self.instance.episode is None:
-            raise EnvError("no task to judge: call reset(task) first")
+            raise EnvUsageError("no task to judge: call reset(task) first")
         return self.instance.episode.verdict(self.sim.phone, self.instance.state, self._trees)
 
     async def close(self) -> None:
@@ -180,7 +188,7 @@ class SimEnv:
 
     def _check_open(self) -> None:
         if self.instance.closed:
-            raise EnvError(f"instance {self.instance.id} is closed")
+            raise EnvUsageError(f"instance {self.instance.id} is closed: make a new env")
 
     # ---- snapshot and fork
     async def snapshot(self) -> bytes:

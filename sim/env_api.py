@@ -14,16 +14,29 @@ client sends can take the server down.
     POST   /api/envs/{id}/fork          {"n": 8}                              -> EnvCreated list
     GET    /api/envs/{id}/verdict       judge the task                        -> Verdict
     DELETE /api/envs/{id}               close
+
+Errors carry an ``X-Env-Error`` header naming their kind, so a client maps them without
+reading message text (``sim.client.error_for`` is that client's one mapping):
+
+    404 unknown-env    no env with this id (closed, or never created)
+    404 unknown-task   no template with this id (the detail names the nearest ones)
+    409 usage          EnvUsageError: the env was used out of order (a verdict before reset)
+    409 conflict       any other simulator error the request provoked
+    422 bad-request    neither task_id nor task, or a body that is no snapshot of this sim
+    422 (no header)    a body that does not validate (FastAPI's own answer)
+    503 infra          EnvError: the simulator's infrastructure failed
+    504 timeout        EnvTimeout: the simulator did not finish in its time budget
 """
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Literal, TypeVar
 
 from fastapi import APIRouter, HTTPException, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
 
-from bridge.errors import BridgeError
+from bridge.errors import BridgeError, EnvError, EnvTimeout, EnvUsageError
 from bridge.schema import Action, Observation, StepResult, TaskInstance, Verdict
 from sim.errors import SimError
 from sim.tasks.registry import UnknownTask
@@ -32,9 +45,29 @@ if TYPE_CHECKING:
     from sim.env import SimEnv
     from sim.simulator import Simulator
 
-__all__ = ["CreateRequest", "EnvCreated", "EnvInfo", "ForkRequest", "ResetRequest", "env_router"]
+__all__ = [
+    "ERROR_HEADER",
+    "CreateRequest",
+    "EnvCreated",
+    "EnvInfo",
+    "ForkRequest",
+    "ResetRequest",
+    "env_router",
+]
 
 T = TypeVar("T")
+
+ERROR_HEADER = "X-Env-Error"
+"""Response header naming the kind of an env-API error (see the table above)."""
+
+
+def _refusal(status: int, detail: str, kind: str) -> HTTPException:
+    """An HTTP error of the env API: ``detail`` for people, ``kind`` for clients."""
+    return HTTPException(status, detail, headers={ERROR_HEADER: kind})
+
+
+def _named(exc: Exception) -> str:
+    return f"{type(exc).__name__}: {exc}"
 
 
 class _Body(BaseModel):
@@ -91,27 +124,33 @@ def env_router(sim: Simulator) -> APIRouter:
 
     def get(env_id: str) -> SimEnv:
         if env_id not in envs:
-            raise HTTPException(404, f"no env {env_id!r}; POST /api/envs creates one")
+            raise _refusal(404, f"no env {env_id!r}; POST /api/envs creates one", "unknown-env")
         return envs[env_id]
 
     def task_for(request: ResetRequest) -> TaskInstance:
         if request.task is not None:
             return request.task
         if request.task_id is None:
-            raise HTTPException(422, "give task_id (with seed and lang) or task")
+            raise _refusal(422, "give task_id (with seed and lang) or task", "bad-request")
         world = {app_id: app.world for app_id, app in sim.phone.apps.items()}
         try:
             return sim.tasks.instantiate(request.task_id, request.seed, world, request.lang)
         except UnknownTask as exc:
-            raise HTTPException(404, str(exc)) from exc
+            raise _refusal(404, str(exc), "unknown-task") from exc
 
-    async def guarded(call):
+    async def guarded(call: Awaitable[T]) -> T:
         try:
             return await call
         except UnknownTask as exc:
-            raise HTTPException(404, str(exc)) from exc
+            raise _refusal(404, str(exc), "unknown-task") from exc
+        except EnvUsageError as exc:
+            raise _refusal(409, _named(exc), "usage") from exc
+        except EnvTimeout as exc:
+            raise _refusal(504, _named(exc), "timeout") from exc
+        except EnvError as exc:
+            raise _refusal(503, _named(exc), "infra") from exc
         except (SimError, BridgeError) as exc:
-            raise HTTPException(409, f"{type(exc).__name__}: {exc}") from exc
+            raise _refusal(409, _named(exc), "conflict") from exc
 
     @router.post("")
     async def create(request: CreateRequest) -> EnvCreated:
@@ -163,9 +202,10 @@ def env_router(sim: Simulator) -> APIRouter:
         env = get(env_id)
         body = await request.body()
         try:
-            return await env.restore(body)
+            return await guarded(env.restore(body))
         except (ValueError, KeyError) as exc:
-            raise HTTPException(422, f"not a snapshot of this simulator: {exc}") from exc
+            detail = f"not a snapshot of this simulator: {exc}"
+            raise _refusal(422, detail, "bad-request") from exc
 
     @router.post("/{env_id}/fork")
     async def fork(env_id: str, request: ForkRequest) -> list[EnvCreated]:

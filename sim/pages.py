@@ -3,6 +3,13 @@
 Instance count is bounded by JSON state, not by browsers: a step borrows a page, makes it
 show the instance (a swap of the screen's HTML, only when the page shows something else),
 acts, observes and gives the page back.
+
+Borrowing (:meth:`PagePool.page`) is where Playwright's exceptions meet ours, for every
+Playwright call a step makes: a Playwright timeout becomes
+:class:`~bridge.errors.EnvTimeout`, and any Playwright error while the page is gone (it
+crashed, closed, or Chromium disconnected) becomes :class:`~bridge.errors.EnvError` —
+infrastructure, an ``infra_error`` episode. A Playwright error on a live page (our page
+runtime threw, a bad call of ours) is a simulator bug and propagates unchanged.
 """
 
 from __future__ import annotations
@@ -13,8 +20,11 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 
 from playwright.async_api import Browser, BrowserContext, Page
+from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import TimeoutError as PlaywrightTimeout
 from pydantic import BaseModel, ConfigDict, Field
 
+from bridge.errors import EnvError, EnvTimeout
 from sim.instance import Instance
 
 __all__ = ["PagePool", "PooledPage", "SimProfile"]
@@ -51,6 +61,8 @@ class PooledPage:
     instance: str | None = None
     version: int = -1
     uses: int = field(default=0)
+    crashed: bool = False
+    """Set by the page's ``crash`` event (a crashed page is not closed, but is dead)."""
 
     async def show(self, instance: Instance) -> None:
         """Make the page show ``instance``'s current version (no-op when it already does)."""
@@ -73,6 +85,15 @@ class PooledPage:
     def forget(self) -> None:
         """Mark the page as showing nothing known (after an error mid-gesture)."""
         self.instance, self.version = None, -1
+
+    def gone(self) -> bool:
+        """Whether the page can no longer answer: crashed, closed, or its browser is gone."""
+        browser = self.page.context.browser
+        disconnected = browser is not None and not browser.is_connected()
+        return self.crashed or self.page.is_closed() or disconnected
+
+    def _on_crash(self, _page: Page) -> None:
+        self.crashed = True
 
 
 class PagePool:
@@ -110,15 +131,29 @@ class PagePool:
         page = await context.new_page()
         await page.goto(f"{self._base_url}/", wait_until="load")
         await page.wait_for_function("() => window.__mgb !== undefined")
-        return PooledPage(page, self._profile)
+        pooled = PooledPage(page, self._profile)
+        page.on("crash", pooled._on_crash)
+        return pooled
 
     @asynccontextmanager
     async def page(self) -> AsyncIterator[PooledPage]:
-        """Borrow a page for one step."""
+        """Borrow a page for one step; Playwright failures of the browser come out as
+        ``EnvTimeout`` / ``EnvError`` (see the module docstring)."""
         pooled = await self._free.get()
         try:
             pooled.uses += 1
             yield pooled
+        except PlaywrightTimeout as exc:
+            pooled.forget()
+            raise EnvTimeout(f"the simulator's Chromium page did not answer: {_gist(exc)}") from exc
+        except PlaywrightError as exc:
+            pooled.forget()
+            if not pooled.gone():
+                raise  # the page is alive: our runtime or our call is wrong, a bug
+            raise EnvError(
+                f"the simulator's Chromium page crashed or closed ({_gist(exc)}); if this "
+                "repeats, restart the simulator (its page pool does not replace dead pages)"
+            ) from exc
         except BaseException:
             pooled.forget()
             raise
@@ -130,3 +165,9 @@ class PagePool:
         contexts, self._contexts = self._contexts, []
         for context in contexts:
             await context.close()
+
+
+def _gist(exc: PlaywrightError) -> str:
+    """The first line of a Playwright message (the rest is its call log)."""
+    lines = exc.message.strip().splitlines()
+    return lines[0] if lines else type(exc).__name__

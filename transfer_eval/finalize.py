@@ -15,7 +15,7 @@ from transfer_eval.replay import Side, replay_page
 from transfer_eval.report import Report, build_report
 from transfer_eval.report_html import render_html
 from transfer_eval.report_md import render_markdown
-from transfer_eval.stats import Outcome
+from transfer_eval.stats import MissingCell, Outcome
 
 __all__ = [
     "collect_outcomes",
@@ -27,29 +27,32 @@ __all__ = [
 ]
 
 
-def collect_outcomes(store: RunStore, cells: Sequence[Cell]) -> tuple[list[Outcome], int]:
-    """Outcomes of the grid's finished cells, and how many ended as infra errors."""
+def collect_outcomes(
+    store: RunStore, cells: Sequence[Cell]
+) -> tuple[list[Outcome], list[MissingCell]]:
+    """Outcomes of the grid's finished cells, in grid order, and the cells without one
+    (``infra_error`` after the retries, with its error; or never run)."""
     done = store.completed()
-    outcomes, infra = [], 0
+    outcomes, gaps = [], []
     for cell in cells:
         record = done.get(cell.episode_id)
+        where = {
+            "task_id": cell.label,
+            "seed": cell.task.seed,
+            "lang": cell.task.lang,
+            "policy": cell.role,
+            "world": cell.world,
+            "repeat": cell.repeat,
+        }
         if record is None:
-            continue
-        if record.outcome == "infra_error":
-            infra += 1
-            continue
-        outcomes.append(
-            Outcome(
-                task_id=cell.label,
-                policy=cell.role,
-                world=cell.world,
-                repeat=cell.repeat,
-                success=record.outcome == "success",
-                level=cell.template.level,
-                app=cell.template.apps[0],
-            )
-        )
-    return outcomes, infra
+            gaps.append(MissingCell(**where, reason="missing"))
+        elif record.outcome == "infra_error":
+            gaps.append(MissingCell(**where, reason="infra_error", error=record.error))
+        else:
+            success = record.outcome == "success"
+            app = cell.template.apps[0]
+            outcomes.append(Outcome(**where, success=success, level=cell.template.level, app=app))
+    return outcomes, gaps
 
 
 def pairing(
@@ -107,7 +110,7 @@ def write_reports(
     """Write every report file into the run directory and return the report."""
     gap = config.gap.describe() if backend == "virtual" else ""
     links = write_replays(store, cells, device_title(config, backend, device_model))
-    outcomes, infra = collect_outcomes(store, cells)
+    outcomes, gaps = collect_outcomes(store, cells)
     report = build_report(
         outcomes,
         device_backend=backend,
@@ -116,7 +119,7 @@ def write_reports(
         trained=config.trained,
         suite=config.suite,
         repeats=config.repeats,
-        infra_errors=infra,
+        gaps=gaps,
         replays=links,
         device_gap=gap,
     )

@@ -1,8 +1,10 @@
 """``report.html``: a self-contained page (inline SVG charts, no scripts, no network).
 
 It shows the headline with intervals, a bar chart of success per policy and world, a
-scatter of each task's sim gain against its real gain, the bucket table, and a link per
-task to its side-by-side replay. A run on the virtual phone says so in a banner.
+scatter of each task's sim gain against its real gain, the bucket table, a link per task
+to its side-by-side replay, and the suite entry-repeats left out of every figure (a cell
+that ended as ``infra_error`` or never ran), with the cell and its error. A run on the
+virtual phone says so in a banner.
 """
 
 from __future__ import annotations
@@ -120,6 +122,29 @@ def _groups(rows: list[GroupRow]) -> str:
     )
 
 
+def _dropped(report: Report) -> str:
+    """The entry-repeats the statistics leave out, one row per missing cell."""
+    if not report.dropped:
+        return '<p class="meta">None: every entry-repeat finished in all four cells.</p>'
+    rows = [
+        [
+            html.escape(f"{d.task_id} (seed {d.seed}, {d.lang})"),
+            str(d.repeat),
+            html.escape(f"{cell.policy}/{cell.world}"),
+            cell.reason,
+            html.escape(cell.error or ""),
+        ]
+        for d in report.dropped
+        for cell in d.cells
+    ]
+    note = (
+        f'<p class="meta">{len(report.dropped)} entry-repeat(s) left out of every figure '
+        f"({report.dropped_episodes} finished episode(s) with them), so that both policies "
+        "and both worlds are compared on the same tasks.</p>"
+    )
+    return note + _table(["entry", "repeat", "cell", "reason", "error"], rows)
+
+
 def _cards(report: Report) -> str:
     r = report.retention
     retention = "undefined" if r.value is None else f"{100 * r.value:.1f}%"
@@ -160,7 +185,8 @@ def render_html(report: Report) -> str:
             f"base {report.base} · trained {report.trained} · suite {report.suite}"
             f" · {report.tasks} tasks × {report.repeats} "
             f"repeat{'s' if report.repeats != 1 else ''} · "
-            f"{report.episodes} episodes · {report.infra_errors} infra errors"
+            f"{report.episodes} episodes · {report.infra_errors} infra errors · "
+            f"{len(report.dropped)} entry-repeats dropped"
         ),
         backend_class="virtual" if virtual else "device",
         backend_banner=html.escape(f"Phone side: {backend_label(report)}"),
@@ -185,4 +211,5 @@ def render_html(report: Report) -> str:
         levels=_groups(report.levels),
         apps=_groups(report.apps),
         tasks=_table(["task", "bucket", *_COLUMNS, "agreement", ""], tasks),
+        dropped=_dropped(report),
     )

@@ -1,22 +1,28 @@
 """Statistics of a paired sim/real evaluation: rates, gains, retention and how sure we are.
 
-Input is one :class:`Outcome` per finished (task, policy, world, repeat) cell; infra errors
-never reach this module (they are retried, then reported apart). Everything is a pure
-function of the outcomes and a seed, so a report is reproducible.
+The unit is the **suite entry** (task id x seed x language, :attr:`Outcome.entry`) and one
+repeat of it: four cells, base and trained in sim and on the phone. Input is one
+:class:`Outcome` per finished cell; :func:`complete_entries` keeps only the entry-repeats
+whose four cells all finished and lists the others as :class:`DroppedEntry` (a cell that
+ended as ``infra_error`` after its retries, or never ran). Every function below assumes
+complete entry-repeats — the report never passes anything else — because a missing cell
+would shrink one side of a comparison only: a rate, a gain or a retention would then divide
+numbers measured on different task sets. Everything is a pure function of the outcomes
+and a seed, so a report is reproducible.
 
 Definitions:
     * success rate of a policy in a world: successes / episodes, with a Wilson 95% interval;
     * gain in a world: rate(trained) - rate(base);
     * retention: real gain / sim gain — *undefined* when the sim gain is smaller than
       ``min_sim_gain`` (a ratio of near-zero numbers is noise, not a finding); its interval
-      is a percentile bootstrap that resamples *tasks* with replacement, a task's four
-      cells moving together (the design is paired);
-    * McNemar: exact two-sided binomial test on the discordant (task, repeat) pairs of base
+      is a percentile bootstrap that resamples *entries* with replacement, an entry's cells
+      (all repeats, both policies, both worlds) moving together (the design is paired);
+    * McNemar: exact two-sided binomial test on the discordant (entry, repeat) pairs of base
       vs trained within one world;
     * buckets (as the MobileGym paper's, by simulator rates): ``stable-pass`` (base and
       trained both >= 0.8 in sim), ``uplift`` (trained - base >= 0.5 in sim), ``mid`` (the
       rest);
-    * sim-real agreement: the fraction of (task, policy, repeat) pairs whose sim outcome
+    * sim-real agreement: the fraction of (entry, policy, repeat) pairs whose sim outcome
       equals the real outcome.
 """
 
@@ -25,18 +31,23 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
+from typing import Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, field_validator
 
 __all__ = [
+    "DroppedEntry",
+    "EntryKey",
     "Interval",
+    "MissingCell",
     "Outcome",
     "RateSummary",
     "RetentionSummary",
     "agreement",
     "bootstrap_retention",
     "bucket",
+    "complete_entries",
     "gain",
     "mcnemar_p",
     "rate",
@@ -52,16 +63,63 @@ class _Frozen(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-class Outcome(_Frozen):
-    """One finished cell: did this policy solve this task in this world on this repeat."""
+EntryKey = tuple[str, int, str]
+"""A suite entry: (task id or entry label, seed, language)."""
+
+_ERROR_CHARS = 300
+
+
+class _Cell(_Frozen):
+    """A cell of the grid: a suite entry × policy × world × repeat. ``task_id`` is the
+    entry's label in reports (the task id, unless the suite holds the task more than once);
+    ``seed`` and ``lang`` complete the entry's identity."""
 
     task_id: str
+    seed: int = 0
+    lang: str = "en"
     policy: str
     world: str
     repeat: int = 0
+
+    @property
+    def entry(self) -> EntryKey:
+        """The suite entry this cell belongs to."""
+        return (self.task_id, self.seed, self.lang)
+
+
+class Outcome(_Cell):
+    """One finished cell: did this policy solve this suite entry in this world on this
+    repeat."""
+
     success: bool
     level: str | None = None
     app: str | None = None
+
+
+class MissingCell(_Cell):
+    """A cell of the grid without an outcome: it ended as ``infra_error`` after its
+    retries, or it never ran (``missing``). ``error`` is kept to 300 characters."""
+
+    reason: Literal["infra_error", "missing"]
+    error: str | None = None
+
+    @field_validator("error")
+    @classmethod
+    def _truncated(cls, error: str | None) -> str | None:
+        if error is None or len(error) <= _ERROR_CHARS:
+            return error
+        return error[: _ERROR_CHARS - 1] + "…"
+
+
+class DroppedEntry(_Frozen):
+    """One repeat of a suite entry left out of every statistic, and the cells that were
+    missing from it (in policy, world order)."""
+
+    task_id: str
+    seed: int
+    lang: str
+    repeat: int
+    cells: list[MissingCell]
 
 
 class Interval(_Frozen):
@@ -131,11 +189,56 @@ def retention(outcomes: Sequence[Outcome], min_sim_gain: float = 0.05) -> float 
     return real / sim
 
 
-def _by_task(outcomes: Iterable[Outcome]) -> dict[str, list[Outcome]]:
-    tasks: dict[str, list[Outcome]] = defaultdict(list)
+def complete_entries(
+    outcomes: Sequence[Outcome], gaps: Iterable[MissingCell] = ()
+) -> tuple[list[Outcome], list[DroppedEntry]]:
+    """Split the outcomes into those of complete entry-repeats and the dropped rest.
+
+    An entry-repeat is complete when all four cells (base and trained, sim and real) have an
+    outcome. Kept outcomes stay in their input order; dropped entry-repeats come sorted,
+    each with its missing cells: the matching ``gaps`` (why the cell has no outcome), else a
+    ``missing`` cell.
+    """
+    present: dict[tuple[EntryKey, int], set[tuple[str, str]]] = defaultdict(set)
+    for o in outcomes:
+        present[(o.entry, o.repeat)].add((o.policy, o.world))
+    why = {(g.entry, g.repeat, g.policy, g.world): g for g in gaps}
+    units = set(present) | {(entry, repeat) for entry, repeat, _, _ in why}
+    dropped = []
+    for entry, repeat in sorted(units):
+        cells = [
+            why.get((entry, repeat, policy, world)) or _missing(entry, repeat, policy, world)
+            for policy in POLICIES
+            for world in WORLDS
+            if (policy, world) not in present.get((entry, repeat), set())
+        ]
+        if cells:
+            task_id, seed, lang = entry
+            dropped.append(
+                DroppedEntry(task_id=task_id, seed=seed, lang=lang, repeat=repeat, cells=cells)
+            )
+    gone = {((d.task_id, d.seed, d.lang), d.repeat) for d in dropped}
+    return [o for o in outcomes if (o.entry, o.repeat) not in gone], dropped
+
+
+def _missing(entry: EntryKey, repeat: int, policy: str, world: str) -> MissingCell:
+    task_id, seed, lang = entry
+    return MissingCell(
+        task_id=task_id,
+        seed=seed,
+        lang=lang,
+        policy=policy,
+        world=world,
+        repeat=repeat,
+        reason="missing",
+    )
+
+
+def _by_entry(outcomes: Iterable[Outcome]) -> dict[EntryKey, list[Outcome]]:
+    entries: dict[EntryKey, list[Outcome]] = defaultdict(list)
     for outcome in outcomes:
-        tasks[outcome.task_id].append(outcome)
-    return dict(tasks)
+        entries[outcome.entry].append(outcome)
+    return dict(entries)
 
 
 def bootstrap_retention(
@@ -145,7 +248,7 @@ def bootstrap_retention(
     seed: int = 0,
     min_sim_gain: float = 0.05,
 ) -> RetentionSummary:
-    """Retention with a task-level paired percentile bootstrap interval."""
+    """Retention with an entry-level paired percentile bootstrap interval."""
     point = retention(outcomes, min_sim_gain)
     if point is None:
         sim = gain(outcomes, "sim")
@@ -155,7 +258,7 @@ def bootstrap_retention(
             else (f"the sim gain ({sim:+.3f}) is below {min_sim_gain}: nothing to retain")
         )
         return RetentionSummary(value=None, low=None, high=None, undefined_reason=reason)
-    tasks = list(_by_task(outcomes).values())
+    tasks = list(_by_entry(outcomes).values())
     rng = np.random.default_rng(seed)
     values, undefined = [], 0
     for _ in range(resamples):
@@ -177,10 +280,10 @@ def bootstrap_retention(
 
 def mcnemar_p(outcomes: Sequence[Outcome], world: str) -> tuple[int, int, float]:
     """(base-only wins b, trained-only wins c, exact two-sided p) over paired cells."""
-    cells: dict[tuple[str, int], dict[str, bool]] = defaultdict(dict)
+    cells: dict[tuple[EntryKey, int], dict[str, bool]] = defaultdict(dict)
     for o in outcomes:
         if o.world == world:
-            cells[(o.task_id, o.repeat)][o.policy] = o.success
+            cells[(o.entry, o.repeat)][o.policy] = o.success
     pairs = [c for c in cells.values() if "base" in c and "trained" in c]
     b = sum(c["base"] and not c["trained"] for c in pairs)
     c = sum(c["trained"] and not c["base"] for c in pairs)
@@ -192,7 +295,7 @@ def mcnemar_p(outcomes: Sequence[Outcome], world: str) -> tuple[int, int, float]
 
 
 def bucket(task_outcomes: Sequence[Outcome]) -> str:
-    """``stable-pass``, ``uplift`` or ``mid`` for one task, from its simulator rates."""
+    """``stable-pass``, ``uplift`` or ``mid`` for one entry, from its simulator rates."""
     base = _mean(task_outcomes, "base", "sim")
     trained = _mean(task_outcomes, "trained", "sim")
     if base is None or trained is None:
@@ -205,10 +308,10 @@ def bucket(task_outcomes: Sequence[Outcome]) -> str:
 
 
 def agreement(outcomes: Sequence[Outcome]) -> float | None:
-    """Share of (task, policy, repeat) pairs where the sim outcome equals the real one."""
-    cells: dict[tuple[str, str, int], dict[str, bool]] = defaultdict(dict)
+    """Share of (entry, policy, repeat) pairs where the sim outcome equals the real one."""
+    cells: dict[tuple[EntryKey, str, int], dict[str, bool]] = defaultdict(dict)
     for o in outcomes:
-        cells[(o.task_id, o.policy, o.repeat)][o.world] = o.success
+        cells[(o.entry, o.policy, o.repeat)][o.world] = o.success
     pairs = [c for c in cells.values() if "sim" in c and "real" in c]
     if not pairs:
         return None

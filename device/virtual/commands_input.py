@@ -1,9 +1,9 @@
 """``input``: taps, swipes, text and key events, as Android 14's InputShellCommand.
 
 * ``input [SOURCE] [-d DISPLAY] tap X Y`` (floats allowed);
-* ``input swipe X1 Y1 X2 Y2 [MS]`` (default 300 ms): a swipe that starts and ends within
-  :data:`HOLD_SLOP_PX` is a tap, or a long press when it lasts at least
-  :data:`LONG_PRESS_MS`, as the touch framework would see it; ``draganddrop`` likewise;
+* ``input swipe X1 Y1 X2 Y2 [MS]`` (default 300 ms): one stroke, classified as the touch
+  framework would (a tap, a long press, a drag or a fling: :func:`bridge.gestures.classify_stroke`
+  with the phone's long-press timeout); ``draganddrop`` likewise;
 * ``input text STRING``: exactly one argument, ``%s`` is a space. Like Android, only
   characters of the virtual keyboard's key map (printable ASCII) can be typed: anything else
   fails with Android's NullPointerException and types nothing — Unicode text needs the
@@ -19,12 +19,8 @@ import math
 from device.virtual.phone import KEYCODES
 from device.virtual.shell_context import CommandContext, CommandFn
 
-__all__ = ["COMMANDS", "HOLD_SLOP_PX", "KEY_NAMES", "LONG_PRESS_MS", "keycode"]
+__all__ = ["COMMANDS", "KEY_NAMES", "keycode"]
 
-HOLD_SLOP_PX = 10.0
-"""A finger that moves less than this stays a tap or a long press."""
-LONG_PRESS_MS = 500
-"""A held touch at least this long is a long press (Android's default timeout is 400 ms)."""
 EXIT_EXCEPTION = 255
 """Exit status when the Java side throws (ShellCommand returns -1)."""
 
@@ -141,13 +137,7 @@ async def _swipe(ctx: CommandContext, args: list[str]) -> int:
     if coords is None or duration is None:
         return await ctx.usage(_USAGE)
     x1, y1, x2, y2 = coords
-    if math.hypot(x2 - x1, y2 - y1) <= HOLD_SLOP_PX:
-        if duration[0] >= LONG_PRESS_MS:
-            await ctx.phone.long_press(x1, y1)
-        else:
-            await ctx.phone.tap(x1, y1)
-    else:
-        await ctx.phone.swipe(x1, y1, x2, y2)
+    await ctx.phone.stroke([(x1, y1), (x2, y2)], duration[0])
     return 0
 
 

@@ -12,15 +12,17 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Protocol, TypeVar
 
 import numpy as np
 
+from bridge.gestures import classify_stroke
 from bridge.schema import UINode
 from bridge.uitree import to_xml
 from device.virtual.perturb import PopupSource, Transition, decode_image, encode_image
+from sim.actuate import long_press_timeout_ms
 from sim.device_props import DeviceIdentity
 from sim.instance import Instance
 from sim.observe import LAUNCHER_PACKAGE, foreground, tree_nodes
@@ -296,15 +298,34 @@ class VirtualPhone:
 
         await self._input(gesture)
 
-    async def swipe(self, x1: float, y1: float, x2: float, y2: float) -> None:
-        """``input swipe``: a finger path in device pixels."""
+    async def swipe(
+        self, x1: float, y1: float, x2: float, y2: float, *, fling: bool = False
+    ) -> None:
+        """A finger path in device pixels that scrolls (a drag; ``fling``: released fast)."""
 
         async def swipe() -> None:
             if self.on_screen(x1, y1):
-                script = "([a, b, c, d]) => window.__mgb.swipe(a, b, c, d)"
-                await self._evaluate(script, self._css(x1, y1) + self._css(x2, y2))
+                script = "([a, b, c, d, fling]) => window.__mgb.swipe(a, b, c, d, {fling})"
+                await self._evaluate(script, [*self._css(x1, y1), *self._css(x2, y2), fling])
 
         await self._input(swipe)
+
+    async def stroke(self, path: Sequence[tuple[float, float]], duration_ms: float) -> None:
+        """One finger stroke (``input swipe``, uiautomator's clicks and swipes, injected
+        events), its points evenly spaced over ``duration_ms``, classified as Android does
+        (:func:`bridge.gestures.classify_stroke`, this phone's long-press timeout)."""
+        stroke = classify_stroke(
+            path,
+            duration_ms,
+            density_dpi=self.density,
+            long_press_timeout_ms=long_press_timeout_ms(self.instance.state.os.settings),
+        )
+        if stroke.kind == "tap":
+            await self.tap(*stroke.start)
+        elif stroke.kind == "long_press":
+            await self.long_press(*stroke.start)
+        else:
+            await self.swipe(*stroke.start, *stroke.end, fling=stroke.kind == "fling")
 
     async def keyevent(self, key: int | str) -> None:
         """``input keyevent``: a keycode number or name (``KEYCODE_`` optional)."""

@@ -19,6 +19,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from bridge.gestures import TOUCH_SLOP_DP
 from bridge.schema import UINode
 from bridge.uitree import to_xml
 from device.virtual.phone import VirtualPhone
@@ -42,8 +43,8 @@ __all__ = [
     "limit_depth",
 ]
 
-LONG_PRESS_MS = 400
-"""``ViewConfiguration.getLongPressTimeout()`` on Android 12+."""
+LONG_CLICK_MS = 2_000
+"""How long ``longClick`` holds: well past any long-press timeout a user can choose."""
 STEP_MS = 5
 """uiautomator injects one swipe step every 5 ms."""
 WAIT_POLL_S = 0.1
@@ -268,25 +269,18 @@ class U2Service:
 
     # ---- touch
     async def _touch_at(self, x: float, y: float, held_ms: float) -> None:
-        if held_ms >= LONG_PRESS_MS:
-            await self.phone.long_press(x, y)
-        else:
-            await self.phone.tap(x, y)
+        await self.phone.stroke([(x, y)], held_ms)
 
     def _slop(self) -> float:
-        return 8 * self.phone.density / 160
+        return TOUCH_SLOP_DP * self.phone.density / 160
 
     async def _stroke(self, points: Sequence[float], duration_ms: float) -> bool:
-        """A finger path ``[x1, y1, x2, y2, …]``: a tap / long press if it stays in the slop."""
+        """A finger path ``[x1, y1, x2, y2, …]`` over ``duration_ms``, one stroke."""
         if len(points) < 2:
             raise InvalidParams("a gesture needs at least one point")
-        start, end = (points[0], points[1]), (points[-2], points[-1])
         pairs = list(zip(points[::2], points[1::2], strict=False))
-        if max(math.dist(start, point) for point in pairs) < self._slop():
-            await self._touch_at(*start, held_ms=duration_ms)
-        else:
-            await self.phone.swipe(*start, *end)
-        return self.phone.on_screen(*start)
+        await self.phone.stroke(pairs, duration_ms)
+        return self.phone.on_screen(*pairs[0])
 
     async def click(self, *params: object) -> bool:
         """``click [x, y]``, ``click [x, y, ms]`` (a long click), ``click [selector(, corner)]``."""
@@ -301,7 +295,7 @@ class U2Service:
 
     async def long_click(self, *params: object) -> bool:
         """``longClick [selector(, corner)]``."""
-        return await self._click_selector(params, held_ms=LONG_PRESS_MS)
+        return await self._click_selector(params, held_ms=LONG_CLICK_MS)
 
     async def _click_selector(self, params: Sequence[object], held_ms: float) -> bool:
         if not 1 <= len(params) <= 2:
@@ -329,8 +323,8 @@ class U2Service:
     async def swipe_points(self, points: object, steps: object) -> bool:
         """``swipePoints [[x1, y1, x2, y2, …], steps]`` (``steps`` per segment).
 
-        The sim knows straight swipes only: the path becomes a swipe from its first to its
-        last point.
+        One stroke over the whole path (its last segment decides a fling); the simulator
+        scrolls by the path's first-to-last travel.
         """
         if not isinstance(points, list) or len(points) % 2:
             raise InvalidParams("swipePoints takes a flat list [x1, y1, x2, y2, …]")
@@ -356,11 +350,11 @@ class U2Service:
             touch.travel = max(touch.travel, math.dist((touch.x, touch.y), point))
         elif kind == 1 and touch is not None:
             self._touch = None
-            travel = max(touch.travel, math.dist((touch.x, touch.y), point))
-            if travel < self._slop():
-                await self._touch_at(touch.x, touch.y, held_ms=(now - touch.since) * 1000)
+            held_ms = (now - touch.since) * 1000
+            if max(touch.travel, math.dist((touch.x, touch.y), point)) < self._slop():
+                await self._touch_at(touch.x, touch.y, held_ms=held_ms)
             else:
-                await self.phone.swipe(touch.x, touch.y, *point)
+                await self.phone.stroke([(touch.x, touch.y), point], held_ms)
         elif kind == 3:
             self._touch = None
         return True

@@ -37,8 +37,9 @@ __all__ = [
     "screen_signature",
 ]
 
-FEATURE_VERSION = 1
-"""Version of the feature map; part of every checkpoint."""
+FEATURE_VERSION = 2
+"""Version of the feature map; part of every checkpoint. 2: the screen signature uses the
+activity a phone reports, not the simulator's route; step errors are the ones a phone gives."""
 
 DENSE_NAMES: tuple[str, ...] = (
     "bias", "prec", "recall", "gram", "best", "toggle", "toward", "at_goal", "checked",
@@ -114,7 +115,8 @@ def screen_signature(observation: Observation) -> str:
         f"{n.text}|{n.content_desc}|{n.checked}|{n.bounds_px}" for n in observation.ui if n.visible
     ]
     digest = zlib.crc32("\n".join(parts).encode("utf-8"))
-    return f"{observation.foreground.app}|{observation.foreground.route}|{digest:08x}"
+    fg = observation.foreground
+    return f"{fg.app}|{fg.activity}|{digest:08x}"
 
 
 class _Screen:

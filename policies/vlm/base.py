@@ -120,8 +120,9 @@ class VLMPolicy:
         """Ask the model for the next action on ``observation``.
 
         Raises:
-            PolicyError: the endpoint failed after its retries, the observation has no
-                screenshot for a vision adapter, or the adapter crashed.
+            PolicyError: the endpoint failed after its retries, or the observation has no
+                screenshot for a vision adapter. An adapter that crashes on the output is a
+                bug and propagates unchanged.
         """
         if self._instruction is None:
             raise PolicyError(f"{self._name}: call reset(instruction, context) before act()")
@@ -153,12 +154,7 @@ class VLMPolicy:
         )
 
     def _parse(self, text: str, observation: Observation) -> ParsedOutput:
-        try:
-            parsed = self.adapter.parse(text, observation, self._context)
-        except Exception as exc:  # a bug of ours, not the model's: end as infra_error
-            raise PolicyError(
-                f"the {self.adapter.name} adapter crashed on the output {text[:200]!r}: {exc!r}"
-            ) from exc
+        parsed = self.adapter.parse(text, observation, self._context)  # a crash is our bug
         if parsed.action is None and not parsed.error:
             return ParsedOutput.invalid("the output holds no action", parsed.thought)
         return parsed

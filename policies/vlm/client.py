@@ -8,8 +8,12 @@ episode as ``infra_error``:
 
 * retried: connection errors and timeouts (``httpx.TransportError``), HTTP 408, 409, 425,
   429 and every 5xx (a ``Retry-After`` header is honoured up to ``backoff_max_s``);
-* not retried: any other 4xx (a bad request or key will not get better by waiting), and a
-  200 whose body is not a chat completion.
+* not retried: any other 4xx (a bad request or key will not get better by waiting), a
+  200 whose body is not a chat completion, and the other request errors of httpx (a body
+  that cannot be decoded, too many redirects).
+
+Every httpx exception is converted here (``raise PolicyError(...) from exc``): nothing of
+httpx reaches the runner, which would take it for a bug.
 
 Without a model name, the one model ``GET {base_url}/models`` lists is used (a vLLM server
 serves one); the request fails clearly when it lists several.
@@ -169,6 +173,8 @@ class ChatClient:
                 response = await http.request(method, url, json=body, headers=self._headers())
             except httpx.TransportError as exc:
                 last, delay = f"{type(exc).__name__}: {exc}", self._backoff(attempt)
+            except httpx.HTTPError as exc:  # DecodingError, TooManyRedirects: not transient
+                raise PolicyError(f"{method} {url} failed: {type(exc).__name__}: {exc}") from exc
             else:
                 if response.status_code < 400:
                     return response, attempt

@@ -3,12 +3,14 @@
 ::
 
     BridgeError (bridge.errors)
-     ├── PolicyError        the endpoint failed after every retry, or an adapter crashed:
-     │                      the episode ends as ``infra_error`` (raised by client.py, base.py)
+     ├── PolicyError        the endpoint failed after every retry: the episode ends as
+     │                      ``infra_error`` (raised by client.py, base.py)
      └── VLMConfigError     a spec names an unknown adapter or option, or a bad option value
                             (raised when the policy is built, before any episode)
 
 Unparseable model output is neither: it becomes ``PolicyOutput(action=None, error=...)``.
+An adapter that crashes on an output is a bug of ours and propagates unchanged: it stops
+the run with its traceback (hiding it as ``infra_error`` would drop the cell silently).
 """
 
 from __future__ import annotations

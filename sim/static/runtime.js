@@ -167,7 +167,12 @@
     return null;
   }
 
-  async function swipe(x1, y1, x2, y2) {
+  // A fling glides on as far again as the finger moved (a class, not fling physics: the
+  // stroke was classified by its release speed before it got here).
+  const FLING_GLIDE = 1;
+
+  async function swipe(x1, y1, x2, y2, opts) {
+    const fling = !!(opts && opts.fling);
     const dx = x2 - x1;
     const dy = y2 - y1;
     const vertical = Math.abs(dy) >= Math.abs(dx);
@@ -181,7 +186,7 @@
       return { hit: describe(document.elementFromPoint(x1, y1)), posted: false, reason: "nothing to scroll" };
     }
     const before = el.scrollTop;
-    el.scrollTop = Math.round(before - dy);
+    el.scrollTop = Math.round(before - dy * (fling ? 1 + FLING_GLIDE : 1));
     const top = Math.round(el.scrollTop);
     if (top === before) {
       await settle();

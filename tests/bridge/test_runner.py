@@ -1,5 +1,5 @@
-"""The episode runner: termination, invalid steps, infra errors, cancellation, concurrency,
-and a run killed with SIGKILL that resumes."""
+"""The episode runner: termination, invalid steps, infra errors vs misuse vs bugs,
+cancellation, concurrency, and a run killed with SIGKILL that resumes."""
 
 from __future__ import annotations
 
@@ -17,9 +17,26 @@ import numpy as np
 import pytest
 
 from bridge.env import Env
-from bridge.errors import EnvError, TrajectoryError
+from bridge.errors import (
+    EnvError,
+    EnvTimeout,
+    EnvUsageError,
+    PolicyError,
+    TrajectoryError,
+    UITreeError,
+)
+from bridge.failures import InfraFailure, classify, guarded
 from bridge.runner import EpisodeJob, run_episode, run_episodes
-from bridge.schema import AnswerAction, FinishAction, Target
+from bridge.schema import (
+    Action,
+    AnswerAction,
+    FinishAction,
+    Observation,
+    PolicyOutput,
+    StepResult,
+    Target,
+    Verdict,
+)
 from bridge.trajectory import RunManifest, RunStore
 from tests.bridge import kill_target
 from tests.bridge.toy_env import (
@@ -222,7 +239,7 @@ async def test_failing_factories_become_infra_errors_and_envs_are_closed() -> No
         raise EnvError("no phone attached")
 
     def no_policy() -> ScriptedPolicy:
-        raise RuntimeError("bad policy spec")
+        raise PolicyError("checkpoints/base has no weights.npy")
 
     tracker = Tracker()
     crashing = _jobs(1, tracker, fail_on_step=0)[0]
@@ -235,7 +252,7 @@ async def test_failing_factories_become_infra_errors_and_envs_are_closed() -> No
     sources = [(r.outcome, r.error_source) for r in records]
     assert sources == [("infra_error", "env"), ("infra_error", "policy"), ("infra_error", "env")]
     assert records[0].error == "EnvError: no phone attached" and records[0].backend == BACKEND
-    assert records[1].error == "RuntimeError: bad policy spec"
+    assert records[1].error == "PolicyError: checkpoints/base has no weights.npy"
     assert tracker.created == tracker.closed == 1  # the policy failed before an env was made
 
 
@@ -265,6 +282,179 @@ def test_run_episodes_rejects_bad_arguments() -> None:
         asyncio.run(run_episodes([jobs[0], jobs[0]]))
     with pytest.raises(ValueError, match="concurrency"):
         asyncio.run(run_episodes(jobs, concurrency=0))
+
+
+# --------------------------------------------------------------------------- infra, misuse, bugs
+
+
+class JudgeBug(CounterEnv):
+    """A judge with a programming error in it."""
+
+    async def verdict(self) -> Verdict:
+        raise TypeError("unsupported operand type(s) for +: 'int' and 'str'")
+
+
+class ClosedEnv(CounterEnv):
+    """An env that is stepped after it was closed (the caller's bug)."""
+
+    async def step(self, action: Action) -> StepResult:
+        self.steps += 1
+        raise EnvUsageError("step() after close(): make a new env")
+
+
+class RawTimeout(CounterEnv):
+    """A world whose socket timeout escaped its error boundary unmapped."""
+
+    async def step(self, action: Action) -> StepResult:
+        raise TimeoutError("timed out")
+
+
+class WrongReturn(CounterEnv):
+    """An env whose step returns an observation instead of a step result."""
+
+    async def step(self, action: Action) -> StepResult:
+        return self._observe(None)  # type: ignore[return-value]
+
+
+class WrongOutput(ScriptedPolicy):
+    """A policy that returns a bare action instead of a PolicyOutput."""
+
+    async def act(self, observation: Observation) -> PolicyOutput:
+        return FinishAction()  # type: ignore[return-value]
+
+
+class SlowPolicy(ScriptedPolicy):
+    """A policy whose model never answers."""
+
+    async def act(self, observation: Observation) -> PolicyOutput:
+        await asyncio.Event().wait()  # never set: only the budget ends this
+        raise AssertionError("unreachable")
+
+
+@pytest.mark.parametrize(
+    ("error", "kind"),
+    [
+        (EnvError("adb went away"), "infra"),
+        (EnvTimeout("step over budget"), "infra"),
+        (PolicyError("endpoint down"), "infra"),
+        (EnvUsageError("verdict before reset"), "misuse"),
+        (TypeError("bad operand"), "bug"),
+        (KeyError("missing"), "bug"),
+        (UITreeError("empty dump"), "bug"),  # ours, but not an infrastructure failure
+        (TimeoutError("socket"), "bug"),  # unmapped: a hole in a boundary
+    ],
+)
+def test_only_mapped_errors_are_infrastructure(error: Exception, kind: str) -> None:
+    assert classify(error) == kind
+
+
+@pytest.mark.asyncio
+async def test_guarded_tells_its_own_budget_from_a_timeout_the_call_raised() -> None:
+    async def hang() -> None:
+        await asyncio.Event().wait()
+
+    async def raw() -> None:
+        raise TimeoutError("socket timed out")
+
+    with pytest.raises(InfraFailure) as env_budget:
+        await guarded(hang, "env", "env.step", 0.01)
+    assert isinstance(env_budget.value.error, EnvTimeout) and env_budget.value.source == "env"
+    with pytest.raises(InfraFailure) as policy_budget:
+        await guarded(hang, "policy", "policy.act", 0.01)
+    assert type(policy_budget.value.error) is PolicyError
+    assert str(policy_budget.value) == "PolicyError: policy.act did not finish within 0.01 s"
+    with pytest.raises(TimeoutError, match="socket timed out"):
+        await guarded(raw, "env", "env.step", 5.0)
+
+
+@pytest.mark.asyncio
+async def test_a_bug_in_the_judge_propagates_and_is_not_an_infra_error() -> None:
+    with pytest.raises(TypeError, match="unsupported operand"):
+        await run_episode(ScriptedPolicy(2), JudgeBug(), counter_task(2), episode_id="judge")
+
+
+@pytest.mark.asyncio
+async def test_a_bug_in_the_judge_stops_run_episodes_and_records_nothing(tmp_path: Path) -> None:
+    store = RunStore.create(tmp_path / "run", RunManifest())
+    tracker = Tracker()
+    stuck = CounterEnv(hang_on_step=0, tracker=tracker)
+
+    async def buggy() -> Env:
+        return JudgeBug(tracker=tracker)
+
+    async def hanging() -> Env:
+        return stuck
+
+    jobs = [
+        EpisodeJob("judge", counter_task(2), buggy, lambda: ScriptedPolicy(2)),
+        EpisodeJob("other", counter_task(2), hanging, lambda: ScriptedPolicy(2)),
+    ]
+    with pytest.raises(TypeError, match="unsupported operand"):
+        await run_episodes(jobs, store=store, concurrency=2, step_timeout_s=60)
+    assert stuck.hanging.is_set()  # the other episode was running, then cancelled
+    assert store.completed() == {}  # no infra_error (nor any result) was recorded
+    assert store.pending(["judge", "other"]) == ["judge", "other"]
+    assert tracker.closed == 2 and tracker.active == 0
+
+
+@pytest.mark.asyncio
+async def test_misuse_propagates_and_is_never_retried(tmp_path: Path) -> None:
+    store = RunStore.create(tmp_path / "run", RunManifest())
+    made: list[ClosedEnv] = []
+
+    async def make_env() -> Env:
+        made.append(ClosedEnv())
+        return made[-1]
+
+    job = EpisodeJob("misuse", counter_task(2), make_env, lambda: ScriptedPolicy(2))
+    with pytest.raises(EnvUsageError, match="after close"):
+        await run_episodes([job], store=store, retry_infra_errors=True)
+    assert len(made) == 1 and made[0].steps == 1  # one env, one step: no retry
+    assert made[0].close_calls == 1
+    assert store.completed() == {}
+    with pytest.raises(EnvUsageError):
+        await run_episode(ScriptedPolicy(2), ClosedEnv(), counter_task(2), episode_id="direct")
+
+
+@pytest.mark.asyncio
+async def test_an_env_error_is_still_an_infra_error_in_run_episodes(tmp_path: Path) -> None:
+    store = RunStore.create(tmp_path / "run", RunManifest())
+    records = await run_episodes(_jobs(2, Tracker(), fail_on_step=1), store=store)
+    assert [(r.outcome, r.error_source) for r in records] == [("infra_error", "env")] * 2
+    assert records[0].error == "EnvError: toy env crashed on step 1"
+    assert store.completed()["ep-1"].outcome == "infra_error"
+    assert store.pending(["ep-0", "ep-1"]) == ["ep-0", "ep-1"]  # retried on resume
+
+
+@pytest.mark.asyncio
+async def test_a_policy_over_its_budget_is_a_policy_infra_error() -> None:
+    record = await run_episode(
+        SlowPolicy(), CounterEnv(), counter_task(), episode_id="slow", policy_timeout_s=0.02
+    )
+    assert (record.outcome, record.error_source) == ("infra_error", "policy")
+    assert record.error == "PolicyError: policy.act did not finish within 0.02 s"
+
+
+@pytest.mark.asyncio
+async def test_unmapped_timeouts_and_wrong_types_are_bugs_that_propagate() -> None:
+    with pytest.raises(TimeoutError, match="timed out"):
+        await run_episode(ScriptedPolicy(), RawTimeout(), counter_task(), episode_id="raw")
+    with pytest.raises(TypeError, match=r"env\.step returned Observation, not StepResult"):
+        await run_episode(ScriptedPolicy(), WrongReturn(), counter_task(), episode_id="env")
+    with pytest.raises(TypeError, match=r"policy\.act returned FinishAction, not PolicyOutput"):
+        await run_episode(WrongOutput(), CounterEnv(), counter_task(), episode_id="policy")
+
+
+@pytest.mark.asyncio
+async def test_a_policy_factory_bug_stops_the_run() -> None:
+    def no_policy() -> ScriptedPolicy:
+        raise RuntimeError("bad policy spec")
+
+    tracker = Tracker()
+    job = EpisodeJob("bad", counter_task(), _jobs(1, tracker)[0].make_env, no_policy)
+    with pytest.raises(RuntimeError, match="bad policy spec"):
+        await run_episodes([job])
+    assert tracker.created == 0
 
 
 # --------------------------------------------------------------------------- kill and resume

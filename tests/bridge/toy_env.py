@@ -16,7 +16,7 @@ from xml.sax.saxutils import quoteattr
 import cv2
 import numpy as np
 
-from bridge.errors import EnvError, PolicyError
+from bridge.errors import EnvError, EnvUsageError, PolicyError
 from bridge.schema import (
     Action,
     AnswerAction,
@@ -177,19 +177,31 @@ class CounterEnv:
         """Set when a step starts hanging (tests wait on it before cancelling)."""
         self.counter = self.target = self.steps = self.close_calls = 0
         self.actions: list[Action] = []
-        self._closed = False
+        self._closed = self._reset = False
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise EnvUsageError("the toy env is closed")
+
+    def _check_ready(self) -> None:
+        self._check_open()
+        if not self._reset:
+            raise EnvUsageError("no episode: call reset(task) first")
 
     async def reset(self, task: TaskInstance) -> Observation:
         """Counter to 0, target from the task."""
+        self._check_open()
         if self.fail_on_reset:
             raise EnvError("toy env could not start")
         if self.tracker is not None:
             await self.tracker.enter()
         self.counter, self.steps, self.target = 0, 0, int(str(task.params["target"]))
+        self._reset = True
         return self._observe(None)
 
     async def step(self, action: Action) -> StepResult:
         """Apply ``action``; tap "+" to count, finish or answer to end."""
+        self._check_ready()
         index, self.steps = self.steps, self.steps + 1
         if index == self.fail_on_step:
             raise EnvError(f"toy env crashed on step {index}")
@@ -208,6 +220,7 @@ class CounterEnv:
 
     async def verdict(self) -> Verdict:
         """Success when the counter equals the target."""
+        self._check_ready()
         check = Check(
             name="counter",
             expected=self.target,

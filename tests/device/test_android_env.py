@@ -33,7 +33,8 @@ from bridge.actions import (
     TypeAction,
     WaitAction,
 )
-from bridge.errors import EnvError, EnvTimeout
+from bridge.actuate import NOT_FOCUSED
+from bridge.errors import EnvError, EnvTimeout, EnvUsageError
 from bridge.runner import run_episode
 from bridge.schema import PolicyContext, PolicyOutput, TaskInstance, UIStatus
 from bridge.taskspec import (
@@ -46,7 +47,6 @@ from bridge.taskspec import (
     Truth,
 )
 from bridge.uitree import to_xml
-from device.actuate import NOT_FOCUSED
 from device.adb import AdbTarget
 from device.driver import SettleConfig
 from device.env import AndroidEnv, AndroidEnvConfig
@@ -379,7 +379,7 @@ async def test_close_is_idempotent_and_ends_the_env() -> None:
     async with await reset(link) as env:
         await env.close()
     await env.close()
-    with pytest.raises(EnvError):
+    with pytest.raises(EnvUsageError, match="closed"):
         await env.step(KeyAction(key="home"))
     assert link.closed == 0  # an injected link belongs to the caller
 

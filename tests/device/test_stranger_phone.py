@@ -20,15 +20,14 @@ import pytest
 from bridge.judge import judge, pose
 from bridge.runner import run_episode
 from bridge.schema import TaskInstance
-from device.adb import AdbTarget
 from device.env import AndroidEnv, AndroidEnvConfig
-from device.session import ReconnectPolicy
 from device.virtual.attach import AttachedVirtualPhone, attach_virtual_phone
 from policies.scripted import PlanPolicy
 from sim.simulator import Simulator, default_apps
 from sim.tasks.registry import default_registry
 from tests.device.parity import Worlds
 from tests.device.stranger import make_stranger
+from tests.device.virtual_rig import env_config
 
 REGISTRY = default_registry()
 TEMPLATES = REGISTRY.ids()
@@ -97,11 +96,7 @@ def stranger(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AttachedVirtu
 
 
 def _config(phone: AttachedVirtualPhone) -> AndroidEnvConfig:
-    return AndroidEnvConfig(
-        target=AdbTarget(port=phone.adb_port, serial=phone.serial),
-        reconnect=ReconnectPolicy(attempts=2, backoff_s=0.05, wait_s=3.0),
-        step_timeout_s=30.0,
-    )
+    return env_config(phone)
 
 
 @pytest.mark.device_virtual

@@ -1,5 +1,6 @@
 """The GRPO trainer without a browser: reward shaping on literal verdicts, advantages, the
-gradient, Adam, the bridge-only import rule, and whole training runs on a toy forkable env."""
+gradient, Adam, the bridge-only import rule, whole training runs on a toy forkable env, and
+which env failures are infra rollouts (mapped errors) and which stop training (bugs)."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from bridge.actions import (
     TapAction,
 )
 from bridge.env import ForkableEnv
+from bridge.errors import EnvError, EnvUsageError
 from bridge.schema import (
     BackendInfo,
     Check,
@@ -296,7 +298,7 @@ async def test_evaluation_is_greedy_and_closes_every_env() -> None:
 async def test_env_failures_are_infra_errors_not_rewards() -> None:
     class Broken(ToyEnv):
         async def step(self, action: Action) -> StepResult:
-            raise RuntimeError("page crashed")
+            raise EnvError("page crashed")
 
         async def fork(self, n: int) -> list[ForkableEnv]:
             return [Broken(copy.deepcopy(self.state)) for _ in range(n)]
@@ -307,7 +309,7 @@ async def test_env_failures_are_infra_errors_not_rewards() -> None:
     config = GRPOConfig(envs=1, group=2, iters=1)
     result = await train(LearnedPolicy(), _toy_tasks(range(2)), [], broken, config)
     row = result.curve[-1]
-    assert row.infra_errors == 2 and row.mean_reward is None
+    assert row.infra_errors == 2 and row.mean_reward is None and row.steps == 0
     assert np.array_equal(result.weights, np.zeros(DIM))  # nothing learned from broken envs
 
 
@@ -315,7 +317,7 @@ async def test_env_failures_are_infra_errors_not_rewards() -> None:
 async def test_a_group_whose_reset_fails_is_skipped() -> None:
     class NoReset(ToyEnv):
         async def reset(self, task: TaskInstance) -> Observation:
-            raise RuntimeError("browser gone")
+            raise EnvError("browser gone")
 
     async def factory() -> ForkableEnv:
         return NoReset()
@@ -327,3 +329,62 @@ async def test_a_group_whose_reset_fails_is_skipped() -> None:
 def test_a_training_run_needs_tasks() -> None:
     with pytest.raises(ValueError, match="no training task"):
         asyncio.run(train(LearnedPolicy(), [], [], _toy_env, GRPOConfig(iters=1)))
+
+
+class _Recording(ToyEnv):
+    """A toy env that remembers every fork it made (to check they are all closed)."""
+
+    def __init__(self, state: dict[str, object] | None = None, made: list[ToyEnv] | None = None):
+        super().__init__(state)
+        self.made = made if made is not None else []
+
+    async def fork(self, n: int) -> list[ForkableEnv]:
+        forks = [type(self)(copy.deepcopy(self.state), self.made) for _ in range(n)]
+        self.made.extend(forks)
+        return list(forks)
+
+
+@pytest.mark.asyncio
+async def test_a_bug_in_env_step_stops_training_instead_of_scoring_zero() -> None:
+    made: list[ToyEnv] = []
+
+    class Buggy(_Recording):
+        async def step(self, action: Action) -> StepResult:
+            raise TypeError("'NoneType' object is not subscriptable")
+
+    async def factory() -> ForkableEnv:
+        return Buggy(made=made)
+
+    with pytest.raises(TypeError, match="not subscriptable"):
+        await train(LearnedPolicy(), _toy_tasks(range(2)), [], factory, GRPOConfig(iters=1))
+    assert len(made) == 2 * GRPOConfig().group and all(env.closed for env in made)
+
+
+@pytest.mark.asyncio
+async def test_misuse_of_an_env_stops_training() -> None:
+    class Stale(ToyEnv):
+        async def verdict(self) -> Verdict:
+            raise EnvUsageError("verdict() before reset()")
+
+        async def fork(self, n: int) -> list[ForkableEnv]:
+            return [Stale(copy.deepcopy(self.state)) for _ in range(n)]
+
+    async def factory() -> ForkableEnv:
+        return Stale()
+
+    config = GRPOConfig(envs=1, group=2, iters=1)
+    with pytest.raises(EnvUsageError, match="before reset"):
+        await train(LearnedPolicy(), _toy_tasks(range(2)), [], factory, config)
+
+
+@pytest.mark.asyncio
+async def test_a_bug_in_the_judge_stops_evaluation() -> None:
+    class BadJudge(ToyEnv):
+        async def verdict(self) -> Verdict:
+            raise KeyError("wifi")
+
+    async def factory() -> ForkableEnv:
+        return BadJudge()
+
+    with pytest.raises(KeyError, match="wifi"):
+        await evaluate(np.zeros(DIM), LearnedPolicy().config, _toy_tasks(range(3)), factory)

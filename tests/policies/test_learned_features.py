@@ -185,3 +185,36 @@ def test_screen_signature_sees_state_changes() -> None:
     assert screen_signature(_settings("Wi-Fi", "On", True)) != screen_signature(
         _settings("Wi-Fi", "On", False)
     )
+
+
+def test_what_only_a_simulator_knows_does_not_move_the_features() -> None:
+    """Strip or change every field a phone would fill differently (the backend, the
+    screenshot, ``stable``, node ``extra``s, a schema-1.1 route) and the vectors stay."""
+    sim_obs = _settings("Wi-Fi", "Off", False).model_copy(
+        update={"foreground": Foreground.model_validate(
+            {"app": "settings", "package": "com.android.settings",
+             "activity": ".wifi.WifiSettings", "route": "/wifi"})}
+    )  # fmt: skip
+    phone_obs = sim_obs.model_copy(
+        update={
+            "backend": BackendInfo(kind="device", model="23049RAD8C", serial="abc"),
+            "stable": False,
+            "screenshot": None,
+            "ui": [
+                node.model_copy(update={"extra": {"drawing-order": "3"}}) for node in sim_obs.ui
+            ],
+            "foreground": Foreground(
+                app="settings",
+                package="com.android.settings",
+                activity="com.android.settings.wifi.WifiSettings",
+            ),
+        }
+    )
+    instruction = Instruction.of("Turn on Wi-Fi", 10)
+    candidates = build_candidates(sim_obs, instruction.text)
+    moves = [(c.kind, c.action, c.detail) for c in build_candidates(phone_obs, instruction.text)]
+    assert [(c.kind, c.action, c.detail) for c in candidates] == moves
+    in_sim = featurize(sim_obs, candidates, instruction, History())
+    on_phone = featurize(phone_obs, candidates, instruction, History())
+    assert np.array_equal(in_sim, on_phone)
+    assert screen_signature(sim_obs) == screen_signature(phone_obs)

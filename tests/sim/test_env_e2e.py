@@ -76,8 +76,22 @@ async def test_agent_mistakes_are_step_errors(sim: Simulator) -> None:
     await env.observe()
     missing = await env.step(TapAction(target=Target.node(9999)))
     assert missing.error is not None and "not in the UI tree" in missing.error
-    unknown = await env.step(OpenAppAction(app="camera"))
-    assert unknown.error is not None and "installed:" in unknown.error
+    absent = await env.step(OpenAppAction(app="camera"))
+    assert absent.error == "app 'camera' (com.android.camera2) is not installed on this phone"
+    unknown = await env.step(OpenAppAction(app="kamera"))
+    assert unknown.error is not None and "open_app takes one of: settings" in unknown.error
+    await env.close()
+
+
+async def test_what_only_the_simulator_knows_is_a_note_not_an_error(sim: Simulator) -> None:
+    env = await sim.env()
+    await env.observe()
+    blank = await env.step(TapAction(target=Target.at(0.5, 0.5)))  # the wallpaper
+    assert blank.error is None and blank.observation.last_action_error is None
+    assert blank.executed is not None
+    assert blank.executed.notes["effect"] == "no effect: nothing actionable"
+    assert blank.executed.notes["route"] == "(home)" and blank.executed.notes["stroke"] == "tap"
+    assert "route" not in blank.observation.foreground.model_dump()
     await env.close()
 
 

@@ -1,14 +1,16 @@
-"""Statistics against values computed by hand."""
+"""Statistics against values computed by hand, and which entry-repeats they count."""
 
 from __future__ import annotations
 
 import pytest
 
 from transfer_eval.stats import (
+    MissingCell,
     Outcome,
     agreement,
     bootstrap_retention,
     bucket,
+    complete_entries,
     gain,
     mcnemar_p,
     rate,
@@ -17,12 +19,24 @@ from transfer_eval.stats import (
 )
 
 
-def _cells(task: str, base_sim: bool, trained_sim: bool, base_real: bool, trained_real: bool,
-           repeat: int = 0) -> list[Outcome]:
-    values = {("base", "sim"): base_sim, ("trained", "sim"): trained_sim,
-              ("base", "real"): base_real, ("trained", "real"): trained_real}
-    return [Outcome(task_id=task, policy=p, world=w, repeat=repeat, success=s)
-            for (p, w), s in values.items()]
+def _cells(
+    task: str,
+    base_sim: bool,
+    trained_sim: bool,
+    base_real: bool,
+    trained_real: bool,
+    repeat: int = 0,
+) -> list[Outcome]:
+    values = {
+        ("base", "sim"): base_sim,
+        ("trained", "sim"): trained_sim,
+        ("base", "real"): base_real,
+        ("trained", "real"): trained_real,
+    }
+    return [
+        Outcome(task_id=task, policy=p, world=w, repeat=repeat, success=s)
+        for (p, w), s in values.items()
+    ]
 
 
 def test_wilson_known_values() -> None:
@@ -74,10 +88,14 @@ def test_bootstrap_is_paired_seeded_and_covers_the_point() -> None:
 def test_mcnemar_exact() -> None:
     outcomes = []
     for i in range(8):  # trained-only wins
-        outcomes += [Outcome(task_id=f"t{i}", policy="base", world="sim", success=False),
-                     Outcome(task_id=f"t{i}", policy="trained", world="sim", success=True)]
-    outcomes += [Outcome(task_id="x", policy="base", world="sim", success=True),
-                 Outcome(task_id="x", policy="trained", world="sim", success=False)]
+        outcomes += [
+            Outcome(task_id=f"t{i}", policy="base", world="sim", success=False),
+            Outcome(task_id=f"t{i}", policy="trained", world="sim", success=True),
+        ]
+    outcomes += [
+        Outcome(task_id="x", policy="base", world="sim", success=True),
+        Outcome(task_id="x", policy="trained", world="sim", success=False),
+    ]
     b, c, p = mcnemar_p(outcomes, "sim")
     assert (b, c) == (1, 8) and p == pytest.approx(20 / 512)
     assert mcnemar_p(outcomes, "real") == (0, 0, 1.0)
@@ -90,3 +108,45 @@ def test_buckets_and_agreement() -> None:
     # sim == real for base/trained of t1, t2 (4 pairs); t3 base differs; t4 trained differs
     assert agreement(TABLE) == pytest.approx(6 / 8)
     assert agreement([]) is None
+
+
+def test_entries_are_task_seed_and_language() -> None:
+    # one task id, two seeds: two entries, paired within each (not across)
+    two = [
+        *[o.model_copy(update={"seed": 1}) for o in _cells("t", False, True, False, True)],
+        *[o.model_copy(update={"seed": 2}) for o in _cells("t", True, True, True, False)],
+    ]
+    assert agreement(two) == pytest.approx(3 / 4)
+    assert mcnemar_p(two, "sim")[:2] == (0, 1)
+    # the bootstrap resamples the two entries apart: some resamples hold only seed 2 (no
+    # sim gain), some only seed 1 (full retention); grouped by task id it would not vary
+    summary = bootstrap_retention(two, resamples=200)
+    assert summary.value == 0.0 and summary.high == 1.0
+    assert 0 < summary.bootstrap_undefined_share < 1
+    kept, dropped = complete_entries(two)
+    assert kept == two and dropped == []
+    zh = [o.model_copy(update={"lang": "zh"}) for o in _cells("t", False, True, False, True)]
+    _, dropped = complete_entries([*zh, *_cells("t", False, True, False, True)[:3]])
+    assert [(d.lang, [c.world for c in d.cells]) for d in dropped] == [("en", ["real"])]
+
+
+def test_incomplete_entry_repeats_are_dropped_with_their_reasons() -> None:
+    broken = [o for o in _cells("t5", False, True, False, True)
+              if (o.policy, o.world) != ("trained", "real")]  # fmt: skip
+    no_sim = [o for o in _cells("t6", True, True, True, True, repeat=1)
+              if (o.policy, o.world) != ("base", "sim")]  # fmt: skip
+    gap = MissingCell(task_id="t5", policy="trained", world="real", reason="infra_error",
+                      error="DeviceDisconnected: " + "x" * 1000)  # fmt: skip
+    kept, dropped = complete_entries([*TABLE, *broken, *no_sim], [gap])
+    assert kept == TABLE
+    assert [(d.task_id, d.repeat) for d in dropped] == [("t5", 0), ("t6", 1)]
+    first, second = dropped[0].cells, dropped[1].cells
+    assert [(c.policy, c.world, c.reason) for c in first] == [("trained", "real", "infra_error")]
+    assert first[0].error is not None and len(first[0].error) == 300
+    assert first[0].error.startswith("DeviceDisconnected: xxx")
+    assert [(c.policy, c.world, c.reason, c.error) for c in second] == [
+        ("base", "sim", "missing", None)
+    ]
+    # an entry-repeat whose every cell is a gap is listed too
+    _, alone = complete_entries([], [gap])
+    assert [(d.task_id, len(d.cells)) for d in alone] == [("t5", 4)]
