@@ -35,7 +35,7 @@ def headline(report: Report) -> str:
         retained = (
             f"{100 * r.value:.1f}% of the simulator gain was retained "
             f"(95% CI {100 * (r.low or 0):.1f}%–{100 * (r.high or 0):.1f}%, "
-            "task-level bootstrap)"
+            "entry-level bootstrap)"
         )
     return (
         f"Trained vs base gained {_pts(report.sim_gain)} in the simulator and "
@@ -118,4 +118,25 @@ def render_markdown(report: Report) -> str:
             f"| {row.task_id} | {row.bucket} | {_pts(row.sim_gain)} | "
             f"{_pts(row.real_gain)} | {_pct(row.agreement)} | {replay} |"
         )
-    return "\n".join(lines) + "\n"
+    return "\n".join([*lines, *_dropped(report)]) + "\n"
+
+
+def _dropped(report: Report) -> list[str]:
+    """The entry-repeats left out of every statistic, with the cell and why."""
+    if not report.dropped:
+        return []
+    lines = [
+        "",
+        "## Left out of the statistics (incomplete entries)",
+        "",
+        "| entry | repeat | cell | reason | error |",
+        "|---|---|---|---|---|",
+    ]
+    for entry in report.dropped:
+        for cell in entry.cells:
+            error = (cell.error or "").replace("|", "\\|").replace("\n", " ")
+            lines.append(
+                f"| {entry.task_id} (seed {entry.seed}, {entry.lang}) | {entry.repeat} | "
+                f"{cell.policy}/{cell.world} | {cell.reason} | {error} |"
+            )
+    return lines

@@ -152,6 +152,10 @@ def test_an_unbalanced_grid_drops_incomplete_entries_from_every_figure() -> None
     assert "settings/t4 (seed 0, en)" in dropped and "base/sim" in dropped and "missing" in dropped
     assert "2 entry-repeats dropped" in page
     assert "None: every entry-repeat finished" in render_html(alone)
+    markdown = render_markdown(report)
+    left_out = markdown[markdown.index("## Left out of the statistics") :]
+    assert "| settings/t3 (seed 0, en) | 0 | trained/real | infra_error | DeviceDisc" in left_out
+    assert "Left out" not in render_markdown(alone)
 
 
 def test_entries_of_one_task_with_two_seeds_are_two_rows() -> None:
