@@ -33,6 +33,22 @@ def _outcomes() -> list[Outcome]:
     return rows
 
 
+def _on_a_phone(
+    outcomes: list[Outcome], gaps: tuple[MissingCell, ...] | list[MissingCell] = ()
+) -> Report:
+    """A one-repeat report of ``outcomes`` whose real world is a phone."""
+    return build_report(
+        outcomes,
+        device_backend="device",
+        device_model="m",
+        base="b",
+        trained="t",
+        suite="paired",
+        repeats=1,
+        gaps=gaps,
+    )
+
+
 def _report(backend: str = "virtual") -> Report:
     return build_report(
         _outcomes(),
@@ -103,25 +119,8 @@ def test_an_unbalanced_grid_drops_incomplete_entries_from_every_figure() -> None
         ),
         MissingCell(task_id="settings/t4", policy="base", world="sim", reason="missing"),
     ]
-    report = build_report(
-        [*complete, *infra, *missing],
-        device_backend="device",
-        device_model="m",
-        base="b",
-        trained="t",
-        suite="paired",
-        repeats=1,
-        gaps=gaps,
-    )
-    alone = build_report(
-        complete,
-        device_backend="device",
-        device_model="m",
-        base="b",
-        trained="t",
-        suite="paired",
-        repeats=1,
-    )
+    report = _on_a_phone([*complete, *infra, *missing], gaps)
+    alone = _on_a_phone(complete)
     assert retention([*complete, *infra, *missing]) == 0.75  # what cell-by-cell would say
     for key in ("base/sim", "trained/sim", "base/real", "trained/real"):
         assert report.rates[key] == alone.rates[key] and report.rates[key].episodes == 2
@@ -163,15 +162,7 @@ def test_entries_of_one_task_with_two_seeds_are_two_rows() -> None:
         *_entry("clock/Alarm-v1", (0, 1, 0, 1), seed=1),
         *_entry("clock/Alarm-v1", (1, 1, 1, 1), seed=2),
     ]
-    report = build_report(
-        outcomes,
-        device_backend="device",
-        device_model="m",
-        base="b",
-        trained="t",
-        suite="paired",
-        repeats=1,
-    )
+    report = _on_a_phone(outcomes)
     assert [(row.seed, row.bucket) for row in report.per_task] == [
         (1, "uplift"),
         (2, "stable-pass"),
