@@ -90,9 +90,10 @@ class LoopThread:
             coro.close()  # never scheduled: close it so Python does not warn it was lost
             where = "closed" if self.closed else "being called from its own thread"
             raise EnvUsageError(f"the sync env's event loop is {where}; use the async env there")
+        call = _Cancellable(coro)
         future: concurrent.futures.Future[_T] | None = None
         try:
-            future = asyncio.run_coroutine_threadsafe(coro, self._loop)
+            future = asyncio.run_coroutine_threadsafe(call.run(), self._loop)
             try:
                 return future.result(timeout_s)
             except concurrent.futures.TimeoutError as exc:
@@ -100,8 +101,10 @@ class LoopThread:
                     raise EnvTimeout(f"the env call did not finish within {timeout_s:g} s") from exc
             return future.result()  # it finished after all: its own result or exception
         finally:
-            if future is not None and not future.done():
-                future.cancel()  # interrupted (Ctrl-C) or timed out: stop the call on the loop
+            if future is None or not future.done():
+                # interrupted (Ctrl-C, even before the future was returned) or timed out:
+                # stop the call on the loop, whether or not it has started yet
+                self._loop.call_soon_threadsafe(call.cancel)
 
     def close(self) -> None:
         """Stop the loop and wait for its thread to end; idempotent."""
@@ -123,6 +126,29 @@ class LoopThread:
             last = self._owned and self._users == 0
         if last:
             self.close()
+
+
+class _Cancellable:
+    """A coroutine run as one task on the loop that can be cancelled from the loop's thread
+    before or after it starts (a Ctrl-C can arrive before the caller holds its future)."""
+
+    def __init__(self, coro: Coroutine[Any, Any, Any]) -> None:
+        self.coro = coro
+        self.task: asyncio.Task[Any] | None = None
+        self.cancelled = False
+
+    async def run(self) -> Any:
+        if self.cancelled:
+            self.coro.close()
+            raise asyncio.CancelledError
+        self.task = asyncio.current_task()
+        return await self.coro
+
+    def cancel(self) -> None:
+        """Called on the loop's thread: cancel the task, or make it cancel itself at start."""
+        self.cancelled = True
+        if self.task is not None:
+            self.task.cancel()
 
 
 def _serve(loop: asyncio.AbstractEventLoop, started: threading.Event) -> None:

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import textwrap
 import threading
+from collections.abc import Iterator
 
 import pytest
 
@@ -193,11 +194,19 @@ def test_a_call_over_its_budget_is_cancelled_on_the_loop() -> None:
     assert not env.loop.thread.is_alive()
 
 
-@pytest.mark.skipif(
-    threading.current_thread() is not threading.main_thread()
-    or signal.getsignal(signal.SIGINT) is not signal.default_int_handler,
-    reason="needs the default SIGINT handler on the main thread",
-)
+@pytest.fixture
+def default_sigint() -> Iterator[None]:
+    """Python's own SIGINT handler (KeyboardInterrupt) for the test, whatever an earlier
+    test or plugin installed; restored afterwards."""
+    assert threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+@pytest.mark.usefixtures("default_sigint")
 def test_ctrl_c_while_waiting_cancels_the_pending_call() -> None:
     hanging = _Hanging(interrupt=True)
 
