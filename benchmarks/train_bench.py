@@ -65,10 +65,6 @@ def run(quick: bool, out: Path) -> dict[str, Any]:
     }
 
 
-def _rate(result: EvalResult) -> float:
-    return result.successes / result.episodes if result.episodes else 0.0
-
-
 def on_virtual_phone(split: str, init: Path, trained: Path) -> dict[str, Any]:
     """Held-out success of both checkpoints on the virtual phone (through adb)."""
     world = {app.id: app.world for app in scan_apps()}
@@ -84,17 +80,15 @@ def on_virtual_phone(split: str, init: Path, trained: Path) -> dict[str, Any]:
             results = []
             for directory in (init, trained):
                 policy = LearnedPolicy.load(directory)
-                results.append(
-                    await evaluate(policy.weights, policy.config, held_out, make_env, 1)
-                )
+                results.append(await evaluate(policy.weights, policy.config, held_out, make_env, 1))
             return results[0], results[1]
 
         before, after = asyncio.run(both())
     pairs = list(zip(before.outcomes, after.outcomes, strict=True))
     return {
-        "init_success": _rate(before),
-        "trained_success": _rate(after),
-        "gain_points": round(100 * (_rate(after) - _rate(before)), 1),
+        "init_success": before.success_rate,
+        "trained_success": after.success_rate,
+        "gain_points": round(100 * (after.success_rate - before.success_rate), 1),
         "held_out_episodes": after.episodes,
         "improved": sum(1 for b, a in pairs if a and not b),
         "worsened": sum(1 for b, a in pairs if b and not a),

@@ -123,9 +123,9 @@ class ActionGuard:
 
     def before(self, action: Action, seen: Observation) -> GuardStop | None:
         """A stop when ``action`` lands on (or inside) an element marked as consequential."""
-        target = getattr(action, "target", None)
         if not isinstance(action, TapAction | DoubleTapAction | LongPressAction | TypeAction):
             return None
+        target = action.target
         if target is None:
             return None
         try:

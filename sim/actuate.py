@@ -12,7 +12,6 @@ action, never a step error.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -22,7 +21,7 @@ from bridge.app_catalog import app_catalog
 from bridge.coords import IntPoint
 from bridge.gestures import LONG_PRESS_TIMEOUT_MS, Stroke, classify_stroke
 from sim.instance import Instance
-from sim.observe import foreground_of, tree_nodes
+from sim.observe import page_nodes
 from sim.pages import PooledPage, SimProfile
 
 __all__ = ["SimActuator", "long_press_timeout_ms"]
@@ -136,14 +135,13 @@ class SimActuator:
             return Launch(LaunchStatus.NOT_INSTALLED, package=package)
         instance.phone.launch(instance.state, app)
         instance.changed()
-        shown = foreground_of(instance.phone, instance.state)
-        return Launch(LaunchStatus.LAUNCHED, command=f"launch {app}", package=shown.package)
+        package = instance.phone.app(app).package
+        return Launch(LaunchStatus.LAUNCHED, command=f"launch {app}", package=package)
 
     async def focus(self) -> FocusState:
         """The tree the page shows now and the keyboard state."""
         await self.pooled.show(self.instance)
-        raw = await self.pooled.page.evaluate("() => window.__mgb.treeJson()")
-        nodes = tree_nodes(json.loads(raw))
+        nodes = await page_nodes(self.pooled)
         return FocusState(nodes, self.instance.state.ui.keyboard_visible)
 
     async def wait(self, seconds: float) -> Performed:

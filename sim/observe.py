@@ -68,6 +68,11 @@ def tree_nodes(raw: list[dict[str, Any]]) -> list[UINode]:
     ]
 
 
+async def page_nodes(pooled: PooledPage) -> list[UINode]:
+    """The UI tree the page shows now, as uiautomator would dump it."""
+    return tree_nodes(json.loads(await pooled.page.evaluate("() => window.__mgb.treeJson()")))
+
+
 def foreground(instance: Instance) -> Foreground:
     """Our app id, its package, activity and route (the launcher when no app is in front)."""
     return foreground_of(instance.phone, instance.state)
@@ -99,8 +104,7 @@ async def observe(
     last_action_error: str | None = None,
 ) -> Observation:
     """Observe ``instance`` on ``pooled`` (which must already show its current version)."""
-    raw = json.loads(await pooled.page.evaluate("() => window.__mgb.treeJson()"))
-    nodes = tree_nodes(raw)
+    nodes = await page_nodes(pooled)
     shot = None
     if screenshot:
         data = await pooled.screenshot(image_format, quality)

@@ -10,7 +10,6 @@ package to start — into changes of the simulator instance, and renders the ins
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -25,7 +24,7 @@ from device.virtual.perturb import PopupSource, Transition, decode_image, encode
 from sim.actuate import long_press_timeout_ms
 from sim.device_props import DeviceIdentity
 from sim.instance import Instance
-from sim.observe import LAUNCHER_PACKAGE, foreground, tree_nodes
+from sim.observe import LAUNCHER_PACKAGE, foreground, page_nodes
 from sim.settings_store import get_setting, put_setting
 from sim.simulator import Simulator
 
@@ -212,8 +211,7 @@ class VirtualPhone:
 
     async def nodes(self) -> list[UINode]:
         """The UI tree as uiautomator would dump it."""
-        raw = await self._evaluate("() => window.__mgb.treeJson()")
-        return tree_nodes(json.loads(raw))
+        return await self._with_page(page_nodes)
 
     async def hierarchy_xml(self) -> str:
         """The hierarchy in uiautomator2's XML format."""
