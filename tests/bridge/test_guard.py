@@ -20,7 +20,7 @@ from bridge.schema import (
 )
 from bridge.uitree import parse_hierarchy
 
-DUMPS = Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "real_dumps"
+DUMPS = Path(__file__).resolve().parents[1] / "fixtures" / "real_dumps"
 
 
 def _seen(name: str, width: int, height: int) -> Observation:
