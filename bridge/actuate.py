@@ -64,8 +64,10 @@ __all__ = [
     "LaunchStatus",
     "Outcome",
     "Performed",
+    "Placement",
     "TargetError",
     "perform",
+    "placement",
     "resolve",
     "scroll_area",
 ]
@@ -301,18 +303,53 @@ async def _perform(world: Actuator, action: Action, seen: Observation) -> Outcom
     raise TypeError(f"unsupported action {action!r}")
 
 
-async def _swipe(world: Actuator, action: SwipeAction | ScrollAction, seen: Observation) -> Outcome:
+def _stroke(action: SwipeAction | ScrollAction, seen: Observation) -> tuple[IntPoint, IntPoint]:
+    """Where a swipe or scroll starts and ends, in device pixels of ``seen``."""
     if isinstance(action, SwipeAction):
-        a, b = _px(action.start, seen), _px(action.end, seen)
+        return _px(action.start, seen), _px(action.end, seen)
+    try:
+        start, end = scroll_path(action.direction, scroll_area(action, seen), action.distance)
+    except ValueError as exc:  # an area with nothing on screen to scroll
+        raise TargetError(f"cannot scroll there: {exc}") from exc
+    return _px(start, seen), _px(end, seen)
+
+
+async def _swipe(world: Actuator, action: SwipeAction | ScrollAction, seen: Observation) -> Outcome:
+    a, b = _stroke(action, seen)
+    if isinstance(action, SwipeAction):
         done = await world.swipe([a, b], action.duration_ms)
     else:
-        try:
-            start, end = scroll_path(action.direction, scroll_area(action, seen), action.distance)
-        except ValueError as exc:  # an area with nothing on screen to scroll
-            raise TargetError(f"cannot scroll there: {exc}") from exc
-        a, b = _px(start, seen), _px(end, seen)
         done = await world.swipe([a, b, b], SCROLL_MOVE_MS + SCROLL_HOLD_MS)
     return Outcome(_executed(action, [done], point=a, end=b), touched=True)
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where an action will land on the screen of the observation it was chosen on: what
+    :func:`perform` would touch, computed without acting (the console draws it first)."""
+
+    point: IntPoint | None = None
+    end: IntPoint | None = None
+    node: UINode | None = None
+
+
+def placement(action: Action, seen: Observation) -> Placement:
+    """The pixels (and node) ``action`` would touch on ``seen``; empty for actions that
+    touch no point (keys, apps, waits, answers).
+
+    Raises:
+        TargetError: the target is not on ``seen`` (the step would fail the same way).
+        CoordinateError: an element's centre off the screen.
+    """
+    if isinstance(action, TapAction | DoubleTapAction | LongPressAction):
+        point, node = resolve(action.target, seen)
+        return Placement(point, None, node)
+    if isinstance(action, SwipeAction | ScrollAction):
+        return Placement(*_stroke(action, seen))
+    if isinstance(action, TypeAction) and action.target is not None:
+        point, node = resolve(action.target, seen)
+        return Placement(point, None, node)
+    return Placement()
 
 
 async def _type(world: Actuator, action: TypeAction, seen: Observation) -> Outcome:

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Protocol, runtime_checkable
 
-from bridge.schema import Action, Observation, StepResult, TaskInstance, Verdict
+from bridge.schema import Action, Observation, Screenshot, StepResult, TaskInstance, Verdict
 
-__all__ = ["Env", "ForkableEnv"]
+__all__ = ["Env", "ForkableEnv", "LiveScreen"]
 
 
 @runtime_checkable
@@ -54,4 +54,18 @@ class ForkableEnv(Env, Protocol):
 
     async def fork(self, n: int) -> list[ForkableEnv]:
         """``n`` new envs identical to this one that evolve independently."""
+        ...
+
+
+@runtime_checkable
+class LiveScreen(Protocol):
+    """An env that can show its screen as it is now, between steps (the console's live view).
+
+    A screenshot only: no UI tree is read and nothing changes what the next ``step`` acts
+    on (that is the observation the policy saw). On a phone the screen can change without
+    any step (a notification, a person's finger); in the simulator only steps change it.
+    """
+
+    async def screenshot(self) -> Screenshot:
+        """The screen now."""
         ...

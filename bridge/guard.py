@@ -24,6 +24,7 @@ from functools import cache
 from importlib import resources
 
 from bridge.actuate import TargetError, resolve
+from bridge.app_catalog import app_catalog
 from bridge.errors import CoordinateError
 from bridge.schema import (
     Action,
@@ -31,6 +32,7 @@ from bridge.schema import (
     LongPressAction,
     Observation,
     TapAction,
+    TaskInstance,
     TypeAction,
     UINode,
 )
@@ -38,8 +40,11 @@ from bridge.uitree import UITree
 
 __all__ = ["ALWAYS_ALLOWED", "ActionGuard", "GuardStop", "guard_words"]
 
-ALWAYS_ALLOWED = frozenset({"com.android.launcher3", "com.miui.home", "com.android.systemui"})
-"""Packages a run may always show: launchers and the system UI."""
+ALWAYS_ALLOWED = frozenset(
+    {*app_catalog().get("launcher").packages.values(), "com.android.systemui"}
+)
+"""Packages a run may always show: the launchers of every profile (``bridge/apps.json``)
+and the system UI."""
 
 _ANCESTORS = 3
 """How many enclosing nodes of the touched one count (the clickable row around a label)."""
@@ -115,11 +120,36 @@ class ActionGuard:
         self,
         allowed_packages: Iterable[str] | None = None,
         *,
+        allowed_apps: Iterable[str] = (),
         words: Mapping[str, tuple[str, ...]] | None = None,
     ) -> None:
-        """``allowed_packages``: the apps the run may use (None: any app)."""
-        self.allowed = None if allowed_packages is None else frozenset(allowed_packages)
+        """``allowed_packages``: the packages the run may use (None, with no
+        ``allowed_apps``: any app); ``allowed_apps``: app ids (``settings``) the run may
+        use, matched against the observation's ``foreground.app``, which each world maps
+        from the package with its own profile (so one list means the same on every phone)."""
+        apps = frozenset(allowed_apps)
+        self.allowed = (
+            None if allowed_packages is None and not apps else frozenset(allowed_packages or ())
+        )
+        self.allowed_apps = apps
         self.words = dict(words) if words is not None else guard_words()
+
+    @classmethod
+    def for_task(
+        cls, task: TaskInstance | None, *, extra: Iterable[str] = (), apps_only: bool = False
+    ) -> ActionGuard:
+        """The guard of a run of ``task``: the apps its spec uses (and the launcher) plus
+        ``extra`` (app ids or packages); with no task and no ``extra``, any app. With
+        ``apps_only`` no element is marked sensitive (only leaving the apps stops)."""
+        extra = list(extra)
+        apps = {"launcher", *(task.spec.apps if task and task.spec else ())}
+        if task is None or task.spec is None:
+            apps.discard("launcher")
+        ids = {name for name in extra if "." not in name}
+        packages = [name for name in extra if "." in name]
+        if not apps and not ids and not packages:
+            return cls(words={} if apps_only else None)
+        return cls(packages, allowed_apps=apps | ids, words={} if apps_only else None)
 
     def before(self, action: Action, seen: Observation) -> GuardStop | None:
         """A stop when ``action`` lands on (or inside) an element marked as consequential."""
@@ -149,10 +179,14 @@ class ActionGuard:
 
     def after(self, observation: Observation) -> GuardStop | None:
         """A stop when the screen now shows a package the run may not use."""
-        package = observation.foreground.package
+        foreground = observation.foreground
+        package = foreground.package
         if self.allowed is None or package is None:
             return None
         if package in self.allowed or package in ALWAYS_ALLOWED:
             return None
-        allowed = ", ".join(sorted(self.allowed)) or "none"
-        return GuardStop("left_apps", f"the phone now shows {package}, not one of: {allowed}")
+        if foreground.app is not None and foreground.app in self.allowed_apps:
+            return None
+        allowed = ", ".join(sorted(self.allowed_apps | self.allowed)) or "none"
+        shown = f"{package} ({foreground.app})" if foreground.app else package
+        return GuardStop("left_apps", f"the phone now shows {shown}, not one of: {allowed}")

@@ -35,6 +35,11 @@ Decisions:
     * Failures to write the trajectory (disk full) propagate too: a run that cannot record
       must stop, not go on unrecorded. A failed ``env.close()`` after the episode is logged
       when it is infrastructure (the record is decided) and propagates otherwise.
+    * A job's optional :class:`~bridge.guard.ActionGuard` ends the episode instead of asking
+      a person: an action it stops *before* is recorded without a result (the env is not
+      called, ``invalid`` stays False); a screen it stops *after* ends the episode once that
+      step is recorded. Either way the episode ends with termination ``guard`` and the
+      guard's reason as ``stop_reason``, and is judged by the env's verdict like any other.
 """
 
 from __future__ import annotations
@@ -50,6 +55,7 @@ from typing import Literal, TypeVar
 
 from bridge.env import Env
 from bridge.failures import InfraFailure, classify, guarded
+from bridge.guard import ActionGuard, GuardStop
 from bridge.policy import Policy
 from bridge.schema import (
     Action,
@@ -72,7 +78,7 @@ __all__ = ["EpisodeJob", "TreeXml", "run_episode", "run_episodes"]
 TreeXml = Callable[[Observation], str | None]
 """Turns an observation into the UI tree XML saved for its step (e.g. ``bridge.uitree``)."""
 
-_Termination = Literal["finish", "answer", "max_steps"]
+_Termination = Literal["finish", "answer", "max_steps", "guard"]
 _T = TypeVar("_T")
 _log = logging.getLogger(__name__)
 
@@ -81,7 +87,8 @@ _log = logging.getLogger(__name__)
 class EpisodeJob:
     """One episode to run: its id, its task, and factories for a fresh env and policy.
 
-    ``backend`` is recorded if the env fails before its first observation says it.
+    ``backend`` is recorded if the env fails before its first observation says it; a
+    ``guard`` ends the episode (termination ``guard``) at what it stops.
     """
 
     episode_id: str
@@ -89,6 +96,7 @@ class EpisodeJob:
     make_env: Callable[[], Awaitable[Env]]
     make_policy: Callable[[], Policy]
     backend: BackendInfo | None = None
+    guard: ActionGuard | None = None
 
 
 @dataclass(frozen=True)
@@ -126,10 +134,12 @@ class _Episode:
     task: TaskInstance
     writer: EpisodeWriter | None
     settings: _Settings
+    guard: ActionGuard | None = None
     steps: int = 0
     invalid: int = 0
     final_action: Action | None = None
     backend: BackendInfo | None = None
+    stop: GuardStop | None = None
 
     async def play(self) -> _Termination:
         timeout = self.settings.step_timeout_s
@@ -160,6 +170,10 @@ class _Episode:
             await self._save(record)
             return _after_invalid(obs, out), None
         self.final_action = action
+        if self.guard is not None and (stop := self.guard.before(action, obs)) is not None:
+            self.stop = stop
+            await self._save(record)
+            return obs, "guard"
         try:
             step = partial(self.env.step, action)
             result = await _env_call(step, self.settings.step_timeout_s, "env.step", StepResult)
@@ -167,6 +181,9 @@ class _Episode:
             await self._save(record)
             raise
         await self._save(record.model_copy(update={"result": result}))
+        if self.guard is not None and (stop := self.guard.after(result.observation)) is not None:
+            self.stop = stop
+            return result.observation, "guard"
         return result.observation, _termination(action, result)
 
     async def _save(self, record: StepRecord) -> None:
@@ -199,6 +216,7 @@ class _Episode:
             error=str(failure) if failure else None,
             error_source=failure.source if failure else None,
             duration_s=time.perf_counter() - started,
+            stop_reason=self.stop.reason if self.stop and not failure else None,
         )
 
 
@@ -231,6 +249,7 @@ async def run_episode(
     policy_timeout_s: float | None = None,
     tree_xml: TreeXml | None = None,
     backend: BackendInfo | None = None,
+    guard: ActionGuard | None = None,
 ) -> EpisodeRecord:
     """Play ``task`` with ``policy`` in ``env`` and return the episode's record.
 
@@ -244,6 +263,7 @@ async def run_episode(
         policy_timeout_s: Budget of each policy call; None waits as long as it takes.
         tree_xml: Makes the UI tree XML saved for each step; None saves none.
         backend: Recorded if the env fails before its first observation.
+        guard: Ends the episode (termination ``guard``) at an action or screen it stops.
 
     Returns:
         The record: ``success``/``failure`` by the env's verdict, or ``infra_error``.
@@ -254,7 +274,7 @@ async def run_episode(
     """
     started = time.perf_counter()
     settings = _Settings(step_timeout_s, policy_timeout_s, tree_xml)
-    episode = _Episode(policy, env, task, writer, settings)
+    episode = _Episode(policy, env, task, writer, settings, guard)
     try:
         termination = await episode.play()
         verdict = await _env_call(env.verdict, step_timeout_s, "env.verdict", Verdict)
@@ -365,6 +385,7 @@ async def _play_job(
             policy_timeout_s=settings.policy_timeout_s,
             tree_xml=settings.tree_xml,
             backend=job.backend,
+            guard=job.guard,
         )
     finally:
         await _close_env(env, settings.step_timeout_s)

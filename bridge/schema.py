@@ -101,7 +101,10 @@ SCHEMA_VERSION = "1.2"
 1.1: ``Verdict.clean`` may be None (with ``clean_reason``), ``Verdict.sim_side_effects``,
 ``TaskInstance.spec``, ``Check.guard``. 1.2: ``ExecutedAction.notes``; an observation's
 ``Foreground`` has no simulator ``route`` any more (a phone cannot give one; the simulator
-notes it in the executed action), and timings mean the same in every world."""
+notes it in the executed action), and timings mean the same in every world;
+``StepRecord.decided_by`` and ``proposal`` (who chose a console step, what the policy had
+proposed when a person overrode it); ``EpisodeRecord.termination`` ``guard`` with its
+``stop_reason``."""
 
 SchemaVersion = Literal["1.0", "1.1", "1.2"]
 """Versions this code reads (older records are newer ones without the additions; a 1.1
@@ -500,6 +503,13 @@ class StepRecord(ContractModel):
     frame: str | None = None
     tree: str | None = None
     policy_ms: NonNegativeFloat = 0.0
+    decided_by: Literal["policy", "approved", "override"] | None = None
+    """Who chose the executed action in a console run: the policy alone (auto-run), the
+    policy with a person's approval, or a person instead of the policy (``output`` is then
+    the person's action and ``proposal`` what the policy had proposed). None: no person was
+    there (``mgb sim run``, ``mgb device run``, transfer-eval)."""
+    proposal: PolicyOutput | None = None
+    """The policy's proposal a person overrode (None when it was not overridden)."""
 
 
 EpisodeOutcome = Literal["success", "failure", "infra_error"]
@@ -519,7 +529,7 @@ class EpisodeRecord(ContractModel):
     policy: str
     backend: BackendInfo | None = None
     outcome: EpisodeOutcome
-    termination: Literal["finish", "answer", "max_steps", "infra_error"]
+    termination: Literal["finish", "answer", "max_steps", "guard", "stopped", "infra_error"]
     verdict: Verdict | None = None
     steps: NonNegativeInt
     invalid_steps: NonNegativeInt = 0
@@ -527,6 +537,9 @@ class EpisodeRecord(ContractModel):
     error: str | None = None
     error_source: Literal["env", "policy"] | None = None
     duration_s: NonNegativeFloat = 0.0
+    stop_reason: str | None = None
+    """Why the episode was stopped before the policy ended it: the guard's reason
+    (termination ``guard``) or a person's (termination ``stopped``: a console reset)."""
 
     @model_validator(mode="after")
     def _outcome_matches(self) -> EpisodeRecord:

@@ -22,7 +22,7 @@ from bridge.errors import UITreeError
 from bridge.schema import UINode
 from bridge.uitree_text import render_text, short_id
 
-__all__ = ["XML_DECLARATION", "UITree", "parse_hierarchy", "render_text", "to_xml"]
+__all__ = ["XML_DECLARATION", "UITree", "parse_hierarchy", "render_text", "to_xml", "xpath_literal"]
 
 XML_DECLARATION = "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>"
 """The declaration uiautomator and uiautomator2 write first."""
@@ -177,6 +177,36 @@ class UITree:
         result, ids = self._evaluate(query)
         return result if isinstance(result, bool) else bool(self._selected(query, result, ids))
 
+    def xpath_for(self, node_id: int) -> str:
+        """A short XPath that selects exactly node ``node_id`` in this tree (what a person
+        copies from the console into a check or a script).
+
+        The first unique one of: its resource id, text or content-desc, the resource id
+        with the text, the class with the text; otherwise its path of child positions from
+        the root (``/hierarchy/node[1]/node[3]``), which is always unique.
+        """
+        node = self.node(node_id)
+        tests = [
+            [("resource-id", node.resource_id)],
+            [("text", node.text)],
+            [("content-desc", node.content_desc)],
+            [("resource-id", node.resource_id), ("text", node.text)],
+            [("class", node.class_name), ("text", node.text)],
+            [("class", node.class_name), ("content-desc", node.content_desc)],
+        ]
+        for test in tests:
+            if not all(value for _, value in test):
+                continue
+            predicate = " and ".join(f"@{name}={xpath_literal(value)}" for name, value in test)
+            query = f"//node[{predicate}]"
+            if [found.id for found in self.xpath(query)] == [node_id]:
+                return query
+        steps = []
+        for current in [*reversed(self.ancestors(node_id)), node]:
+            siblings = self.roots() if current.parent is None else self.children(current.parent)
+            steps.append(f"node[{[s.id for s in siblings].index(current.id) + 1}]")
+        return "/hierarchy/" + "/".join(steps)
+
     def render_text(self, max_text: int = 60) -> str:
         """This tree as compact text for text-only policies; see :func:`render_text`."""
         return render_text(self._nodes, max_text=max_text)
@@ -224,6 +254,16 @@ class UITree:
                 "elements; select nodes, e.g. //node[@text='OK'] rather than //node/@text"
             )
         return [self._nodes[ids[item]] for item in result]
+
+
+def xpath_literal(value: str) -> str:
+    """``value`` as an XPath 1.0 string literal (``concat()`` when it has both quotes)."""
+    if "'" not in value:
+        return f"'{value}'"
+    if '"' not in value:
+        return f'"{value}"'
+    parts = value.split("'")
+    return "concat(" + ', "\'", '.join(f"'{part}'" for part in parts) + ")"
 
 
 def parse_hierarchy(xml: str | bytes) -> UITree:

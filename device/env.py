@@ -315,6 +315,12 @@ class AndroidEnv:
         step = self._last.step if self._last is not None else 0
         return await self._observe(step, None, True, None)
 
+    async def screenshot(self) -> Screenshot:
+        """The screen now, without a tree dump (``bridge.env.LiveScreen``); opens the env."""
+        self._check_open()
+        await self.open()
+        return _screenshot(await self.driver.screenshot())
+
     async def _observe(
         self, step: int, frame: Frame | None, stable: bool, error: str | None
     ) -> Observation:

@@ -18,6 +18,7 @@ from bridge.schema import (
     Action,
     AnswerAction,
     Observation,
+    Screenshot,
     StepResult,
     StepTimings,
     TaskInstance,
@@ -60,7 +61,7 @@ class SimEnv:
         self.sim = sim
         self.base = base
         self.instance = instance
-        self.screenshot = screenshot
+        self.with_screenshots = screenshot
         self.answer_mode = answer_mode
         self._last: Observation | None = None
         self._trees: list[str] = []
@@ -162,13 +163,28 @@ class SimEnv:
             self._last = await self._observe_on(pooled, None)
         return self._last
 
+    async def screenshot(self) -> Screenshot:
+        """The screen now, without reading the tree (``bridge.env.LiveScreen``)."""
+        self._check_open()
+        config = self.sim.config
+        async with self.instance.lock, self.sim.pool.page() as pooled:
+            await pooled.show(self.instance)
+            data = await pooled.screenshot(config.image_format, config.jpeg_quality)
+        profile = config.profile
+        return Screenshot(
+            format=config.image_format,  # type: ignore[arg-type]
+            width=profile.width_px,
+            height=profile.height_px,
+            data=data,
+        )
+
     async def _observe_on(self, pooled: Any, error: str | None) -> Observation:
         config = self.sim.config
         obs = await observe(
             pooled,
             self.instance,
             config.profile,
-            screenshot=self.screenshot,
+            screenshot=self.with_screenshots,
             image_format=config.image_format,  # type: ignore[arg-type]
             quality=config.jpeg_quality,
             last_action_error=error,
@@ -229,7 +245,7 @@ class SimEnv:
             env = SimEnv(
                 self.sim,
                 child,
-                screenshot=self.screenshot,
+                screenshot=self.with_screenshots,
                 answer_mode=self.answer_mode,
                 base=self.base,
             )

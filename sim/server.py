@@ -24,7 +24,7 @@ from sim.phone import PageEvent
 if TYPE_CHECKING:
     from sim.simulator import Simulator
 
-__all__ = ["PageEventRequest", "build_app"]
+__all__ = ["PageEventRequest", "build_app", "require_token"]
 
 
 class PageEventRequest(BaseModel):
@@ -43,7 +43,7 @@ def _static(name: str) -> str:
 def build_app(sim: Simulator) -> FastAPI:
     """The FastAPI application of ``sim``."""
     app = FastAPI(title="mobilegym-bridge simulator", docs_url="/docs", redoc_url=None)
-    _require_token(app, sim.config.token)
+    require_token(app, sim.config.token)
     static_dir = resources.files("sim").joinpath("static")
     app.mount("/static", StaticFiles(directory=str(static_dir)), name="static")
 
@@ -88,7 +88,7 @@ def build_app(sim: Simulator) -> FastAPI:
 _LOOPBACK = {"127.0.0.1", "::1", "localhost"}
 
 
-def _require_token(app: FastAPI, token: str | None) -> None:
+def require_token(app: FastAPI, token: str | None) -> None:
     """Refuse non-loopback clients without ``token`` (the pages of the pool are loopback)."""
 
     @app.middleware("http")

@@ -18,10 +18,12 @@ from rich.table import Table
 from bridge.errors import BridgeError
 from bridge.jsonschema import write_json_schemas
 from bridge.uitree import parse_hierarchy
+from transfer_eval.console_cli import console_command
 from transfer_eval.demo import DemoReport, run_dump_demo
 from transfer_eval.device_cli import device_app
 from transfer_eval.dump_view import render_wireframes, wireframe_html
 from transfer_eval.gap_options import AnimationMs, FontScale, LatencyMs, PopupRate
+from transfer_eval.guard_options import AllowOption, GuardMode
 from transfer_eval.paired import PairedConfig, VirtualGap
 from transfer_eval.replay_cli import replay_command
 from transfer_eval.sim_cli import sim_app
@@ -40,6 +42,7 @@ mgb_app.add_typer(sim_app, name="sim")
 mgb_app.add_typer(device_app, name="device")
 mgb_app.add_typer(train_app, name="train")
 mgb_app.command("replay")(replay_command)
+mgb_app.command("console")(console_command)
 transfer_eval_app = typer.Typer(
     name="transfer-eval",
     help="Measure how much of a simulator gain carries over to a real phone.",
@@ -168,6 +171,16 @@ def demo_command(
         raise _fail(str(exc)) from exc
 
 
+PairedGuard = Annotated[
+    GuardMode,
+    typer.Option(
+        help="End an episode that leaves its task's apps (apps), or that also touches "
+        "something marked sending/calling/paying/deleting/installing (all). Applied to the "
+        "simulator's cells and the phone's alike, so the comparison stays fair.",
+    ),
+]
+
+
 @transfer_eval_app.callback(invoke_without_command=True)
 def transfer_eval_command(
     ctx: typer.Context,
@@ -189,11 +202,14 @@ def transfer_eval_command(
     animation_ms: AnimationMs = 0.0,
     latency_ms: LatencyMs = 0.0,
     font_scale: FontScale = None,
+    guard: PairedGuard = "off",
+    allow: AllowOption = None,
 ) -> None:
     """Paired base/trained evaluation in the simulator and on a phone, with a report.
 
     With --device virtual, the reality-gap options perturb the virtual phone (pop-ups,
-    animations, latency, larger text) to see how much of a gain survives them.
+    animations, latency, larger text) to see how much of a gain survives them. --guard
+    ends episodes of both worlds alike, so pairs stay comparable.
     """
     from transfer_eval.evaluate import evaluate
 
@@ -221,6 +237,8 @@ def transfer_eval_command(
             out=run_dir,
             adb_port=adb_port,
             gap=gap,
+            guard=guard,
+            allow=allow or [],
         )
     except ValidationError as exc:
         raise _fail(exc.errors()[0]["msg"].removeprefix("Value error, ")) from exc

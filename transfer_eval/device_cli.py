@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from pydantic import ValidationError
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
@@ -28,6 +29,7 @@ from transfer_eval.device_run import (
 )
 from transfer_eval.episode_table import episodes_table
 from transfer_eval.gap_options import AnimationMs, FontScale, LatencyMs, PopupRate
+from transfer_eval.guard_options import AllowOption, GuardOption
 
 __all__ = ["device_app"]
 
@@ -110,23 +112,34 @@ def run_command(
     seeds: Annotated[str, typer.Option(help="Comma-separated seeds.")] = "0",
     lang: Annotated[str, typer.Option(help="Comma-separated languages (en, zh).")] = "en",
     profile: Annotated[str | None, typer.Option(help="Force a device profile.")] = None,
+    guard: GuardOption = "off",
+    allow: AllowOption = None,
     adb_host: AdbHost = "127.0.0.1",
     adb_port: AdbPort = 5037,
 ) -> None:
-    """Run episodes on a phone and write a trajectory with frames, trees and verdicts."""
+    """Run episodes on a phone and write a trajectory with frames, trees and verdicts.
+
+    With --guard, an episode that leaves its task's apps (or, with `all`, touches something
+    marked sending, calling, paying, deleting or installing) ends there with the reason.
+    """
     try:
         check_tasks(task)  # a typo is one clear line before anything else happens
     except UnknownTask as exc:
         raise typer.BadParameter(str(exc), param_hint="--task") from exc
-    config = DeviceRunConfig(
-        target=AdbTarget(host=adb_host, port=adb_port, serial=device),
-        tasks=task,
-        seeds=_parse_ints(seeds),
-        langs=lang.split(","),
-        policy=policy,
-        out=out,
-        profile=profile,
-    )
+    try:
+        config = DeviceRunConfig(
+            target=AdbTarget(host=adb_host, port=adb_port, serial=device),
+            tasks=task,
+            seeds=_parse_ints(seeds),
+            langs=lang.split(","),
+            policy=policy,
+            out=out,
+            profile=profile,
+            guard=guard,
+            allow=allow or [],
+        )
+    except ValidationError as exc:
+        raise _fail(exc.errors()[0]["msg"].removeprefix("Value error, ")) from exc
     total = len(task) * len(config.seeds) * len(config.langs)
     columns = (TextColumn("episodes"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, console=console) as progress:

@@ -12,14 +12,16 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from bridge.guard import ActionGuard
 from bridge.runner import EpisodeJob, run_episodes
 from bridge.schema import (
     BackendInfo,
     EpisodeRecord,
     Foreground,
     ScreenSpec,
+    TaskInstance,
 )
 from bridge.trajectory import RunManifest, RunStore
 from device.adb import AdbTarget, AttachedDevice
@@ -32,6 +34,7 @@ from policies.registry import parse_spec
 from sim.simulator import default_apps
 from sim.tasks.registry import TaskRegistry, default_registry
 from transfer_eval.episode_view import write_run_index
+from transfer_eval.guard_options import GuardMode, check_allow, task_guard
 from transfer_eval.policy_factory import policy_factory, run_versions, tree_xml
 
 __all__ = [
@@ -47,7 +50,12 @@ __all__ = [
 
 
 class DeviceRunConfig(BaseModel):
-    """What to run on one phone: tasks x seeds x languages with one policy, into ``out``."""
+    """What to run on one phone: tasks x seeds x languages with one policy, into ``out``.
+
+    ``guard`` (see :mod:`transfer_eval.guard_options`) ends an episode that leaves its
+    task's apps and ``allow`` (``apps``), or that also touches a consequential element
+    (``all``), with the reason, instead of asking a person.
+    """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -59,10 +67,22 @@ class DeviceRunConfig(BaseModel):
     out: Path
     profile: str | None = None
     step_timeout_s: float = Field(default=120.0, gt=0)
+    guard: GuardMode = "off"
+    allow: list[str] = Field(default_factory=list)
+    """App ids or packages the guard also lets the run use."""
+
+    @model_validator(mode="after")
+    def _allow_needs_a_guard(self) -> DeviceRunConfig:
+        check_allow(self.guard, self.allow)
+        return self
 
     def env_config(self) -> AndroidEnvConfig:
         """The env every episode of the run gets."""
         return AndroidEnvConfig(target=self.target, profile=self.profile)
+
+    def guard_for(self, task: TaskInstance) -> ActionGuard | None:
+        """The guard of one episode of ``task`` (None with ``guard="off"``)."""
+        return task_guard(self.guard, task, self.allow)
 
 
 class DeviceReport(BaseModel):
@@ -154,6 +174,7 @@ def _jobs(config: DeviceRunConfig) -> list[EpisodeJob]:
                         task=task,
                         make_env=make_env,
                         make_policy=policy_factory(config.policy, template, task),
+                        guard=config.guard_for(task),
                     )
                 )
     return jobs

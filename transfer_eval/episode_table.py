@@ -1,4 +1,5 @@
-"""The table ``mgb sim run`` and ``mgb device run`` print when their episodes are done."""
+"""The tables of episodes the CLIs print: ``mgb sim run`` and ``mgb device run`` when their
+episodes are done, ``mgb replay`` for a run directory."""
 
 from __future__ import annotations
 
@@ -7,8 +8,9 @@ from collections.abc import Sequence
 from rich.table import Table
 
 from bridge.schema import EpisodeRecord
+from transfer_eval.episode_view import EpisodeSummary
 
-__all__ = ["episodes_table"]
+__all__ = ["episodes_table", "run_table"]
 
 
 def episodes_table(records: Sequence[EpisodeRecord]) -> Table:
@@ -26,5 +28,29 @@ def episodes_table(records: Sequence[EpisodeRecord]) -> Table:
             "" if verdict is None else f"{verdict.progress:.2f}",
             "" if verdict is None else str(verdict.clean),
             record.error or "",
+        )
+    return table
+
+
+def run_table(summaries: Sequence[EpisodeSummary], title: str) -> Table:
+    """One row per episode of a run: task, outcome, steps, how it ended and, when its steps
+    say who decided them (a console run), how many a person overrode or approved."""
+    decided = any(summary.decided for summary in summaries)
+    table = Table(title=title)
+    table.add_column("episode", no_wrap=True)  # whole, to copy into --episode
+    table.add_column("task", no_wrap=True)
+    who = ("overridden / approved",) if decided else ()
+    for column in ("outcome", "steps", *who, "termination"):
+        table.add_column(column, overflow="fold")
+    for summary in summaries:
+        record = summary.record
+        counts = (f"{summary.overridden} / {summary.approved}",) if decided else ()
+        table.add_row(
+            record.episode_id,
+            record.task.task_id,
+            record.outcome,
+            str(record.steps),
+            *counts,
+            record.termination,
         )
     return table

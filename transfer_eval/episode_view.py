@@ -1,9 +1,10 @@
 """Static pages for a run directory: an index of episodes and one page per episode.
 
 Each step shows the frame the policy saw with the action drawn on it (a ring where it
-tapped, an arrow for a swipe), the action, the policy's thought and any error; the verdict's
-checks are listed with expected and actual values. Pages use relative links, so a run
-directory can be copied anywhere and opened from disk.
+tapped, an arrow for a swipe), the action, the policy's thought and any error; in a console
+run, who decided the step (the policy, a person's approval, or a person's override with the
+policy's proposal under it). The verdict's checks are listed with expected and actual values.
+Pages use relative links, so a run directory can be copied anywhere and opened from disk.
 """
 
 from __future__ import annotations
@@ -11,13 +12,31 @@ from __future__ import annotations
 import html
 import json
 from importlib import resources
+from pathlib import Path
 from string import Template
 
+from pydantic import BaseModel, ConfigDict
+
 from bridge.durable import write_atomic
-from bridge.schema import EpisodeRecord, StepRecord, Verdict
+from bridge.schema import EpisodeRecord, PolicyOutput, StepRecord, Verdict
 from bridge.trajectory import RunStore
 
-__all__ = ["action_overlay", "episode_page", "write_run_index"]
+__all__ = ["EpisodeSummary", "action_overlay", "episode_page", "write_run_index"]
+
+
+class EpisodeSummary(BaseModel):
+    """One episode of a run as its index lists it: the record, where its page is, and who
+    decided its steps (``decided``: any step says, as in a console run)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    record: EpisodeRecord
+    page: Path
+    decided: bool = False
+    overridden: int = 0
+    """Steps where a person acted instead of the policy."""
+    approved: int = 0
+    """Steps where a person approved the policy's proposal."""
 
 
 def _template(name: str) -> Template:
@@ -48,16 +67,36 @@ def action_overlay(step: StepRecord) -> str:
     )
 
 
+def _action_text(output: PolicyOutput) -> str:
+    action = output.action
+    return action.model_dump_json(exclude_none=True) if action else "(invalid output)"
+
+
+def _proposal(step: StepRecord) -> str:
+    """What the policy had proposed before a person overrode it, with its thought."""
+    proposal = step.proposal
+    if step.decided_by != "override" or proposal is None:
+        return ""
+    thought = proposal.thought or proposal.error
+    return (
+        f"<div class='proposal'>policy proposed: <code>{html.escape(_action_text(proposal))}</code>"
+        + (f"<div class='thought'>{html.escape(thought)}</div>" if thought else "")
+        + "</div>"
+    )
+
+
 def _step_card(step: StepRecord) -> str:
-    action = step.output.action
-    text = action.model_dump_json(exclude_none=True) if action else "(invalid output)"
     image = f'<img src="{html.escape(step.frame)}" alt="step {step.step}">' if step.frame else ""
     error = step.output.error or (step.result.error if step.result else None)
+    decided = step.decided_by
+    badge = f" <span class='decided decided-{decided}'>{decided}</span>" if decided else ""
     return (
         f'<div class="step"><div class="shot">{image}{action_overlay(step)}</div>'
-        f"<h3>step {step.step}</h3><div class='action'>{html.escape(text)}</div>"
+        f"<h3>step {step.step}{badge}</h3>"
+        f"<div class='action'>{html.escape(_action_text(step.output))}</div>"
         + (f"<div class='thought'>{html.escape(step.output.thought or '')}</div>")
         + (f"<div class='error'>{html.escape(error)}</div>" if error else "")
+        + _proposal(step)
         + "</div>"
     )
 
@@ -88,6 +127,7 @@ def episode_page(record: EpisodeRecord, steps: list[StepRecord]) -> str:
         f"<span class='badge {record.outcome}'>{record.outcome}</span> · "
         f"{html.escape(record.task.instruction)} · policy {html.escape(record.policy)} · "
         f"{record.steps} steps · ended by {record.termination}"
+        + (f": {html.escape(record.stop_reason)}" if record.stop_reason else "")
         + (f" · progress {verdict.progress:.2f} · clean {verdict.clean}" if verdict else "")
         + (f"<br>error: {html.escape(record.error)}" if record.error else "")
     )
@@ -99,8 +139,8 @@ def episode_page(record: EpisodeRecord, steps: list[StepRecord]) -> str:
     )
 
 
-def _row(record: EpisodeRecord) -> str:
-    verdict = record.verdict
+def _row(summary: EpisodeSummary, decided: bool) -> str:
+    record, verdict = summary.record, summary.record.verdict
     link = f"episodes/{record.episode_id}/index.html"
     progress = "" if verdict is None else f"{verdict.progress:.2f}"
     return (
@@ -108,19 +148,40 @@ def _row(record: EpisodeRecord) -> str:
         f"<td>{html.escape(record.task.task_id)}</td><td>{html.escape(record.task.instruction)}</td>"
         f"<td><span class='badge {record.outcome}'>{record.outcome}</span></td>"
         f"<td>{'' if verdict is None else verdict.clean}</td>"
-        f"<td>{progress}</td><td>{record.steps}</td></tr>"
+        f"<td>{progress}</td><td>{record.steps}</td>"
+        + (f"<td>{summary.overridden}</td>" if decided else "")
+        + "</tr>"
     )
 
 
-def write_run_index(store: RunStore) -> None:
-    """Write ``index.html`` for the run and for each completed episode."""
+def _write_episode(store: RunStore, record: EpisodeRecord) -> EpisodeSummary:
+    """Write the page of one committed episode; its summary."""
+    steps = store.read_steps(record.episode_id)
+    page = store.episode_dir(record.episode_id) / "index.html"
+    write_atomic(page, episode_page(record, steps).encode("utf-8"))
+    return EpisodeSummary(
+        record=record,
+        page=page,
+        decided=any(step.decided_by is not None for step in steps),
+        overridden=sum(step.decided_by == "override" for step in steps),
+        approved=sum(step.decided_by == "approved" for step in steps),
+    )
+
+
+def write_run_index(store: RunStore) -> list[EpisodeSummary]:
+    """Write ``index.html`` for the run and for each completed episode; returns the
+    episodes in the order the index lists them (by id). The index has an ``overrides``
+    column when any step of any episode says who decided it (a console run)."""
     records = sorted(store.completed().values(), key=lambda r: r.episode_id)
-    for record in records:
-        page = episode_page(record, store.read_steps(record.episode_id))
-        write_atomic(store.episode_dir(record.episode_id) / "index.html", page.encode("utf-8"))
+    summaries = [_write_episode(store, record) for record in records]
+    decided = any(summary.decided for summary in summaries)
     wins = sum(r.outcome == "success" for r in records)
     meta = f"{len(records)} episodes · {wins} succeeded · run {html.escape(store.manifest.run_id)}"
     index = _template("run_index.html").substitute(
-        title="mobilegym-bridge run", meta=meta, rows="\n".join(_row(r) for r in records)
+        title="mobilegym-bridge run",
+        meta=meta,
+        extra_head="<th>overrides</th>" if decided else "",
+        rows="\n".join(_row(summary, decided) for summary in summaries),
     )
     write_atomic(store.root / "index.html", index.encode("utf-8"))
+    return summaries

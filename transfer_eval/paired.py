@@ -6,7 +6,7 @@ in parallel on the page pool; device cells run one at a time on the phone, posed
 by the same bound spec as their simulator twins (on a real phone, tasks whose spec requires a
 fact a retail phone cannot hold are left out of both worlds, so pairs stay pairs). Infra
 errors are retried a bounded number of times and then reported apart — they never count as
-policy failures.
+policy failures. A guard, when asked for, ends episodes of both worlds alike.
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from device.virtual.phone import Perturbations
 from policies.registry import parse_spec
 from sim.simulator import SimConfig, Simulator
 from sim.tasks.base import TaskTemplate
+from transfer_eval.guard_options import GuardMode, check_allow, task_guard
 from transfer_eval.policy_factory import policy_factory, run_versions, tree_xml
 from transfer_eval.suites import Suite, load_suite
 
@@ -74,7 +75,13 @@ class VirtualGap(BaseModel):
 
 
 class PairedConfig(BaseModel):
-    """A transfer evaluation: which phone, which policies, which suite, where to write."""
+    """A transfer evaluation: which phone, which policies, which suite, where to write.
+
+    ``guard`` (see :mod:`transfer_eval.guard_options`) is applied to the simulator's cells
+    and the phone's alike: the guard reads only what a phone gives (the foreground app, the
+    touched element), so it means the same in both worlds, and guarding one side only would
+    count the phone's guard stops as failures its simulator twins never had.
+    """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -92,6 +99,16 @@ class PairedConfig(BaseModel):
     step_timeout_s: float = Field(default=90.0, gt=0)
     gap: VirtualGap = Field(default_factory=VirtualGap)
     """Reality-gap perturbations; only for ``device="virtual"``."""
+    guard: GuardMode = "off"
+    """Ends an episode of either world that leaves its task's apps (``apps``), or that also
+    touches a consequential element (``all``)."""
+    allow: list[str] = Field(default_factory=list)
+    """App ids or packages the guard also lets both worlds use."""
+
+    @model_validator(mode="after")
+    def _allow_needs_a_guard(self) -> PairedConfig:
+        check_allow(self.guard, self.allow)
+        return self
 
     @model_validator(mode="after")
     def _gap_needs_the_virtual_phone(self) -> PairedConfig:
@@ -188,6 +205,7 @@ def _jobs(
             task=cell.task,
             make_env=env_for(cell),  # type: ignore[arg-type]
             make_policy=policy_factory(specs[cell.role], cell.template, cell.task, cell.repeat),
+            guard=task_guard(config.guard, cell.task, config.allow),  # the same in both worlds
         )
         for cell in cells
     ]

@@ -2,7 +2,7 @@
 phone, step by step, with the action drawn on each frame, the thought, and the checks.
 
 Pages are static HTML next to the run's episodes (frames are linked, not copied); ``--mp4``
-renders the same pairing into a video with opencv.
+renders the same pairing into a video with opencv (or, for a single-world run, one episode).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from bridge.schema import EpisodeRecord, StepRecord
 from bridge.trajectory import RunStore
 from transfer_eval.episode_view import action_overlay
 
-__all__ = ["Side", "replay_page", "replay_video"]
+__all__ = ["Side", "episode_video", "replay_page", "replay_video"]
 
 
 class Side:
@@ -124,27 +124,45 @@ def _frame(side: Side, index: int, size: tuple[int, int]) -> np.ndarray:
         if result.executed.end_point_px:
             ex, ey = result.executed.end_point_px
             cv2.arrowedLine(image, (int(x), int(y)), (int(ex), int(ey)), (85, 45, 255), 14)
-    return cv2.resize(image, (width, int(image.shape[0] * scale)))[:height]
+    fitted = cv2.resize(image, (width, max(1, int(image.shape[0] * scale))))[:height]
+    # on the canvas, not alone: opencv silently drops a frame of another size than the video's
+    canvas[: fitted.shape[0]] = fitted
+    return canvas
 
 
-def replay_video(sim: Side, device: Side, out: Path, fps: float = 1.0) -> Path:
-    """An MP4 of the two episodes side by side, one step per frame period, under a header
-    naming the world and the step (the action is drawn on each frame as on the page)."""
-    count = max(len(sim.steps), len(device.steps), 1)
+def _write_video(panes: list[tuple[str, Side]], out: Path, fps: float) -> Path:
+    """An MP4 of ``panes`` (name, side) next to each other, one step per frame period."""
+    count = max([1, *(len(side.steps) for _, side in panes)])
     size, header = (360, 800), 40
-    shape = (size[0] * 2, size[1] + header)
+    shape = (size[0] * len(panes), size[1] + header)
     writer = cv2.VideoWriter(str(out), cv2.VideoWriter_fourcc(*"mp4v"), fps, shape)
     if not writer.isOpened():
         raise OSError(f"opencv cannot write an MP4 to {out}; check the directory exists")
     try:
         for index in range(count):
             band = np.full((header, shape[0], 3), 255, np.uint8)
-            for column, name in enumerate(("simulator", "phone")):
+            for column, (name, _side) in enumerate(panes):
                 text = f"{name}  step {index}"
                 origin = (column * size[0] + 12, 27)
                 cv2.putText(band, text, origin, cv2.FONT_HERSHEY_SIMPLEX, 0.65, (30, 30, 30), 2)
-            panes = np.hstack([_frame(sim, index, size), _frame(device, index, size)])
-            writer.write(np.vstack([band, panes]))
+            frames = np.hstack([_frame(side, index, size) for _, side in panes])
+            writer.write(np.vstack([band, frames]))
     finally:
         writer.release()
     return out
+
+
+def replay_video(sim: Side, device: Side, out: Path, fps: float = 1.0) -> Path:
+    """An MP4 of the two episodes side by side, one step per frame period, under a header
+    naming the world and the step (the action is drawn on each frame as on the page)."""
+    return _write_video([("simulator", sim), ("phone", device)], out, fps)
+
+
+_WORLD = {"sim": "simulator", "virtual": "virtual phone", "device": "phone"}
+
+
+def episode_video(side: Side, out: Path, fps: float = 1.0) -> Path:
+    """An MP4 of one episode alone (a run of ``mgb sim run``, ``mgb device run`` or
+    ``mgb console``), drawn as one pane of :func:`replay_video`."""
+    backend = side.record.backend if side.record else None
+    return _write_video([(_WORLD[backend.kind] if backend else "episode", side)], out, fps)

@@ -1,13 +1,19 @@
-"""``mgb replay RUN``: the side-by-side replays of a transfer-eval run, from the command line.
+"""``mgb replay RUN``: look at any run directory from the command line.
 
-Without ``--task`` it lists the run's tasks with each policy's outcome in both worlds and
-where their replay pages are; with ``--task`` it (re)writes that task's page and, with
-``--mp4``, renders the same pairing into a video.
+A transfer-eval run (its manifest holds a paired config): without ``--task`` it lists the
+run's tasks with each policy's outcome in both worlds and where their replay pages are; with
+``--task`` it (re)writes that task's side-by-side page and, with ``--mp4``, renders the same
+pairing into a video.
+
+A single-world run (``mgb sim run``, ``mgb device run``, ``mgb console``): it (re)writes the
+episode pages and lists the episodes with where their pages are; ``--episode ID`` (or
+``--task`` when one episode has that task) names one page, which ``--mp4`` renders.
 """
 
 from __future__ import annotations
 
 import difflib
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Annotated
 
@@ -18,17 +24,27 @@ from rich.table import Table
 from bridge.errors import BridgeError
 from bridge.schema import EpisodeRecord
 from bridge.trajectory import RunStore
+from transfer_eval.episode_table import run_table
+from transfer_eval.episode_view import EpisodeSummary, write_run_index
 from transfer_eval.finalize import device_title, pairing, write_replay
 from transfer_eval.paired import ROLES, PairedConfig, cell_id
-from transfer_eval.replay import replay_video
+from transfer_eval.replay import Side, episode_video, replay_video
 
 __all__ = ["replay_command"]
 
 console = Console()
 
+_PAIRED_KEYS = frozenset({"base", "trained", "suite"})
+"""Keys of every transfer-eval manifest (it stores its PairedConfig) and of no other run's."""
+
+
+def _is_paired(store: RunStore) -> bool:
+    """A transfer-eval run; any other run directory holds episodes of one world."""
+    return store.manifest.config.keys() >= _PAIRED_KEYS
+
 
 def _fail(message: str) -> typer.Exit:
-    console.print(f"[red]error:[/] {message}", highlight=False)
+    console.print(f"[red]error:[/] {message}", highlight=False, soft_wrap=True)
     return typer.Exit(code=1)
 
 
@@ -66,23 +82,10 @@ def _table(store: RunStore, records: dict[str, EpisodeRecord], labels: list[str]
     return table
 
 
-def replay_command(
-    run: Annotated[Path, typer.Argument(help="A transfer-eval run directory.")],
-    task: Annotated[
-        str | None, typer.Option(help="Task label (as listed), e.g. settings/SetWifi-v1.")
-    ] = None,
-    policy: Annotated[str, typer.Option(help="Whose episodes: 'trained' or 'base'.")] = "trained",
-    mp4: Annotated[Path | None, typer.Option(help="Also write the pairing as an MP4.")] = None,
+def _replay_paired(
+    store: RunStore, run: Path, task: str | None, policy: str, mp4: Path | None
 ) -> None:
-    """List a transfer-eval run's side-by-side replays, or write one (and an MP4)."""
-    if policy not in ROLES:
-        raise _fail(f"--policy is one of {', '.join(ROLES)}, not {policy!r}")
-    try:
-        store = RunStore.open(run)
-    except (BridgeError, OSError) as exc:
-        raise _fail(
-            f"{run} is not a run directory ({exc}); give a transfer-eval --out path"
-        ) from exc
+    """List a transfer-eval run's pairings, or write one's page (and an MP4)."""
     records = store.completed()
     labels = _labels(records)
     if task is None:
@@ -110,3 +113,120 @@ def replay_command(
         except OSError as exc:
             raise _fail(str(exc)) from exc
         console.print(f"video: [bold]{written}[/]", highlight=False)
+
+
+def _hint(wanted: str, names: Iterable[str]) -> str:
+    """``; did you mean X?`` for the nearest of ``names``, else the first few of them."""
+    names = sorted(names)
+    near = difflib.get_close_matches(wanted, names, n=1)
+    if near:
+        return f"; did you mean {near[0]}?"
+    more = f" and {len(names) - 8} more" if len(names) > 8 else ""
+    return f"; the run has: {', '.join(names[:8])}{more}"
+
+
+def _episode_of_task(records: dict[str, EpisodeRecord], task: str, run: Path) -> str:
+    """The one episode of ``task`` (``settings/SetWifi-v1`` or ``settings.SetWifi-v1``)."""
+    wanted = task.replace("/", ".")
+    matches = sorted(i for i, r in records.items() if r.task.task_id.replace("/", ".") == wanted)
+    if len(matches) == 1:
+        return matches[0]
+    if matches:
+        raise _fail(
+            f"task {task!r} has {len(matches)} episodes in {run}: {', '.join(matches)}; "
+            "pick one with --episode ID"
+        )
+    tasks = {record.task.task_id for record in records.values()}
+    raise _fail(f"no episode of task {task!r} in {run}{_hint(task, tasks)}")
+
+
+def _chosen(
+    records: dict[str, EpisodeRecord], run: Path, episode: str | None, task: str | None
+) -> str | None:
+    """The episode ``--episode`` or ``--task`` names (None: neither was given)."""
+    if episode is not None and task is not None:
+        raise _fail("give --episode or --task, not both")
+    if task is not None:
+        return _episode_of_task(records, task, run)
+    if episode is not None and episode not in records:
+        raise _fail(f"no episode {episode!r} in {run}{_hint(episode, records)}")
+    return episode
+
+
+def _list_episodes(store: RunStore, summaries: list[EpisodeSummary]) -> None:
+    console.print(run_table(summaries, f"episodes in {store.root}"))
+    console.print(f"index: [bold]{store.root / 'index.html'}[/]", highlight=False, soft_wrap=True)
+    console.print("pages:", highlight=False)
+    for summary in summaries:
+        console.print(f"  {summary.page}", highlight=False, soft_wrap=True)
+    console.print(
+        "`mgb replay RUN --episode ID [--mp4 OUT.mp4]` rewrites one page (and renders it)",
+        highlight=False,
+    )
+
+
+def _replay_single(
+    store: RunStore, run: Path, episode: str | None, task: str | None, mp4: Path | None
+) -> None:
+    """List a single-world run's episodes, or write one's page (and an MP4)."""
+    records = store.completed()
+    if not records:
+        raise _fail(
+            f"{run} has no finished episodes yet; run or resume it (the same command with "
+            f"--out {run}) and try again"
+        )
+    chosen = _chosen(records, run, episode, task)
+    if chosen is None and mp4 is not None:
+        raise _fail("--mp4 renders one episode: add --episode ID (or --task TASK)")
+    try:
+        summaries = write_run_index(store)
+        if chosen is None:
+            _list_episodes(store, summaries)
+            return
+        page = next(s.page for s in summaries if s.record.episode_id == chosen)
+        console.print(f"page: [bold]{page}[/]", highlight=False, soft_wrap=True)
+        if mp4 is not None:
+            side = Side(store, records[chosen], store.read_steps(chosen))
+            written = episode_video(side, mp4)
+            console.print(f"video: [bold]{written}[/]", highlight=False, soft_wrap=True)
+    except (BridgeError, OSError) as exc:
+        raise _fail(str(exc)) from exc
+
+
+def replay_command(
+    run: Annotated[
+        Path,
+        typer.Argument(
+            help="A run directory: of transfer-eval, mgb sim run, mgb device run or mgb console."
+        ),
+    ],
+    task: Annotated[
+        str | None, typer.Option(help="Task label (as listed), e.g. settings/SetWifi-v1.")
+    ] = None,
+    policy: Annotated[
+        str, typer.Option(help="Whose episodes (transfer-eval): 'trained' or 'base'.")
+    ] = "trained",
+    episode: Annotated[
+        str | None, typer.Option(help="An episode id (as listed) of a single-world run.")
+    ] = None,
+    mp4: Annotated[Path | None, typer.Option(help="Also write the replay as an MP4.")] = None,
+) -> None:
+    """List a run's episodes (a transfer-eval run's side-by-side replays), or write one's
+    page (and an MP4)."""
+    if policy not in ROLES:
+        raise _fail(f"--policy is one of {', '.join(ROLES)}, not {policy!r}")
+    try:
+        store = RunStore.open(run)
+    except (BridgeError, OSError) as exc:
+        raise _fail(
+            f"{run} is not a run directory ({exc}); give the --out path of a run "
+            "(transfer-eval, mgb sim run, mgb device run, mgb console)"
+        ) from exc
+    if not _is_paired(store):
+        _replay_single(store, run, episode, task, mp4)
+    elif episode is not None:
+        raise _fail(
+            f"{run} is a transfer-eval run: pick its replays with --task TASK [--policy base]"
+        )
+    else:
+        _replay_paired(store, run, task, policy, mp4)

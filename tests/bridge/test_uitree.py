@@ -55,7 +55,8 @@ def test_public_api_is_declared_and_complete() -> None:
         and getattr(value, "__module__", uitree.__name__) == uitree.__name__
     }
     assert set(uitree.__all__) == defined_here | {"render_text"}  # re-exported from uitree_text
-    assert defined_here == {"XML_DECLARATION", "UITree", "parse_hierarchy", "to_xml"}
+    public = {"XML_DECLARATION", "UITree", "parse_hierarchy", "to_xml", "xpath_literal"}
+    assert defined_here == public
     assert all(getattr(uitree, name).__doc__ for name in defined_here - {"XML_DECLARATION"})
     assert uitree.render_text is uitree_text.render_text and uitree_text.render_text.__doc__
 
@@ -574,3 +575,28 @@ def test_find_children_ancestors() -> None:
     assert launcher.screen_bounds() == (0, 0, 1080, 1776)
     assert UITree([node(0, bounds_px=(0, 0, 0, 0))]).screen_bounds() == (0, 0, 0, 0)
     assert "29 nodes, 1 windows" in repr(launcher)
+
+
+# --------------------------------------------------------------------------- xpath_for
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in DUMP_DIR.glob("*.xml"))[:8])
+def test_xpath_for_selects_exactly_its_node_on_real_dumps(name: str) -> None:
+    tree = parse_hierarchy((DUMP_DIR / name).read_bytes())
+    for node in tree.nodes:
+        query = tree.xpath_for(node.id)
+        assert [found.id for found in tree.xpath(query)] == [node.id], query
+
+
+def test_xpath_for_prefers_a_readable_attribute_and_quotes_safely() -> None:
+    nodes = [
+        UINode(id=0, class_name="android.widget.FrameLayout", bounds_px=(0, 0, 100, 100)),
+        UINode(id=1, parent=0, text="it's \"quoted\"", bounds_px=(0, 0, 50, 50)),
+        UINode(id=2, parent=0, resource_id="a:id/ok", bounds_px=(50, 0, 100, 50)),
+        UINode(id=3, parent=0, text="same", bounds_px=(0, 50, 50, 100)),
+        UINode(id=4, parent=0, text="same", bounds_px=(50, 50, 100, 100)),
+    ]
+    tree = UITree(nodes)
+    assert tree.xpath_for(2) == "//node[@resource-id='a:id/ok']"
+    assert [n.id for n in tree.xpath(tree.xpath_for(1))] == [1]
+    assert tree.xpath_for(4) == "/hierarchy/node[1]/node[4]"  # two nodes say "same"

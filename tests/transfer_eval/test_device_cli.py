@@ -9,6 +9,16 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from bridge.schema import (
+    BackendInfo,
+    Observation,
+    OpenAppAction,
+    PolicyOutput,
+    ScreenSpec,
+    StepRecord,
+    UINode,
+)
+from bridge.trajectory import RunManifest, RunStore
 from device.virtual.attach import AttachedVirtualPhone, attach_virtual_phone
 from transfer_eval.device_cli import device_app
 
@@ -49,6 +59,36 @@ def test_run_solves_a_task_and_writes_a_trajectory(
     assert record["outcome"] == "success" and record["backend"]["kind"] == "virtual"
     episode = out / "episodes" / "settings.SetWifi-v1_s0_en"
     assert list((episode / "frames").glob("*.jpg")) and list((episode / "trees").glob("*.xml"))
+
+
+def _recorded_open(source: Path, app: str) -> str:
+    """A run directory with one recorded step that opens ``app``; its replay spec."""
+    screen = ScreenSpec(width_px=1080, height_px=2400)
+    ui = [UINode(id=0, bounds_px=(0, 0, 1080, 2400))]
+    seen = Observation(step=0, screen=screen, ui=ui, backend=BackendInfo(kind="virtual"))
+    writer = RunStore.create(source, RunManifest()).begin_episode("open")
+    writer.write_step(StepRecord(step=0, observation=seen,
+                                 output=PolicyOutput(action=OpenAppAction(app=app))))  # fmt: skip
+    writer.close()
+    return f"replay:{source}/open"
+
+
+def test_the_guard_ends_an_episode_that_leaves_the_tasks_apps(
+    attached: AttachedVirtualPhone, tmp_path: Path
+) -> None:
+    out = tmp_path / "run"
+    args = ["run", "--device", attached.serial, "--adb-port", str(attached.adb_port)]
+    policy = _recorded_open(tmp_path / "source", "contacts")  # SetWifi uses settings only
+    invoke(*args, "--task", "settings/SetWifi-v1", "--policy", policy, "--guard", "apps",
+           "--out", str(out))  # fmt: skip
+    (line,) = (out / "results.jsonl").read_text().splitlines()
+    record = json.loads(line)
+    assert (record["outcome"], record["termination"], record["steps"]) == ("failure", "guard", 1)
+    reason = "the phone now shows com.android.contacts (contacts), not one of: launcher, settings"
+    assert record["stop_reason"] == reason
+    assert json.loads((out / "manifest.json").read_text())["config"]["guard"] == "apps"
+    page = (out / "episodes" / "settings.SetWifi-v1_s0_en" / "index.html").read_text()
+    assert f"ended by guard: {reason}" in page
 
 
 def test_run_rejects_an_unknown_task_before_any_episode(

@@ -1,0 +1,181 @@
+"""``mgb console`` as a person uses it: the real server, the real page in headless Chromium,
+the simulator and the virtual phone underneath (through the whole adb stack).
+
+Screenshots of every state are written to ``$CONSOLE_SHOTS`` (default: the test's tmp dir).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import httpx
+import pytest
+from typer.testing import CliRunner
+
+from bridge.trajectory import RunStore
+from policies.registry import load
+from sim.browser import launch_chromium
+from transfer_eval.cli import mgb_app
+from transfer_eval.console.launch import ConsoleConfig, open_console
+
+pytestmark = pytest.mark.asyncio
+
+
+def _shots(tmp_path: Path) -> Path:
+    directory = Path(os.environ.get("CONSOLE_SHOTS", tmp_path / "shots"))
+    directory.mkdir(parents=True, exist_ok=True)
+    return directory
+
+
+async def _state(url: str) -> dict:
+    async with httpx.AsyncClient() as client:
+        return (await client.get(url + "api/state")).json()
+
+
+async def _wait_version(page, after: int) -> None:  # type: ignore[no-untyped-def]
+    """Until the page has rendered a state newer than ``after`` and nothing is busy."""
+    await page.wait_for_function(
+        f"window.renderedVersion > {after} && !window.renderedBusy", timeout=30_000
+    )
+
+
+async def _node_centre_on_frame(page, bounds: list[int], screen: list[int]) -> tuple[float, float]:  # type: ignore[no-untyped-def]
+    box = await page.locator("#frozen").bounding_box()
+    assert box is not None
+    left, top, right, bottom = bounds
+    x = box["x"] + (left + right) / 2 / screen[0] * box["width"]
+    y = box["y"] + (top + bottom) / 2 / screen[1] * box["height"]
+    return x, y
+
+
+@pytest.mark.parametrize("device", ["sim", "virtual"])
+async def test_step_approve_override_finish_and_replay(device: str, tmp_path: Path) -> None:
+    shots = _shots(tmp_path)
+    out = tmp_path / "run"
+    config = ConsoleConfig(
+        device=device, policy="scripted", task="settings/SetWifi-v1", out=out, port=0
+    )
+    async with open_console(config) as running, launch_chromium() as browser:
+        page = await browser.new_page(viewport={"width": 1500, "height": 1000})
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        await page.goto(running.url)
+        # the page loads: a live frame, the frozen frame and the tree appear
+        await page.wait_for_function("window.liveFrames >= 1", timeout=30_000)
+        await page.wait_for_function("document.getElementById('frozen').naturalWidth > 0")
+        assert await page.locator("#tree [data-node]").count() > 10
+        assert "fps" in await page.locator("#live-meta").inner_text()
+        await page.screenshot(path=shots / f"{device}_0_loaded.png")
+
+        # hovering a node of the tree draws its bounds on the frame
+        state = await _state(running.url)
+        launcher = next(n for n in state["frozen"]["nodes"] if n["text"] == "Settings")
+        await page.hover(f'#tree [data-node="{launcher["id"]}"]')
+        hover = page.locator("#overlay .hover-box")
+        await hover.wait_for()
+        left, top, right, bottom = launcher["bounds"]
+        assert await hover.get_attribute("x") == str(left)
+        assert await hover.get_attribute("y") == str(top)
+        assert await hover.get_attribute("width") == str(right - left)
+        assert await hover.get_attribute("height") == str(bottom - top)
+        await page.screenshot(path=shots / f"{device}_1_hover.png")
+
+        # clicking the frame (inspect mode) selects the node under the point, with an XPath
+        x, y = await _node_centre_on_frame(page, launcher["bounds"], state["frozen"]["screen"])
+        await page.mouse.click(x, y)
+        await page.locator("#node-info").wait_for()
+        await page.wait_for_function("document.getElementById('xpath').textContent !== '…'")
+        xpath = await page.locator("#xpath").inner_text()
+        assert xpath.startswith("/")
+        assert "Settings" in await page.locator("#node-info").inner_text()
+        assert (await _state(running.url))["history"] == []  # inspecting executes nothing
+
+        # Step shows the proposal drawn on the frame; Approve executes it
+        version = (await _state(running.url))["version"]
+        await page.keyboard.press("s")
+        mark = page.locator("#overlay .proposal-mark")
+        await mark.wait_for()
+        assert await mark.get_attribute("data-type") == "open_app"
+        assert "open_app" in await page.locator("#proposal").inner_text()
+        await page.screenshot(path=shots / f"{device}_2_proposal.png")
+        await _wait_version(page, version)
+        version = (await _state(running.url))["version"]
+        await page.keyboard.press("a")
+        await page.wait_for_function(
+            "document.querySelectorAll('#history li').length === 1", timeout=30_000
+        )
+        await _wait_version(page, version)
+        state = await _state(running.url)
+        assert state["frozen"]["foreground"]["package"] == "com.android.settings"
+        assert state["history"][0]["decided_by"] == "approved"
+
+        # the next proposal is a tap on the Wi-Fi row, drawn as a ring on it
+        await page.keyboard.press("s")
+        await page.locator("#overlay .proposal-mark[data-type='tap'] circle").wait_for()
+        await page.keyboard.press("a")
+        await page.wait_for_function("document.querySelectorAll('#history li').length === 2")
+        state = await _state(running.url)
+        switch = next(n for n in state["frozen"]["nodes"] if n["rid"].endswith("switch_widget"))
+        await page.screenshot(path=shots / f"{device}_3_wifi_page.png")
+
+        # Override: a click on the frame taps there instead of what the policy proposed
+        await page.keyboard.press("s")
+        await page.locator("#overlay .proposal-mark").wait_for()
+        await page.keyboard.press("o")
+        x, y = await _node_centre_on_frame(page, switch["bounds"], state["frozen"]["screen"])
+        await page.mouse.click(x, y)
+        await page.wait_for_function("document.querySelectorAll('#history li').length === 3")
+        state = await _state(running.url)
+        assert state["history"][2]["decided_by"] == "override"
+        assert state["history"][2]["action"]["type"] == "tap"
+        assert state["history"][2]["proposal"] is not None  # what it replaced is kept
+        assert state["verdict"]["success"] is True  # Wi-Fi is off: the judge says so live
+        await page.wait_for_selector("#verdict .badge.success")
+        await page.screenshot(path=shots / f"{device}_4_override.png")
+
+        # Finish ends and commits the episode
+        await page.keyboard.press("f")
+        await page.wait_for_function(
+            "document.getElementById('episode').textContent.includes('episode over')"
+        )
+        state = await _state(running.url)
+        assert state["episode"]["over"] and state["episode"]["outcome"] == "success"
+        await page.screenshot(path=shots / f"{device}_5_finished.png")
+        assert errors == []
+
+    store = RunStore.open(out)
+    (record,) = store.completed().values()
+    assert record.outcome == "success" and record.termination == "finish"
+    steps = store.read_steps(record.episode_id)
+    assert [s.decided_by for s in steps] == ["approved", "approved", "override", "override"]
+    assert steps[2].proposal is not None and steps[2].proposal.action is not None
+    assert all(s.frame and (store.episode_dir(record.episode_id) / s.frame).exists() for s in steps)
+    # the recorded run is a run like any other: replayable and listed by `mgb replay`
+    replay = load(f"replay:{out}/{record.episode_id}")
+    assert replay.name.startswith("replay:")
+    listed = CliRunner().invoke(mgb_app, ["replay", str(out)])
+    assert listed.exit_code == 0, listed.output
+    assert record.episode_id in listed.output
+
+
+async def test_the_guard_pauses_when_the_phone_leaves_the_task_apps(tmp_path: Path) -> None:
+    config = ConsoleConfig(
+        device="virtual", policy="scripted", task="settings/SetWifi-v1", out=tmp_path / "run",
+        port=0, guard="apps",
+    )  # fmt: skip
+    async with open_console(config) as running, launch_chromium() as browser:
+        page = await browser.new_page(viewport={"width": 1500, "height": 1000})
+        await page.goto(running.url)
+        await page.wait_for_function("document.getElementById('frozen').naturalWidth > 0")
+        await page.locator("#open-app").select_option("contacts")
+        notice = page.locator("#notice")
+        await page.wait_for_function(
+            "document.getElementById('notice').textContent.includes('guard')", timeout=30_000
+        )
+        text = await notice.inner_text()
+        assert "com.android.contacts" in text and "settings" in text
+        await page.screenshot(path=_shots(tmp_path) / "virtual_6_guard.png")
+        # Run does not go on from a guard stop on its own: it asks first
+        state = await _state(running.url)
+        assert state["mode"] == "step"

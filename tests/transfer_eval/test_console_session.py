@@ -1,0 +1,163 @@
+"""The console's session on the real simulator: run until a breakpoint or the guard, reset
+and close commit what was done, one operation at a time, bad input refused up front."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+
+import pytest
+import pytest_asyncio
+
+from bridge.actions import KeyAction, OpenAppAction, TapAction, Target
+from bridge.guard import ActionGuard
+from bridge.schema import Action, Observation, PolicyContext, PolicyOutput, TaskInstance
+from bridge.trajectory import RunManifest, RunStore
+from sim.env import SimEnv
+from sim.simulator import SimConfig, Simulator
+from transfer_eval.console.launch import ConsoleConfig, ConsoleSetupError, check_config
+from transfer_eval.console.session import Breakpoints, ConsoleBusy, ConsoleError, ConsoleSession
+from transfer_eval.policy_factory import tree_xml
+
+
+class ListPolicy:
+    """Proposes the given actions in order (then ``back`` forever)."""
+
+    def __init__(self, actions: list[Action]) -> None:
+        self.actions = list(actions)
+        self.asked = 0
+
+    @property
+    def name(self) -> str:
+        return "list"
+
+    async def reset(self, instruction: str, context: PolicyContext) -> None:
+        self.asked = 0
+
+    async def act(self, observation: Observation) -> PolicyOutput:
+        action = (
+            self.actions[self.asked] if self.asked < len(self.actions) else KeyAction(key="back")
+        )
+        self.asked += 1
+        return PolicyOutput(action=action, thought=f"action {self.asked}")
+
+
+@pytest_asyncio.fixture
+async def sim() -> AsyncIterator[Simulator]:
+    async with Simulator(SimConfig(pages=1)) as simulator:
+        yield simulator
+
+
+def _task(sim: Simulator, task_id: str = "settings/SetWifi-v1") -> TaskInstance:
+    world = {app_id: app.world for app_id, app in sim.phone.apps.items()}
+    return sim.tasks.instantiate(task_id, 0, world, "en")
+
+
+def _session(
+    sim: Simulator,
+    tmp_path: Path,
+    make_policy: Callable[[], ListPolicy] | None,
+    guard: ActionGuard | None = None,
+) -> ConsoleSession:
+    task = _task(sim)
+    store = RunStore.create(tmp_path / "run", RunManifest(config={"console": True}))
+    env = SimEnv(sim, sim.create_instance(0))
+    return ConsoleSession(
+        env, task, store, make_policy=make_policy, episode_prefix="wifi", guard=guard,
+        tree_xml=tree_xml,
+    )  # fmt: skip
+
+
+async def _until_stopped(session: ConsoleSession) -> None:
+    while session.mode == "run":
+        await session.wait_changed(session.version, 5.0)
+
+
+@pytest.mark.asyncio
+async def test_run_stops_at_a_breakpoint_before_the_action(sim: Simulator, tmp_path: Path) -> None:
+    policy = ListPolicy([OpenAppAction(app="settings"), TapAction(target=Target.at(0.5, 0.14))])
+    session = _session(sim, tmp_path, lambda: policy)
+    await session.start()
+    session.set_breakpoints(Breakpoints(kinds=["tap"]))
+    await session.run()
+    await _until_stopped(session)
+    assert [r.decided_by for r in session.history] == ["policy"]
+    assert session.proposal is not None and session.proposal.output.action.type == "tap"
+    assert session.notice == "breakpoint: the policy proposes 'tap'"
+    assert session.proposal.point_px is not None  # drawn where it would land
+    await session.close()
+
+
+@pytest.mark.asyncio
+async def test_run_pauses_when_the_guard_sees_another_app(sim: Simulator, tmp_path: Path) -> None:
+    task = _task(sim)
+    policy = ListPolicy([OpenAppAction(app="contacts"), KeyAction(key="home")])
+    session = _session(sim, tmp_path, lambda: policy, ActionGuard.for_task(task))
+    await session.start()
+    await session.run()
+    await _until_stopped(session)
+    assert len(session.history) == 1  # it stopped after the step that left, not later
+    assert session.notice is not None and "com.android.contacts" in session.notice
+    assert session.mode == "step"
+    await session.close()
+
+
+@pytest.mark.asyncio
+async def test_reset_commits_a_stopped_episode_and_starts_the_next_attempt(
+    sim: Simulator, tmp_path: Path
+) -> None:
+    session = _session(sim, tmp_path, None)
+    await session.start()
+    await session.reset()  # no step yet: nothing to commit, the id is reused
+    assert session.episode_id == "wifi_a1"
+    await session.override(OpenAppAction(app="settings"))
+    await session.reset()
+    assert session.episode_id == "wifi_a2"
+    record = session.store.completed()["wifi_a1"]
+    assert record.termination == "stopped" and record.steps == 1
+    assert record.stop_reason == "reset by a person after 1 steps" and record.policy == "person"
+    assert session.frozen is not None
+    assert session.frozen.foreground.package == "com.android.launcher3"
+    await session.override(KeyAction(key="home"))
+    await session.close()  # the console closing keeps the steps it did
+    assert session.store.completed()["wifi_a2"].stop_reason == "the console was closed"
+
+
+@pytest.mark.asyncio
+async def test_one_operation_at_a_time_and_clear_refusals(sim: Simulator, tmp_path: Path) -> None:
+    session = _session(sim, tmp_path, None)
+    await session.start()
+    with pytest.raises(ConsoleError, match="no policy"):
+        await session.propose()
+    first = asyncio.create_task(session.override(OpenAppAction(app="settings")))
+    await session.wait_changed(session.version, 5.0)  # the step has begun
+    with pytest.raises(ConsoleBusy, match="busy"):
+        await session.override(KeyAction(key="back"))
+    await first
+    await session.finish()
+    with pytest.raises(ConsoleError, match="Reset"):
+        await session.override(KeyAction(key="back"))
+    assert session.ended is not None and session.ended.outcome == "failure"
+    await session.close()
+
+
+def test_bad_options_fail_before_anything_starts(tmp_path: Path) -> None:
+    from policies.registry import PolicySpecError
+    from sim.tasks.registry import UnknownTask
+
+    with pytest.raises(UnknownTask, match="SetWifi-v1"):
+        check_config(ConsoleConfig(device="sim", task="settings/SetWfi-v1"))
+    with pytest.raises(PolicySpecError):
+        check_config(ConsoleConfig(device="sim", policy="scriptd"))
+    with pytest.raises(ConsoleSetupError, match="--task"):
+        check_config(ConsoleConfig(device="sim", policy="scripted"))
+    other = tmp_path / "other"
+    RunStore.create(other, RunManifest(config={"tasks": ["x"]}))
+    with pytest.raises(ConsoleSetupError, match="not a console run"):
+        check_config(ConsoleConfig(device="sim", out=other))
+    junk = tmp_path / "junk"
+    junk.mkdir()
+    (junk / "notes.txt").write_text("mine")
+    with pytest.raises(ConsoleSetupError, match="not empty"):
+        check_config(ConsoleConfig(device="sim", out=junk))

@@ -1,0 +1,517 @@
+"""One console session: an env, a policy, a run directory, and a person who decides.
+
+The person works step by step on *frozen* observations: the screenshot and UI tree of one
+instant, the one the policy decides on. :meth:`ConsoleSession.propose` asks the policy and
+keeps its proposal with where it would land (:func:`bridge.actuate.placement`) and what the
+guard thinks of it; :meth:`approve` executes it; :meth:`override` executes the person's
+action instead; :meth:`run` approves on the person's behalf until :meth:`pause`, a
+breakpoint, the guard, or the end of the episode. Every executed step is recorded in the
+standard trajectory layout with who decided (``StepRecord.decided_by``), so ``mgb replay``,
+the episode pages and ``replay:RUN/EPISODE`` read a console run like any other.
+
+Decisions:
+    * One operation at a time (an ``asyncio.Lock``); a second one while a step runs is a
+      :class:`ConsoleBusy`, which the page shows, never a queue of clicks on a moving
+      screen.
+    * An episode ends when an action ends it (``finish``, ``answer``), at ``max_steps``, by
+      :meth:`finish`, or by :meth:`reset` (termination ``stopped``, with the reason) — it is
+      then judged and committed; an episode without steps is dropped, not committed.
+    * Overriding a proposal, or re-asking after the instruction was edited, does not undo
+      what the policy remembers of its proposal: the console shows the policy's mind, it
+      does not edit it. Editing the instruction resets the policy with the new one.
+    * On a real phone the console starts in step mode and :meth:`run` pauses before any
+      action the guard marks as consequential, and after any step that leaves the apps the
+      run may use.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from bridge.actuate import TargetError, placement
+from bridge.env import Env, LiveScreen
+from bridge.errors import BridgeError, CoordinateError
+from bridge.guard import ActionGuard, GuardStop
+from bridge.policy import Policy
+from bridge.schema import (
+    Action,
+    EpisodeRecord,
+    FinishAction,
+    Observation,
+    PolicyContext,
+    PolicyOutput,
+    StepRecord,
+    StepResult,
+    TaskInstance,
+    Verdict,
+)
+from bridge.trajectory import EpisodeWriter, RunStore
+
+__all__ = [
+    "Breakpoints",
+    "ConsoleBusy",
+    "ConsoleError",
+    "ConsoleSession",
+    "DecidedBy",
+    "Proposal",
+]
+
+DecidedBy = Literal["policy", "approved", "override"]
+
+
+class ConsoleError(BridgeError, RuntimeError):
+    """An operation the console cannot do now (no policy, the episode is over); the message
+    says what to do instead."""
+
+
+class ConsoleBusy(ConsoleError):
+    """Another operation (a step, a proposal) is still running."""
+
+
+class Breakpoints(BaseModel):
+    """When :meth:`ConsoleSession.run` stops to ask: an action kind, a change of app, a step.
+
+    ``kinds`` are action types (``type``, ``open_app``); ``app_change`` stops after a step
+    that changed the foreground app; ``at_step`` stops before that step number.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    kinds: list[str] = Field(default_factory=list)
+    app_change: bool = False
+    at_step: int | None = Field(default=None, ge=0)
+
+    def before(self, action: Action, step: int) -> str | None:
+        """Why to stop before ``action`` as step ``step`` (None: go on)."""
+        if action.type in self.kinds:
+            return f"breakpoint: the policy proposes {action.type!r}"
+        if self.at_step is not None and step == self.at_step:
+            return f"breakpoint: step {step}"
+        return None
+
+    def after(self, seen: Observation, now: Observation) -> str | None:
+        """Why to stop after a step that went from ``seen`` to ``now`` (None: go on)."""
+        before, after = seen.foreground.package, now.foreground.package
+        if self.app_change and before != after:
+            return f"breakpoint: the app changed from {before} to {after}"
+        return None
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """What the policy proposed on the frozen observation, before anything runs."""
+
+    output: PolicyOutput
+    step: int
+    policy_ms: float
+    point_px: tuple[int, int] | None = None
+    end_px: tuple[int, int] | None = None
+    element: int | None = None
+    problem: str | None = None
+    """Why it cannot run as proposed (an element not on screen), as the step would say."""
+    guard: GuardStop | None = None
+
+
+@dataclass
+class _Episode:
+    """The episode being recorded."""
+
+    episode_id: str
+    writer: EpisodeWriter
+    started: float
+    steps: int = 0
+    invalid: int = 0
+    final_action: Action | None = None
+
+
+@dataclass
+class _Timing:
+    """The latest measured latencies, shown on the page and printed by the benchmark."""
+
+    approve_to_frozen_ms: list[float] = field(default_factory=list)
+
+
+class ConsoleSession:
+    """An env, a policy and a run directory, operated by a person (see the module doc)."""
+
+    def __init__(
+        self,
+        env: Env,
+        task: TaskInstance,
+        store: RunStore,
+        *,
+        make_policy: Callable[[], Policy] | None,
+        episode_prefix: str,
+        guard: ActionGuard | None = None,
+        attended: bool = False,
+        tree_xml: Callable[[Observation], str | None] | None = None,
+        judged: bool = True,
+    ) -> None:
+        """``attended``: a real phone (step mode only until the person switches; the guard
+        prompts); ``judged``: the task has checks worth showing (not a free console)."""
+        self.env = env
+        self.task = task
+        self.store = store
+        self.guard = guard
+        self.attended = attended
+        self.judged = judged
+        self.breakpoints = Breakpoints()
+        self.instruction = task.instruction
+        self.mode: Literal["step", "run"] = "step"
+        self.frozen: Observation | None = None
+        self.frozen_at = 0.0
+        self.proposal: Proposal | None = None
+        self.last: StepRecord | None = None
+        self.verdict: Verdict | None = None
+        self.ended: EpisodeRecord | None = None
+        self.notice: str | None = None
+        """Why the console stopped to ask (guard, breakpoint, end of episode)."""
+        self.history: list[StepRecord] = []
+        self.timing = _Timing()
+        self.version = 0
+        self._make_policy = make_policy
+        self._policy: Policy | None = None
+        self._prefix = episode_prefix
+        self._tree_xml = tree_xml
+        self._episode: _Episode | None = None
+        self._lock = asyncio.Lock()
+        self._changed = asyncio.Condition()
+        self._runner: asyncio.Task[None] | None = None
+        self.busy: str | None = None
+
+    # ---- observing the session
+    @property
+    def policy_name(self) -> str | None:
+        """The policy's spec, or None when the person drives alone."""
+        return self._policy.name if self._policy is not None else None
+
+    @property
+    def episode_id(self) -> str | None:
+        """The id of the episode being recorded (None between episodes)."""
+        return self._episode.episode_id if self._episode else None
+
+    @property
+    def live(self) -> LiveScreen | None:
+        """The env's live screen, when it has one."""
+        return self.env if isinstance(self.env, LiveScreen) else None
+
+    async def wait_changed(self, after: int, timeout_s: float) -> int:
+        """Wait until the session's version passes ``after`` (or the timeout); returns it."""
+        async with self._changed:
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(
+                    self._changed.wait_for(lambda: self.version > after), timeout_s
+                )
+            return self.version
+
+    async def _touch(self) -> None:
+        async with self._changed:
+            self.version += 1
+            self._changed.notify_all()
+
+    # ---- lifecycle
+    async def start(self) -> None:
+        """Pose the task and begin the first episode."""
+        async with self._operation("starting"):
+            await self._begin()
+
+    async def close(self) -> None:
+        """Stop a run, commit an episode with steps (``stopped``), close the env."""
+        await self.pause()
+        async with self._lock:
+            if self._episode is not None:
+                await self._end("stopped", "the console was closed")
+        await self.env.close()
+
+    # ---- the person's operations
+    async def propose(self) -> Proposal:
+        """Ask the policy for its next action on the frozen observation (kept until it is
+        executed or replaced); returns the proposal."""
+        async with self._operation("asking the policy"):
+            return await self._propose()
+
+    async def approve(self) -> StepRecord:
+        """Execute the pending proposal (ask for one first if there is none)."""
+        async with self._operation("executing the proposal"):
+            proposal = self.proposal or await self._propose()
+            if proposal.output.action is None:
+                raise ConsoleError(
+                    f"the policy's output has no action ({proposal.output.error}); "
+                    "ask again, edit the instruction, or give the action yourself"
+                )
+            return await self._execute(proposal.output, "approved", proposal)
+
+    async def override(self, action: Action, note: str | None = None) -> StepRecord:
+        """Execute ``action`` instead of what the policy proposed (recorded as a
+        correction, with the proposal it replaced)."""
+        async with self._operation("executing your action"):
+            output = PolicyOutput(action=action, thought=note or "given by a person")
+            return await self._execute(output, "override", self.proposal)
+
+    async def set_instruction(self, instruction: str) -> Proposal | None:
+        """Replace the instruction the policy follows (the task's checks stay), reset the
+        policy with it and ask again."""
+        text = instruction.strip()
+        if not text:
+            raise ConsoleError("the instruction is empty; type what the policy should do")
+        async with self._operation("asking the policy"):
+            self.instruction = text
+            if self._policy is None:
+                return None
+            await self._reset_policy()
+            return await self._propose()
+
+    async def finish(self) -> EpisodeRecord:
+        """End the episode now with ``finish`` (the person's decision unless the policy
+        proposed it), judged and committed."""
+        async with self._operation("finishing"):
+            self._check_running()
+            proposal = self.proposal
+            if proposal is not None and isinstance(proposal.output.action, FinishAction):
+                await self._execute(proposal.output, "approved", proposal)
+            else:
+                output = PolicyOutput(action=FinishAction(), thought="finished by a person")
+                await self._execute(output, "override", proposal)
+            assert self.ended is not None
+            return self.ended
+
+    async def reset(self) -> None:
+        """End the episode (``stopped``, when it has steps), pose the task again, begin a
+        new episode."""
+        await self.pause()
+        async with self._operation("resetting"):
+            if self._episode is not None:
+                step = self._episode.steps
+                await self._end("stopped", f"reset by a person after {step} steps")
+            await self._begin()
+
+    async def set_mode(self, mode: Literal["step", "run"]) -> None:
+        """Switch between step mode and auto-approving (``run``)."""
+        if mode == "run":
+            await self.run()
+        else:
+            await self.pause()
+
+    async def run(self) -> None:
+        """Approve the policy's actions until paused, a breakpoint, the guard, or the end."""
+        if self._policy is None:
+            raise ConsoleError("no policy to run: start the console with --policy SPEC")
+        if self._runner is not None and not self._runner.done():
+            return
+        self._check_running()
+        self.mode, self.notice = "run", None
+        self._runner = asyncio.create_task(self._run_loop())
+        await self._touch()
+
+    async def pause(self) -> None:
+        """Stop auto-approving after the step in progress (if any)."""
+        self.mode = "step"
+        runner, self._runner = self._runner, None
+        if runner is not None and not runner.done():
+            await asyncio.wait([runner])
+        await self._touch()
+
+    def set_breakpoints(self, breakpoints: Breakpoints) -> None:
+        """Replace the breakpoints :meth:`run` stops at."""
+        self.breakpoints = breakpoints
+        self.version += 1
+
+    # ---- internals
+    @contextlib.asynccontextmanager
+    async def _operation(self, what: str):  # type: ignore[no-untyped-def]
+        if self._lock.locked():
+            raise ConsoleBusy(f"the console is busy ({self.busy or 'working'}); wait or pause")
+        async with self._lock:
+            self.busy = what
+            await self._touch()
+            try:
+                yield
+            finally:
+                self.busy = None
+                await self._touch()
+
+    def _check_running(self) -> None:
+        if self._episode is None:
+            raise ConsoleError("the episode is over; press Reset to start the task again")
+
+    async def _run_loop(self) -> None:
+        try:
+            while self.mode == "run":
+                async with self._operation("running"):
+                    stop = await self._auto_step()
+                if stop is not None:
+                    self.notice = stop
+                    break
+        except BridgeError as exc:
+            self.notice = f"stopped: {exc}"
+        finally:
+            self.mode = "step"
+            await self._touch()
+
+    async def _auto_step(self) -> str | None:
+        """One step of :meth:`run`: why it stopped, or None to go on."""
+        if self._episode is None:
+            return "the episode is over"
+        proposal = self.proposal or await self._propose()
+        action = proposal.output.action
+        if action is None:
+            return f"the policy's output has no action: {proposal.output.error}"
+        stop = self.breakpoints.before(action, self._episode.steps)
+        if stop is None and proposal.guard is not None:
+            stop = f"guard: {proposal.guard.reason}"
+        if stop is not None:
+            return stop
+        seen = self.frozen
+        record = await self._execute(proposal.output, "policy", proposal)
+        if self.ended is not None:
+            return None
+        assert seen is not None and record.result is not None
+        return self.notice or self.breakpoints.after(seen, record.result.observation)
+
+    async def _reset_policy(self) -> None:
+        assert self._policy is not None and self.frozen is not None
+        context = PolicyContext.for_task(self.task, self.frozen.backend)
+        await self._policy.reset(self.instruction, context)
+
+    async def _begin(self) -> None:
+        observation = await self.env.reset(self.task)
+        self._freeze(observation)
+        self.proposal, self.last, self.verdict, self.ended = None, None, None, None
+        self.history, self.notice = [], None
+        self._policy = self._make_policy() if self._make_policy is not None else None
+        if self._policy is not None:
+            await self._reset_policy()
+        episode_id = self._next_episode_id()
+        writer = self.store.begin_episode(episode_id)
+        self._episode = _Episode(episode_id, writer, time.perf_counter())
+        if self.judged:
+            self.verdict = await self.env.verdict()
+
+    def _next_episode_id(self) -> str:
+        taken = set(self.store.completed())
+        attempt = 1
+        while f"{self._prefix}_a{attempt}" in taken:
+            attempt += 1
+        return f"{self._prefix}_a{attempt}"
+
+    def _freeze(self, observation: Observation) -> None:
+        self.frozen = observation
+        self.frozen_at = time.time()
+
+    async def _propose(self) -> Proposal:
+        self._check_running()
+        if self._policy is None:
+            raise ConsoleError(
+                "no policy: start the console with --policy SPEC, or give actions yourself"
+            )
+        seen = self.frozen
+        assert seen is not None and self._episode is not None
+        started = time.perf_counter()
+        output = await self._policy.act(seen.model_copy(update={"step": self._episode.steps}))
+        policy_ms = (time.perf_counter() - started) * 1000
+        self.proposal = _placed(output, self._episode.steps, policy_ms, seen, self.guard)
+        return self.proposal
+
+    async def _execute(
+        self, output: PolicyOutput, decided_by: DecidedBy, proposal: Proposal | None
+    ) -> StepRecord:
+        self._check_running()
+        episode, seen = self._episode, self.frozen
+        assert episode is not None and seen is not None and output.action is not None
+        started = time.perf_counter()
+        result = await self.env.step(output.action)
+        self._freeze(result.observation)
+        self.timing.approve_to_frozen_ms.append((time.perf_counter() - started) * 1000)
+        record = StepRecord(
+            step=episode.steps,
+            observation=seen.model_copy(update={"step": episode.steps}),
+            output=output,
+            result=result,
+            policy_ms=proposal.policy_ms if proposal and decided_by != "override" else 0.0,
+            decided_by=decided_by,
+            proposal=proposal.output if proposal and decided_by == "override" else None,
+        )
+        await asyncio.to_thread(self._write, episode, record)
+        episode.steps += 1
+        episode.final_action = output.action
+        self.proposal, self.last = None, record
+        self.history.append(record)
+        if self.judged:
+            self.verdict = await self.env.verdict()
+        self.notice = self._after(result)
+        if result.done:
+            await self._end("answer" if output.action.type == "answer" else "finish", None)
+        elif episode.steps >= self.task.max_steps:
+            await self._end("max_steps", None)
+        return record
+
+    def _after(self, result: StepResult) -> str | None:
+        if self.guard is None:
+            return None
+        stop = self.guard.after(result.observation)
+        return f"guard: {stop.reason}" if stop is not None else None
+
+    def _write(self, episode: _Episode, record: StepRecord) -> None:
+        tree = self._tree_xml(record.observation) if self._tree_xml else None
+        episode.writer.write_step(record, tree_xml=tree)
+
+    async def _end(
+        self, termination: Literal["finish", "answer", "max_steps", "stopped"], reason: str | None
+    ) -> None:
+        episode, self._episode = self._episode, None
+        assert episode is not None
+        if episode.steps == 0:
+            episode.writer.close()  # nothing happened: the next begin reuses the id
+            return
+        verdict = await self.env.verdict()
+        record = EpisodeRecord(
+            episode_id=episode.episode_id,
+            task=self.task.model_copy(update={"instruction": self.instruction}),
+            policy=self.policy_name or "person",
+            backend=self.frozen.backend if self.frozen else None,
+            outcome="success" if verdict.success else "failure",
+            termination=termination,
+            verdict=verdict,
+            steps=episode.steps,
+            invalid_steps=episode.invalid,
+            final_action=episode.final_action,
+            duration_s=time.perf_counter() - episode.started,
+            stop_reason=reason,
+        )
+        await asyncio.to_thread(episode.writer.finish, record)
+        self.verdict, self.ended, self.proposal = verdict, record, None
+        ending = f"episode over: {record.outcome} ({termination})"
+        self.notice = f"{self.notice}; {ending}" if self.notice else ending
+
+
+def _placed(
+    output: PolicyOutput,
+    step: int,
+    policy_ms: float,
+    seen: Observation,
+    guard: ActionGuard | None,
+) -> Proposal:
+    """A proposal with where its action lands on ``seen`` and the guard's opinion."""
+    action = output.action
+    if action is None:
+        return Proposal(output, step, policy_ms)
+    try:
+        where = placement(action, seen)
+    except (TargetError, CoordinateError) as exc:
+        return Proposal(output, step, policy_ms, problem=str(exc))
+    return Proposal(
+        output,
+        step,
+        policy_ms,
+        point_px=tuple(where.point) if where.point else None,  # type: ignore[arg-type]
+        end_px=tuple(where.end) if where.end else None,  # type: ignore[arg-type]
+        element=where.node.id if where.node else None,
+        guard=guard.before(action, seen) if guard is not None else None,
+    )
