@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from bridge.android_state import BindValue, Namespace
 
@@ -293,6 +293,15 @@ class TaskSpec(_Spec):
     watch: list[WatchedRows] = Field(default_factory=list)
     expected: ExpectedChanges = Field(default_factory=ExpectedChanges)
     requires: list[Requirement] = Field(default_factory=list)
+    open_ended: bool = False
+    """Nothing to judge on purpose: a console session a person steers without a task. Only
+    such a spec may check nothing (any other is refused when posed, never a free pass)."""
+
+    @model_validator(mode="after")
+    def _open_ended_checks_nothing(self) -> TaskSpec:
+        if self.open_ended and (self.checks or self.answers):
+            raise ValueError("an open-ended spec checks nothing: drop its checks and answers")
+        return self
 
     @property
     def needs_trees(self) -> bool:

@@ -141,7 +141,7 @@ def _task(config: ConsoleConfig) -> tuple[TaskInstance, bool, Callable[[], Polic
         instruction = config.instruction or "Explore the phone; the person gives the goal."
         task = TaskInstance(
             task_id=FREE_TASK, seed=config.seed, instruction=instruction, lang=config.lang,
-            max_steps=200, spec=TaskSpec(),
+            max_steps=200, spec=TaskSpec(open_ended=True),
         )  # fmt: skip
         spec = config.policy
         make = (lambda: load(spec, seed=config.seed)) if spec is not None else None
