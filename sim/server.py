@@ -7,6 +7,7 @@ open ``/play/{id}`` in a browser and use an instance with the mouse.
 
 from __future__ import annotations
 
+import ipaddress
 import secrets
 from collections.abc import Awaitable, Callable
 from importlib import resources
@@ -24,7 +25,7 @@ from sim.phone import PageEvent
 if TYPE_CHECKING:
     from sim.simulator import Simulator
 
-__all__ = ["PageEventRequest", "build_app", "require_token"]
+__all__ = ["PageEventRequest", "build_app", "is_loopback", "require_token"]
 
 
 class PageEventRequest(BaseModel):
@@ -86,6 +87,15 @@ def build_app(sim: Simulator) -> FastAPI:
 
 
 _LOOPBACK = {"127.0.0.1", "::1", "localhost"}
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` (an address or ``localhost``) is this machine's loopback; a server
+    bound anywhere else needs a token."""
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return host == "localhost"
 
 
 def require_token(app: FastAPI, token: str | None) -> None:

@@ -24,6 +24,7 @@ from rich.table import Table
 from bridge.errors import BridgeError
 from bridge.schema import EpisodeRecord
 from bridge.trajectory import RunStore
+from transfer_eval.demonstrations import export_demonstrations
 from transfer_eval.episode_table import run_table
 from transfer_eval.episode_view import EpisodeSummary, write_run_index
 from transfer_eval.finalize import device_title, pairing, write_replay
@@ -166,7 +167,12 @@ def _list_episodes(store: RunStore, summaries: list[EpisodeSummary]) -> None:
 
 
 def _replay_single(
-    store: RunStore, run: Path, episode: str | None, task: str | None, mp4: Path | None
+    store: RunStore,
+    run: Path,
+    episode: str | None,
+    task: str | None,
+    mp4: Path | None,
+    export: Path | None = None,
 ) -> None:
     """List a single-world run's episodes, or write one's page (and an MP4)."""
     records = store.completed()
@@ -179,6 +185,10 @@ def _replay_single(
     if chosen is None and mp4 is not None:
         raise _fail("--mp4 renders one episode: add --episode ID (or --task TASK)")
     try:
+        if export is not None:
+            ids = [chosen] if chosen is not None else sorted(records)
+            count = export_demonstrations(store, ids, export)
+            console.print(f"demonstration: {count} executed steps in [bold]{export}[/]")
         summaries = write_run_index(store)
         if chosen is None:
             _list_episodes(store, summaries)
@@ -210,6 +220,10 @@ def replay_command(
         str | None, typer.Option(help="An episode id (as listed) of a single-world run.")
     ] = None,
     mp4: Annotated[Path | None, typer.Option(help="Also write the replay as an MP4.")] = None,
+    export: Annotated[
+        Path | None,
+        typer.Option(help="Write the executed steps (a corrected demonstration) as JSONL."),
+    ] = None,
 ) -> None:
     """List a run's episodes (a transfer-eval run's side-by-side replays), or write one's
     page (and an MP4)."""
@@ -223,7 +237,9 @@ def replay_command(
             "(transfer-eval, mgb sim run, mgb device run, mgb console)"
         ) from exc
     if not _is_paired(store):
-        _replay_single(store, run, episode, task, mp4)
+        _replay_single(store, run, episode, task, mp4, export)
+    elif export is not None:
+        raise _fail("--export writes the episodes of a single-world run (a console run, say)")
     elif episode is not None:
         raise _fail(
             f"{run} is a transfer-eval run: pick its replays with --task TASK [--policy base]"

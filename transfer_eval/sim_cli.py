@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 import json
 import secrets
 from pathlib import Path
@@ -17,6 +16,7 @@ from rich.table import Table
 from bridge.schema import EpisodeRecord
 from policies.registry import PolicySpecError
 from sim.bench import run_bench
+from sim.server import is_loopback
 from sim.simulator import SimConfig, Simulator, default_apps
 from sim.tasks.registry import UnknownTask, default_registry
 from transfer_eval.episode_table import episodes_table
@@ -30,13 +30,6 @@ sim_app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
 )
-
-
-def _is_loopback(host: str) -> bool:
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return host == "localhost"
 
 
 async def _serve(config: SimConfig) -> None:
@@ -61,7 +54,7 @@ def serve_command(
     token: Annotated[str | None, typer.Option(help="Token for non-loopback clients.")] = None,
 ) -> None:
     """Serve the apps, the interactive player and the HTTP env API."""
-    if not _is_loopback(host) and token is None:
+    if not is_loopback(host) and token is None:
         token = secrets.token_urlsafe(24)
     try:
         asyncio.run(_serve(SimConfig(host=host, port=port, pages=pages, token=token)))

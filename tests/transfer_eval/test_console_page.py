@@ -6,6 +6,7 @@ Screenshots of every state are written to ``$CONSOLE_SHOTS`` (default: the test'
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -54,8 +55,9 @@ async def test_step_approve_override_finish_and_replay(device: str, tmp_path: Pa
     shots = _shots(tmp_path)
     out = tmp_path / "run"
     config = ConsoleConfig(
-        device=device, policy="scripted", task="settings/SetWifi-v1", out=out, port=0
-    )
+        device=device, policy="scripted", task="settings/SetWifi-v1", out=out, port=0,
+        guard="apps",
+    )  # fmt: skip
     async with open_console(config) as running, launch_chromium() as browser:
         page = await browser.new_page(viewport={"width": 1500, "height": 1000})
         errors: list[str] = []
@@ -142,10 +144,25 @@ async def test_step_approve_override_finish_and_replay(device: str, tmp_path: Pa
         state = await _state(running.url)
         assert state["episode"]["over"] and state["episode"]["outcome"] == "success"
         await page.screenshot(path=shots / f"{device}_5_finished.png")
-        assert errors == []
 
+        # Reset starts a new attempt; leaving the task's apps makes the guard stop and ask
+        await page.locator("#b-reset").click()
+        await page.wait_for_function(
+            "document.getElementById('episode').textContent.includes('_a2')", timeout=30_000
+        )
+        await page.locator("#open-app").select_option("contacts")
+        await page.wait_for_function(
+            "document.getElementById('notice').textContent.includes('guard')", timeout=30_000
+        )
+        text = await page.locator("#notice").inner_text()
+        assert "com.android.contacts" in text and "settings" in text
+        assert (await _state(running.url))["mode"] == "step"
+        await page.screenshot(path=shots / f"{device}_6_guard.png")
+        assert errors == []
     store = RunStore.open(out)
-    (record,) = store.completed().values()
+    record = store.completed()["settings.SetWifi-v1_s0_en_a1"]
+    stopped = store.completed()["settings.SetWifi-v1_s0_en_a2"]
+    assert stopped.termination == "stopped" and stopped.stop_reason == "the console was closed"
     assert record.outcome == "success" and record.termination == "finish"
     steps = store.read_steps(record.episode_id)
     assert [s.decided_by for s in steps] == ["approved", "approved", "override", "override"]
@@ -157,25 +174,14 @@ async def test_step_approve_override_finish_and_replay(device: str, tmp_path: Pa
     listed = CliRunner().invoke(mgb_app, ["replay", str(out)])
     assert listed.exit_code == 0, listed.output
     assert record.episode_id in listed.output
-
-
-async def test_the_guard_pauses_when_the_phone_leaves_the_task_apps(tmp_path: Path) -> None:
-    config = ConsoleConfig(
-        device="virtual", policy="scripted", task="settings/SetWifi-v1", out=tmp_path / "run",
-        port=0, guard="apps",
-    )  # fmt: skip
-    async with open_console(config) as running, launch_chromium() as browser:
-        page = await browser.new_page(viewport={"width": 1500, "height": 1000})
-        await page.goto(running.url)
-        await page.wait_for_function("document.getElementById('frozen').naturalWidth > 0")
-        await page.locator("#open-app").select_option("contacts")
-        notice = page.locator("#notice")
-        await page.wait_for_function(
-            "document.getElementById('notice').textContent.includes('guard')", timeout=30_000
-        )
-        text = await notice.inner_text()
-        assert "com.android.contacts" in text and "settings" in text
-        await page.screenshot(path=_shots(tmp_path) / "virtual_6_guard.png")
-        # Run does not go on from a guard stop on its own: it asks first
-        state = await _state(running.url)
-        assert state["mode"] == "step"
+    demo = tmp_path / "demo.jsonl"
+    exported = CliRunner().invoke(
+        mgb_app, ["replay", str(out), "--episode", record.episode_id, "--export", str(demo)]
+    )
+    assert exported.exit_code == 0, exported.output
+    lines = [json.loads(line) for line in demo.read_text().splitlines()]
+    assert [line["decided_by"] for line in lines] == [s.decided_by for s in steps]
+    assert lines[2]["replaced"] == steps[2].proposal.action.model_dump(
+        mode="json", exclude_none=True
+    )
+    assert all(Path(line["frame"]).exists() for line in lines)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import ipaddress
 import secrets
 import socket
 from collections.abc import AsyncIterator, Callable
@@ -33,6 +32,7 @@ from device.adb import AdbTarget
 from device.env import AndroidEnv, AndroidEnvConfig
 from policies.registry import load, parse_spec
 from sim.env import SimEnv
+from sim.server import is_loopback
 from sim.simulator import SimConfig, Simulator, default_apps
 from sim.tasks.registry import default_registry
 from transfer_eval.console.live import LiveFeed
@@ -94,13 +94,6 @@ class ConsoleConfig(BaseModel):
         if self.guard == "auto":
             return task_guard("all" if self.world == "device" else "off", task, self.allow)
         return task_guard(self.guard, task, self.allow)
-
-
-def _is_loopback(host: str) -> bool:
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return host == "localhost"
 
 
 def check_config(config: ConsoleConfig) -> None:
@@ -230,7 +223,7 @@ async def open_console(config: ConsoleConfig) -> AsyncIterator[RunningConsole]:
     in progress is committed as ``stopped``)."""
     check_config(config)
     token = config.token
-    if token is None and not _is_loopback(config.host):
+    if token is None and not is_loopback(config.host):
         token = secrets.token_urlsafe(24)
     sock = _listening(config.host, config.port)  # a taken port fails before the world starts
     task, judged, make_policy = _task(config)
