@@ -15,6 +15,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
 import re
@@ -255,9 +256,17 @@ def close_dangling(exc: BaseException) -> None:
         while traceback is not None:
             for value in list(traceback.tb_frame.f_locals.values()):
                 if isinstance(value, adbutils.AdbConnection):
-                    value.close()
+                    _close_connection(value)
             traceback = traceback.tb_next
         pending.extend((current.__cause__, current.__context__))
+
+
+def _close_connection(connection: adbutils.AdbConnection) -> None:
+    """Close one connection found in a failed frame; one whose constructor failed (the
+    socket never opened) has nothing to close, and adbutils' ``close`` then raises
+    ``AttributeError`` on its missing socket."""
+    with contextlib.suppress(AttributeError):  # never connected: no socket to leak
+        connection.close()
 
 
 def recoverable(exc: BaseException, error: DeviceError) -> bool:

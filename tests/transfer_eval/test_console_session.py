@@ -79,7 +79,7 @@ async def test_run_stops_at_a_breakpoint_before_the_action(sim: Simulator, tmp_p
     policy = ListPolicy([OpenAppAction(app="settings"), TapAction(target=Target.at(0.5, 0.14))])
     session = _session(sim, tmp_path, lambda: policy)
     await session.start()
-    session.set_breakpoints(Breakpoints(kinds=["tap"]))
+    await session.set_breakpoints(Breakpoints(kinds=["tap"]))
     await session.run()
     await _until_stopped(session)
     assert [r.decided_by for r in session.history] == ["policy"]
@@ -161,3 +161,26 @@ def test_bad_options_fail_before_anything_starts(tmp_path: Path) -> None:
     (junk / "notes.txt").write_text("mine")
     with pytest.raises(ConsoleSetupError, match="not empty"):
         check_config(ConsoleConfig(device="sim", out=junk))
+
+
+@pytest.mark.asyncio
+async def test_the_page_needs_the_token_from_another_address(
+    sim: Simulator, tmp_path: Path
+) -> None:
+    import httpx
+
+    from transfer_eval.console.server import build_console_app
+
+    session = _session(sim, tmp_path, None)
+    await session.start()
+    app = build_console_app(session, None, token="s3cret")
+    remote = httpx.ASGITransport(app=app, client=("192.0.2.7", 4000))
+    async with httpx.AsyncClient(transport=remote, base_url="http://console") as client:
+        assert (await client.get("/api/state")).status_code == 401
+        assert (await client.post("/api/reset")).status_code == 401
+        allowed = await client.get("/api/state", params={"token": "s3cret"})
+        assert allowed.status_code == 200 and allowed.json()["task"]["id"] == "settings/SetWifi-v1"
+    local = httpx.ASGITransport(app=app, client=("127.0.0.1", 4000))
+    async with httpx.AsyncClient(transport=local, base_url="http://console") as client:
+        assert (await client.get("/api/state")).status_code == 200
+    await session.close()

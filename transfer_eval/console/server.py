@@ -272,7 +272,7 @@ def build_console_app(
 
     @app.post("/api/breakpoints")
     async def breakpoints(request: Breakpoints) -> dict[str, Any]:
-        session.set_breakpoints(request)
+        await session.set_breakpoints(request)
         return session_state(session, feed)
 
     @app.post("/api/reset")

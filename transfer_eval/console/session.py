@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -64,6 +65,7 @@ __all__ = [
 ]
 
 DecidedBy = Literal["policy", "approved", "override"]
+_log = logging.getLogger(__name__)
 
 
 class ConsoleError(BridgeError, RuntimeError):
@@ -318,10 +320,10 @@ class ConsoleSession:
             await asyncio.wait([runner])
         await self._touch()
 
-    def set_breakpoints(self, breakpoints: Breakpoints) -> None:
+    async def set_breakpoints(self, breakpoints: Breakpoints) -> None:
         """Replace the breakpoints :meth:`run` stops at."""
         self.breakpoints = breakpoints
-        self.version += 1
+        await self._touch()
 
     # ---- internals
     @contextlib.asynccontextmanager
@@ -350,7 +352,11 @@ class ConsoleSession:
                     self.notice = stop
                     break
         except BridgeError as exc:
-            self.notice = f"stopped: {exc}"
+            self.notice = f"error: {exc}"
+        except Exception as exc:  # a bug: on the page and in the log with its traceback
+            self.notice = f"error: a bug stopped the run: {exc!r} (see the console's log)"
+            _log.exception("the console's run loop crashed")
+            raise
         finally:
             self.mode = "step"
             await self._touch()
