@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import signal
 from pathlib import Path
 from typing import Annotated
 
@@ -35,10 +36,23 @@ def _fail(message: str) -> typer.Exit:
 
 
 async def _serve(config: ConsoleConfig) -> Path:
-    async with open_console(config) as running:
-        _announce(running)
-        await running.wait()
-        return running.run_dir
+    """Serve until Ctrl-C or SIGTERM (handled here, whatever the shell left them set to:
+    a background job ignores SIGINT), then shut down in order."""
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stop.set)
+    try:
+        async with open_console(config) as running:
+            _announce(running)
+            stopping = asyncio.create_task(stop.wait())
+            await asyncio.wait([running.serving, stopping], return_when=asyncio.FIRST_COMPLETED)
+            stopping.cancel()
+            console.print("stopping: the episode in progress is kept …")
+            return running.run_dir
+    finally:
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            loop.remove_signal_handler(signum)
 
 
 def _announce(running: RunningConsole) -> None:

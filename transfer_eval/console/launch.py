@@ -217,6 +217,17 @@ def _listening(host: str, port: int) -> socket.socket:
     return sock
 
 
+class _Server(uvicorn.Server):
+    """uvicorn without its signal handlers: Ctrl-C reaches asyncio, which cancels the
+    console's task, and the console shuts down in order (episode, feed, server, world)."""
+
+    def capture_signals(self) -> contextlib.AbstractContextManager[None]:  # type: ignore[override]
+        return contextlib.nullcontext()
+
+    def install_signal_handlers(self) -> None:  # uvicorn before 0.29
+        return None
+
+
 @contextlib.asynccontextmanager
 async def open_console(config: ConsoleConfig) -> AsyncIterator[RunningConsole]:
     """Start the world, the session and the web server; stop them all on exit (the episode
@@ -247,7 +258,7 @@ async def open_console(config: ConsoleConfig) -> AsyncIterator[RunningConsole]:
             live = session.live
             feed = LiveFeed(live) if live is not None else None
             app = build_console_app(session, feed, token)
-            server = uvicorn.Server(
+            server = _Server(
                 uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
             )
             serving = asyncio.create_task(server.serve(sockets=[sock]))

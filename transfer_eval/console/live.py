@@ -68,12 +68,17 @@ class LiveFeed:
                 )
         return self.latest
 
-    async def close(self) -> None:
-        """Stop the capture loop."""
+    async def close(self, timeout_s: float = 10.0) -> None:
+        """Stop the capture loop: let the screenshot in flight finish (a phone that is shut
+        down next must not be mid-request), cancel it after ``timeout_s``."""
         self._closed = True
         self._wanted.set()
         task, self._task = self._task, None
-        if task is not None:
+        if task is None:
+            return
+        try:
+            await asyncio.wait_for(asyncio.shield(task), timeout_s)
+        except asyncio.TimeoutError:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
