@@ -21,6 +21,7 @@ import json
 import re
 import socket
 import time
+from pathlib import Path
 
 import adbutils
 from adbutils.errors import AdbConnectionError, AdbError, AdbTimeout
@@ -41,6 +42,7 @@ __all__ = [
     "LINK_ERRORS",
     "AdbTarget",
     "AttachedDevice",
+    "adb_binary",
     "close_dangling",
     "mentions_inject_events",
     "recoverable",
@@ -59,6 +61,13 @@ LINK_ERRORS: tuple[type[Exception], ...] = (
 
 _NETWORK_SERIAL = re.compile(r"^[\w.\-]+:\d{1,5}$")
 _POLL_S = 0.2  # how often to look at the device list while waiting for a device
+
+
+def adb_binary() -> str:
+    """The adb bundled with adbutils (falls back to ``adbutils.adb_path()``'s choice): the
+    one to use when ``adb`` is not on PATH."""
+    bundled = Path(adbutils.__file__).parent / "binaries" / "adb"
+    return str(bundled) if bundled.is_file() else adbutils.adb_path()
 
 
 def mentions_inject_events(text: str) -> bool:
@@ -139,7 +148,8 @@ class AdbTarget(BaseModel):
         except OSError as exc:
             raise AdbServerUnavailable(
                 f"no adb server answers at {self.host}:{self.port} ({exc}); start one with "
-                f"`adb -P {self.port} start-server`, or pass the right --adb-port"
+                f"`{adb_binary()} -P {self.port} start-server` (the adb bundled with "
+                "adbutils), or pass the right --adb-port"
             ) from exc
 
     def devices(self) -> list[AttachedDevice]:

@@ -35,7 +35,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt
 
-from bridge.errors import BridgeError
+from bridge.errors import BridgeError, PolicyError
 from bridge.plans import Plan
 from bridge.policy import Policy
 from bridge.schema import PolicyContext
@@ -56,6 +56,7 @@ __all__ = [
     "VLMSpec",
     "load",
     "parse_spec",
+    "preflight",
     "valid_forms",
     "vlm_adapters",
 ]
@@ -402,6 +403,29 @@ def parse_spec(spec: str) -> PolicySpec:
         hint = f"; did you mean {near!r}?" if near else ""
         raise _error(spec, f"unknown policy kind {kind!r}{hint}")
     return parser(spec, rest if colon else None)
+
+
+async def preflight(spec: str) -> PolicySpec:
+    """Check a spec as far as can be known before a run: its syntax, and that what it names
+    exists and answers — the run, episode or checkpoint is there and loads, the VLM adapter
+    and its options are known and the endpoint serves the model (one ``GET /models``).
+    ``scripted`` is only parsed (its plan comes from each task). Returns the parsed spec.
+
+    Raises:
+        PolicySpecError: naming the spec, the problem and what to do (never one infra error
+            per episode later).
+    """
+    parsed = parse_spec(spec)
+    if isinstance(parsed, ScriptedSpec):
+        return parsed
+    policy = parsed.build(seed=0)
+    check = getattr(policy, "preflight", None)
+    if check is not None:
+        try:
+            await check()
+        except PolicyError as exc:
+            raise PolicySpecError(f"policy {spec.strip()!r}: {exc}") from exc
+    return parsed
 
 
 def load(spec: str | PolicySpec, *, plan_for: PlanFor | None = None, seed: int = 0) -> Policy:

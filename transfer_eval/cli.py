@@ -11,13 +11,13 @@ from typing import Annotated
 
 import typer
 from pydantic import ValidationError
-from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table
 
 from bridge.errors import BridgeError
 from bridge.jsonschema import write_json_schemas
 from bridge.uitree import parse_hierarchy
+from transfer_eval.cli_common import console, fail, option_error
 from transfer_eval.console_cli import console_command
 from transfer_eval.demo import DemoReport, run_dump_demo
 from transfer_eval.device_cli import device_app
@@ -31,7 +31,6 @@ from transfer_eval.train_cli import train_app
 
 __all__ = ["mgb_app", "transfer_eval_app"]
 
-console = Console()
 mgb_app = typer.Typer(
     name="mgb",
     help="mobilegym-bridge: one mobile GUI agent, in the simulator and on a real phone.",
@@ -61,11 +60,6 @@ def schema_command(
         console.print(f"wrote {path}")
 
 
-def _fail(message: str) -> typer.Exit:
-    console.print(f"[red]error:[/] {message}")
-    return typer.Exit(code=1)
-
-
 @mgb_app.command("inspect")
 def inspect_command(
     dump: Annotated[Path, typer.Argument(help="A uiautomator hierarchy XML file.")],
@@ -77,7 +71,7 @@ def inspect_command(
     try:
         tree = parse_hierarchy(dump.read_bytes())
     except (OSError, BridgeError) as exc:
-        raise _fail(str(exc)) from exc
+        raise fail(str(exc)) from exc
     console.print(tree.render_text(), markup=False, highlight=False)
     console.print(
         f"[dim]{len(tree.nodes)} nodes, {len(tree.roots())} window(s), rotation {tree.rotation}[/]"
@@ -120,7 +114,7 @@ def _gallery(dumps: Path, out: Path) -> DemoReport:
                 run_dump_demo(dumps, out, on_parsed=lambda _: progress.advance(task))
             )
         except (FileNotFoundError, BridgeError) as exc:
-            raise _fail(str(exc)) from exc
+            raise fail(str(exc)) from exc
     console.print(_demo_table(report))
     if not report.cjk_renders:
         console.print(
@@ -128,7 +122,7 @@ def _gallery(dumps: Path, out: Path) -> DemoReport:
             "font (Debian: apt-get install fonts-noto-cjk)"
         )
     if not all(d.round_trip_ok for d in report.dumps):
-        raise _fail("a dump did not survive XML -> nodes -> XML -> nodes")
+        raise fail("a dump did not survive XML -> nodes -> XML -> nodes")
     console.print(f"gallery: [bold]{report.gallery.resolve()}[/] (open it in a browser)")
     return report
 
@@ -168,7 +162,7 @@ def demo_command(
     try:
         evaluate(config, console)
     except (BridgeError, ValueError) as exc:
-        raise _fail(str(exc)) from exc
+        raise fail(str(exc)) from exc
 
 
 PairedGuard = Annotated[
@@ -218,7 +212,7 @@ def transfer_eval_command(
         try:
             evaluate(config, console)
         except (BridgeError, ValueError) as exc:
-            raise _fail(str(exc)) from exc
+            raise fail(str(exc)) from exc
         return
     run_dir = out
     try:
@@ -241,11 +235,11 @@ def transfer_eval_command(
             allow=allow or [],
         )
     except ValidationError as exc:
-        raise _fail(exc.errors()[0]["msg"].removeprefix("Value error, ")) from exc
+        raise fail(option_error(exc)) from exc
     try:
         evaluate(config, console)
     except (BridgeError, ValueError) as exc:
-        raise _fail(str(exc)) from exc
+        raise fail(str(exc)) from exc
 
 
 _GAP_OPTIONS = ("popup_rate", "animation_ms", "latency_ms", "font_scale")
@@ -260,7 +254,7 @@ def _resumed(ctx: typer.Context, run: Path) -> PairedConfig:
         store = RunStore.open(run)
         config = PairedConfig.model_validate({**store.manifest.config, "out": run})
     except (BridgeError, ValidationError) as exc:
-        raise _fail(f"cannot resume {run}: {exc}") from exc
+        raise fail(f"cannot resume {run}: {exc}") from exc
     original = config.model_dump()
     original.update(original.pop("gap"))
     clashes = [
@@ -272,7 +266,7 @@ def _resumed(ctx: typer.Context, run: Path) -> PairedConfig:
         and ctx.params[name] != original[name]
     ]
     if clashes:
-        raise _fail(
+        raise fail(
             f"{run} was started with other settings: {'; '.join(clashes)}. Drop those options "
             "to finish it as it began, or start a new run with --out"
         )

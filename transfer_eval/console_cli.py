@@ -11,12 +11,12 @@ from typing import Annotated
 
 import typer
 from pydantic import ValidationError
-from rich.console import Console
 
 from bridge.errors import BridgeError
 from device.errors import DeviceError
 from policies.registry import PolicySpecError
 from sim.tasks.registry import UnknownTask
+from transfer_eval.cli_common import console, fail, option_error
 from transfer_eval.console.launch import (
     ConsoleConfig,
     ConsoleSetupError,
@@ -26,13 +26,6 @@ from transfer_eval.console.launch import (
 )
 
 __all__ = ["console_command"]
-
-console = Console()
-
-
-def _fail(message: str) -> typer.Exit:
-    console.print(f"[red]error:[/] {message}", highlight=False)
-    return typer.Exit(code=2)
 
 
 async def _serve(config: ConsoleConfig) -> Path:
@@ -113,18 +106,16 @@ def console_command(
             adb_port=adb_port,
         )  # fmt: skip
     except ValidationError as exc:
-        first = exc.errors()[0]
-        option = "--" + str(first["loc"][0]).replace("_", "-")
-        raise _fail(f"{option}: {first['msg']}") from exc
+        raise fail(option_error(exc)) from exc
     config = config.model_copy(update={"out": config.run_dir()})
     try:
         check_config(config)
     except UnknownTask as exc:
-        raise _fail(f"--task: {exc}") from exc
+        raise fail(f"--task: {exc}") from exc
     except PolicySpecError as exc:
-        raise _fail(f"--policy: {exc}") from exc
+        raise fail(f"--policy: {exc}") from exc
     except ConsoleSetupError as exc:
-        raise _fail(str(exc)) from exc
+        raise fail(str(exc)) from exc
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
         run_dir = asyncio.run(_serve(config))
@@ -133,10 +124,10 @@ def console_command(
         console.print(f"open it with: mgb replay {config.out}", highlight=False)
         return
     except ConsoleSetupError as exc:
-        raise _fail(str(exc)) from exc
+        raise fail(str(exc)) from exc
     except DeviceError as exc:
-        raise _fail(f"--device {device}: {exc}") from exc
+        raise fail(f"--device {device}: {exc}") from exc
     except BridgeError as exc:
-        raise _fail(str(exc)) from exc
+        raise fail(str(exc)) from exc
     console.print(f"stopped; the run is in {run_dir}", highlight=False)
     console.print(f"open it with: mgb replay {run_dir}", highlight=False)

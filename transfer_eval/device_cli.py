@@ -13,13 +13,13 @@ from typing import Annotated
 
 import typer
 from pydantic import ValidationError
-from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from device.adb import AdbTarget
 from device.errors import DeviceError, ProfileError, TaskUnsupported
 from sim.tasks.registry import UnknownTask
+from transfer_eval.cli_common import console, fail, option_error
 from transfer_eval.device_run import (
     DeviceRunConfig,
     check_tasks,
@@ -27,13 +27,12 @@ from transfer_eval.device_run import (
     list_devices,
     run_device,
 )
-from transfer_eval.episode_table import episodes_table
+from transfer_eval.episode_table import episodes_table, nothing_measured
 from transfer_eval.gap_options import AnimationMs, FontScale, LatencyMs, PopupRate
 from transfer_eval.guard_options import AllowOption, GuardOption
 
 __all__ = ["device_app"]
 
-console = Console()
 device_app = typer.Typer(
     help="Real (or virtual) phones over adb: list, describe, run episodes.",
     no_args_is_help=True,
@@ -44,18 +43,13 @@ AdbHost = Annotated[str, typer.Option("--adb-host", help="Host of the adb server
 AdbPort = Annotated[int, typer.Option("--adb-port", help="Port of the adb server.")]
 
 
-def _fail(message: str) -> typer.Exit:
-    console.print(f"[red]error:[/] {message}", highlight=False)
-    return typer.Exit(code=1)
-
-
 @device_app.command("list")
 def list_command(adb_host: AdbHost = "127.0.0.1", adb_port: AdbPort = 5037) -> None:
     """List the devices the adb server knows, in any state."""
     try:
         devices = list_devices(AdbTarget(host=adb_host, port=adb_port))
     except DeviceError as exc:
-        raise _fail(str(exc)) from exc
+        raise fail(str(exc)) from exc
     table = Table(title=f"adb server {adb_host}:{adb_port}")
     for column in ("serial", "state", "model", "product", "device"):
         table.add_column(column)
@@ -79,7 +73,7 @@ def info_command(
     try:
         report = asyncio.run(describe_device(target, profile))
     except DeviceError as exc:
-        raise _fail(str(exc)) from exc
+        raise fail(str(exc)) from exc
     props, screen, fg = report.props, report.screen, report.foreground
     table = Table(show_header=False, title=f"device {serial}")
     table.add_row("kind", report.backend.kind)
@@ -139,7 +133,7 @@ def run_command(
             allow=allow or [],
         )
     except ValidationError as exc:
-        raise _fail(exc.errors()[0]["msg"].removeprefix("Value error, ")) from exc
+        raise fail(option_error(exc)) from exc
     total = len(task) * len(config.seeds) * len(config.langs)
     columns = (TextColumn("episodes"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, console=console) as progress:
@@ -156,6 +150,10 @@ def run_command(
             raise typer.BadParameter(str(exc), param_hint="--policy") from exc
     console.print(episodes_table(records))
     console.print(f"trajectory: [bold]{(out / 'index.html').resolve()}[/]")
+    failed = nothing_measured(records)
+    if failed is not None:
+        console.print(f"[red]error:[/] {failed}", highlight=False)
+        raise typer.Exit(code=1)
 
 
 # ---- mgb device virtual: the virtual phone as an adb device
@@ -209,7 +207,7 @@ def virtual_start_command(
             try:
                 started = virtual_daemon.start_detached(args)
             except virtual_daemon.DetachError as exc:
-                raise _fail(str(exc)) from exc
+                raise fail(str(exc)) from exc
         console.print(
             f"virtual phone [bold]{started.serial}[/] is online on the adb server at "
             f"127.0.0.1:{started.adb_port} (pid {started.pid}, log {started.log})",
@@ -269,7 +267,7 @@ def virtual_start_command(
     except KeyboardInterrupt:
         console.print("stopped")
     except DeviceError as exc:
-        raise _fail(str(exc)) from exc
+        raise fail(str(exc)) from exc
     finally:
         if record is not None:
             virtual_daemon.forget(record)
@@ -302,6 +300,6 @@ def virtual_stop_command(
     try:
         stopped = virtual_daemon.stop(serial)
     except virtual_daemon.DetachError as exc:
-        raise _fail(str(exc)) from exc
+        raise fail(str(exc)) from exc
     for phone in stopped:
         console.print(f"stopped {phone.serial} (pid {phone.pid})", highlight=False)

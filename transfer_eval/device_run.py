@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -30,7 +31,7 @@ from device.env import AndroidEnv, AndroidEnvConfig, read_props
 from device.errors import TaskUnsupported
 from device.profiles import DeviceProps, ProfileChoice, load_profile, select_profile
 from device.session import AdbSession
-from policies.registry import parse_spec
+from policies.registry import preflight
 from sim.simulator import default_apps
 from sim.tasks.registry import TaskRegistry, default_registry
 from transfer_eval.episode_view import write_run_index
@@ -62,7 +63,7 @@ class DeviceRunConfig(BaseModel):
     target: AdbTarget
     tasks: list[str] = Field(min_length=1)
     seeds: list[int] = Field(default_factory=lambda: [0], min_length=1)
-    langs: list[str] = Field(default_factory=lambda: ["en"], min_length=1)
+    langs: list[Literal["en", "zh"]] = Field(default_factory=lambda: ["en"], min_length=1)
     policy: str = "scripted"
     out: Path
     profile: str | None = None
@@ -193,7 +194,7 @@ async def run_device(
         ProfileError: an unknown profile name.
         ValueError: an unknown policy spec.
     """
-    parse_spec(config.policy)  # a typo is one clear error, not one infra error per episode
+    await preflight(config.policy)  # a typo or a dead endpoint: one error, not one per episode
     check_tasks(config.tasks)
     if config.profile is not None:
         load_profile(config.profile)  # an unknown name fails here, not in every episode

@@ -10,7 +10,7 @@ from rich.table import Table
 from bridge.schema import EpisodeRecord
 from transfer_eval.episode_view import EpisodeSummary
 
-__all__ = ["episodes_table", "run_table"]
+__all__ = ["episodes_table", "nothing_measured", "run_table"]
 
 
 def episodes_table(records: Sequence[EpisodeRecord]) -> Table:
@@ -54,3 +54,15 @@ def run_table(summaries: Sequence[EpisodeSummary], title: str) -> Table:
             record.termination,
         )
     return table
+
+
+def nothing_measured(records: Sequence[EpisodeRecord]) -> str | None:
+    """Why a run measured nothing — every episode an infra error — naming the first error
+    and how to go on; None when at least one episode was judged. Such a run exits non-zero."""
+    if not records or any(record.outcome != "infra_error" for record in records):
+        return None
+    first = records[0]
+    return (
+        f"every one of the {len(records)} episodes was an infra error, so nothing was measured "
+        f"(first: {first.error}); fix that and run the same command again: the run resumes"
+    )

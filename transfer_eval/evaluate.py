@@ -7,18 +7,28 @@ import asyncio
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from bridge.errors import BridgeError
 from bridge.schema import EpisodeRecord
+from transfer_eval.episode_table import nothing_measured
 from transfer_eval.finalize import write_reports
 from transfer_eval.paired import PairedConfig, run_paired
 from transfer_eval.report import Report
 from transfer_eval.report_md import headline
 from transfer_eval.suites import load_suite
 
-__all__ = ["evaluate"]
+__all__ = ["NothingMeasured", "evaluate"]
+
+
+class NothingMeasured(BridgeError, RuntimeError):
+    """Every cell of the run was an infra error: there is nothing to report."""
 
 
 def evaluate(config: PairedConfig, console: Console) -> Report:
-    """Run (or resume) the evaluation and write report.json/.md/.html and the replays."""
+    """Run (or resume) the evaluation and write report.json/.md/.html and the replays.
+
+    Raises:
+        NothingMeasured: every cell ended as an infra error (no report is written).
+    """
     suite = load_suite(config.suite)
     total = len(suite.tasks) * config.repeats * 4
     columns = (
@@ -39,6 +49,9 @@ def evaluate(config: PairedConfig, console: Console) -> Report:
 
         store, cells, backend = asyncio.run(run_paired(config, on_done=done))
         progress.update(bar, completed=total)
+    failed = nothing_measured(list(store.completed().values()))
+    if failed is not None:
+        raise NothingMeasured(failed)
     models = [
         r.backend.model
         for r in store.completed().values()

@@ -30,7 +30,7 @@ from device.profiles import DeviceProps
 from device.session import AdbSession
 from device.virtual.attach import attach_virtual_phone
 from device.virtual.phone import Perturbations
-from policies.registry import parse_spec
+from policies.registry import preflight
 from sim.simulator import SimConfig, Simulator
 from sim.tasks.base import TaskTemplate
 from transfer_eval.guard_options import GuardMode, check_allow, task_guard
@@ -261,7 +261,7 @@ async def run_paired(
 ) -> tuple[RunStore, list[Cell], str]:
     """Run (or resume) every missing cell; returns the store, the grid and the phone backend."""
     for spec in (config.base, config.trained):
-        parse_spec(spec)
+        await preflight(spec)  # before the phone or the simulator is touched
     store = RunStore.create(config.out, _manifest(config), resume=True)
     with _phone(config) as phone:
         cells = await _run_grid(config, store, phone, on_done)

@@ -18,12 +18,12 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
 from bridge.errors import BridgeError
 from bridge.schema import EpisodeRecord
 from bridge.trajectory import RunStore
+from transfer_eval.cli_common import console, fail
 from transfer_eval.demonstrations import export_demonstrations
 from transfer_eval.episode_table import run_table
 from transfer_eval.episode_view import EpisodeSummary, write_run_index
@@ -33,7 +33,6 @@ from transfer_eval.replay import Side, episode_video, replay_video
 
 __all__ = ["replay_command"]
 
-console = Console()
 
 _PAIRED_KEYS = frozenset({"base", "trained", "suite"})
 """Keys of every transfer-eval manifest (it stores its PairedConfig) and of no other run's."""
@@ -42,11 +41,6 @@ _PAIRED_KEYS = frozenset({"base", "trained", "suite"})
 def _is_paired(store: RunStore) -> bool:
     """A transfer-eval run; any other run directory holds episodes of one world."""
     return store.manifest.config.keys() >= _PAIRED_KEYS
-
-
-def _fail(message: str) -> typer.Exit:
-    console.print(f"[red]error:[/] {message}", highlight=False, soft_wrap=True)
-    return typer.Exit(code=1)
 
 
 def _labels(records: dict[str, EpisodeRecord]) -> list[str]:
@@ -104,7 +98,7 @@ def _replay_paired(
     if label not in labels:
         near = difflib.get_close_matches(label, labels, n=1)
         hint = f"; did you mean {near[0]}?" if near else f"; the run has: {', '.join(labels)}"
-        raise _fail(f"no task {task!r} in {run}{hint}")
+        raise fail(f"no task {task!r} in {run}{hint}")
     sim, real = pairing(store, records, label, policy)
     page = write_replay(store, sim, real, label, policy, _device_title(store, records))
     console.print(f"replay: [bold]{page}[/]", highlight=False)
@@ -112,7 +106,7 @@ def _replay_paired(
         try:
             written = replay_video(sim, real, mp4)
         except OSError as exc:
-            raise _fail(str(exc)) from exc
+            raise fail(str(exc)) from exc
         console.print(f"video: [bold]{written}[/]", highlight=False)
 
 
@@ -133,12 +127,12 @@ def _episode_of_task(records: dict[str, EpisodeRecord], task: str, run: Path) ->
     if len(matches) == 1:
         return matches[0]
     if matches:
-        raise _fail(
+        raise fail(
             f"task {task!r} has {len(matches)} episodes in {run}: {', '.join(matches)}; "
             "pick one with --episode ID"
         )
     tasks = {record.task.task_id for record in records.values()}
-    raise _fail(f"no episode of task {task!r} in {run}{_hint(task, tasks)}")
+    raise fail(f"no episode of task {task!r} in {run}{_hint(task, tasks)}")
 
 
 def _chosen(
@@ -146,11 +140,11 @@ def _chosen(
 ) -> str | None:
     """The episode ``--episode`` or ``--task`` names (None: neither was given)."""
     if episode is not None and task is not None:
-        raise _fail("give --episode or --task, not both")
+        raise fail("give --episode or --task, not both")
     if task is not None:
         return _episode_of_task(records, task, run)
     if episode is not None and episode not in records:
-        raise _fail(f"no episode {episode!r} in {run}{_hint(episode, records)}")
+        raise fail(f"no episode {episode!r} in {run}{_hint(episode, records)}")
     return episode
 
 
@@ -177,13 +171,13 @@ def _replay_single(
     """List a single-world run's episodes, or write one's page (and an MP4)."""
     records = store.completed()
     if not records:
-        raise _fail(
+        raise fail(
             f"{run} has no finished episodes yet; run or resume it (the same command with "
             f"--out {run}) and try again"
         )
     chosen = _chosen(records, run, episode, task)
     if chosen is None and mp4 is not None:
-        raise _fail("--mp4 renders one episode: add --episode ID (or --task TASK)")
+        raise fail("--mp4 renders one episode: add --episode ID (or --task TASK)")
     try:
         if export is not None:
             ids = [chosen] if chosen is not None else sorted(records)
@@ -200,7 +194,7 @@ def _replay_single(
             written = episode_video(side, mp4)
             console.print(f"video: [bold]{written}[/]", highlight=False, soft_wrap=True)
     except (BridgeError, OSError) as exc:
-        raise _fail(str(exc)) from exc
+        raise fail(str(exc)) from exc
 
 
 def replay_command(
@@ -228,20 +222,20 @@ def replay_command(
     """List a run's episodes (a transfer-eval run's side-by-side replays), or write one's
     page (and an MP4)."""
     if policy not in ROLES:
-        raise _fail(f"--policy is one of {', '.join(ROLES)}, not {policy!r}")
+        raise fail(f"--policy is one of {', '.join(ROLES)}, not {policy!r}")
     try:
         store = RunStore.open(run)
     except (BridgeError, OSError) as exc:
-        raise _fail(
+        raise fail(
             f"{run} is not a run directory ({exc}); give the --out path of a run "
             "(transfer-eval, mgb sim run, mgb device run, mgb console)"
         ) from exc
     if not _is_paired(store):
         _replay_single(store, run, episode, task, mp4, export)
     elif export is not None:
-        raise _fail("--export writes the episodes of a single-world run (a console run, say)")
+        raise fail("--export writes the episodes of a single-world run (a console run, say)")
     elif episode is not None:
-        raise _fail(
+        raise fail(
             f"{run} is a transfer-eval run: pick its replays with --task TASK [--policy base]"
         )
     else:

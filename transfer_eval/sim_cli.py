@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
+from pydantic import ValidationError
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -19,12 +19,13 @@ from sim.bench import run_bench
 from sim.server import is_loopback
 from sim.simulator import SimConfig, Simulator, default_apps
 from sim.tasks.registry import UnknownTask, default_registry
-from transfer_eval.episode_table import episodes_table
+from transfer_eval.cli_common import console, fail, option_error
+from transfer_eval.episode_table import episodes_table, nothing_measured
 from transfer_eval.sim_run import SimRunConfig, run_sim
 
 __all__ = ["sim_app"]
 
-console = Console()
+
 sim_app = typer.Typer(
     help="The simulator: serve it, list tasks, run episodes, benchmark.",
     no_args_is_help=True,
@@ -66,29 +67,58 @@ def serve_command(
 def tasks_command(
     app: Annotated[str | None, typer.Option(help="Only tasks of this app.")] = None,
     level: Annotated[str | None, typer.Option(help="Only this level (L1-L4).")] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="One JSON object per template, for scripts.")
+    ] = False,
 ) -> None:
     """List the task templates."""
-    table = Table(title="simulator tasks")
-    for column in ("id", "app", "level", "kind", "max steps", "instruction (en, seed 0)"):
-        table.add_column(column, overflow="fold")
     registry = default_registry()
+    templates = sorted(registry, key=lambda t: (t.apps, t.level, t.id))
+    levels = sorted({t.level for t in templates})
+    apps = sorted({a for t in templates for a in t.apps})
+    if level is not None and level not in levels:
+        raise fail(f"--level {level!r}: no template has it; levels are {', '.join(levels)}")
+    if app is not None and app not in apps:
+        raise fail(f"--app {app!r}: no template uses it; apps are {', '.join(apps)}")
     world = {a.id: a.world for a in default_apps()}
-    shown = 0
-    for template in sorted(registry, key=lambda t: (t.apps, t.level, t.id)):
+    rows = []
+    for template in templates:
         if (app and app not in template.apps) or (level and template.level != level):
             continue
         task = registry.instantiate(template.id, 0, world, "en")
-        table.add_row(
-            template.id,
-            ",".join(template.apps),
-            template.level,
-            template.kind,
-            str(template.budget()),
-            task.instruction,
+        rows.append(
+            {
+                "id": template.id,
+                "apps": list(template.apps),
+                "level": template.level,
+                "kind": template.kind,
+                "max_steps": template.budget(),
+                "instruction": task.instruction,
+            }
         )
-        shown += 1
+    if as_json:
+        for row in rows:
+            print(json.dumps(row, ensure_ascii=False))
+        return
+    table = Table(title="simulator tasks")
+    fixed = {
+        "id": max((len(row["id"]) for row in rows), default=2),  # whole, to copy into --task
+        "app": max((len(",".join(row["apps"])) for row in rows), default=3),
+        "level": 5,
+        "kind": 7,
+        "steps": 5,
+    }
+    for column, width in fixed.items():
+        table.add_column(column, no_wrap=True, min_width=width)
+    room = console.width - sum(fixed.values()) - 3 * (len(fixed) + 1) - 1
+    if room >= 10:  # the instruction only where it fits (--json has everything)
+        table.add_column("instruction (en)", no_wrap=True, overflow="ellipsis", max_width=room)
+    for row in rows:
+        cells = [row["id"], ",".join(row["apps"]), row["level"], row["kind"],
+                 str(row["max_steps"]), row["instruction"]]  # fmt: skip
+        table.add_row(*cells[: len(table.columns)])
     console.print(table)
-    console.print(f"{shown} of {len(registry)} templates")
+    console.print(f"{len(rows)} of {len(registry)} templates")
 
 
 def _parse_ints(text: str) -> list[int]:
@@ -116,15 +146,18 @@ def run_command(
             registry.get(task_id)
     except UnknownTask as exc:
         raise typer.BadParameter(str(exc), param_hint="--task") from exc
-    config = SimRunConfig(
-        tasks=ids,
-        seeds=_parse_ints(seeds),
-        langs=lang.split(","),
-        policy=policy,
-        out=out,
-        answer_mode=answer_mode,
-        concurrency=concurrency,
-    )
+    try:
+        config = SimRunConfig(
+            tasks=ids,
+            seeds=_parse_ints(seeds),
+            langs=lang.split(","),
+            policy=policy,
+            out=out,
+            answer_mode=answer_mode,
+            concurrency=concurrency,
+        )
+    except ValidationError as exc:
+        raise fail(option_error(exc)) from exc
     total = len(ids) * len(config.seeds) * len(config.langs)
     columns = (
         TextColumn("episodes"),
@@ -148,6 +181,10 @@ def run_command(
             raise typer.BadParameter(str(exc), param_hint="--policy") from exc
     console.print(episodes_table(records))
     console.print(f"trajectory: [bold]{(out / 'index.html').resolve()}[/]")
+    failed = nothing_measured(records)
+    if failed is not None:
+        console.print(f"[red]error:[/] {failed}", highlight=False)
+        raise typer.Exit(code=1)
 
 
 @sim_app.command("bench")

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from bridge.runner import EpisodeJob, run_episodes
 from bridge.schema import EpisodeRecord
 from bridge.trajectory import RunManifest, RunStore
-from policies.registry import parse_spec
+from policies.registry import preflight
 from sim.simulator import SimConfig, Simulator
 from transfer_eval.episode_view import write_run_index
 from transfer_eval.policy_factory import policy_factory, run_versions, tree_xml
@@ -30,12 +31,12 @@ class SimRunConfig(BaseModel):
 
     tasks: list[str] = Field(min_length=1)
     seeds: list[int] = Field(default_factory=lambda: [0], min_length=1)
-    langs: list[str] = Field(default_factory=lambda: ["en"], min_length=1)
+    langs: list[Literal["en", "zh"]] = Field(default_factory=lambda: ["en"], min_length=1)
     policy: str = "scripted"
     out: Path
     pages: int = Field(default=2, ge=1)
     concurrency: int = Field(default=2, ge=1)
-    answer_mode: str = "action"
+    answer_mode: Literal["action", "sheet"] = "action"
     step_timeout_s: float = Field(default=60.0, gt=0)
 
 
@@ -53,7 +54,7 @@ async def run_sim(
         policies.registry.PolicySpecError: the policy spec is malformed (checked before any
             episode starts, so a typo is one clear error rather than N infra errors).
     """
-    parse_spec(config.policy)
+    await preflight(config.policy)  # a typo or a dead endpoint: one error, before any episode
     manifest = RunManifest(
         config=config.model_dump(mode="json", exclude={"out"}),
         versions=run_versions(),

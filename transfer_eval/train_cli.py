@@ -22,7 +22,6 @@ from typing import Annotated, Any
 
 import typer
 from pydantic import BaseModel, ConfigDict, Field
-from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -34,6 +33,7 @@ from policies.learned.policy import LearnedPolicy
 from policies.learned.prior import INITS, initial_weights
 from sim.simulator import SimConfig, Simulator
 from sim.tasks.registry import TaskRegistry
+from transfer_eval.cli_common import console
 
 __all__ = [
     "SPLITS",
@@ -271,7 +271,6 @@ async def run_training(
 
 # --------------------------------------------------------------------------- command line
 
-console = Console()
 train_app = typer.Typer(
     help="Train the learned policy with GRPO in the simulator.", add_completion=False
 )

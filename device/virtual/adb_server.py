@@ -22,6 +22,7 @@ from typing import Any
 
 import adbutils
 
+from device.adb import adb_binary
 from device.virtual.errors import PrivateAdbServerError
 
 __all__ = ["DEFAULT_ADB_PORT", "PrivateAdbServer", "adb_binary", "free_port"]
@@ -31,11 +32,6 @@ log = logging.getLogger(__name__)
 DEFAULT_ADB_PORT = 5037
 """The adb server port of every developer machine: we never use it unless asked."""
 
-
-def adb_binary() -> str:
-    """The adb bundled with adbutils (falls back to ``adbutils.adb_path()``'s choice)."""
-    bundled = Path(adbutils.__file__).parent / "binaries" / "adb"
-    return str(bundled) if bundled.is_file() else adbutils.adb_path()
 
 
 def free_port(host: str = "127.0.0.1") -> int:

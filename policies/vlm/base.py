@@ -101,6 +101,11 @@ class VLMPolicy:
             raise VLMConfigError(f"bad client options for {base_url}: {exc}") from exc
         return cls(config.build(), _build_adapter(ADAPTERS[adapter], adapter_options), name)
 
+    async def preflight(self) -> None:
+        """Check once, before a run, that the endpoint serves this policy's model (see
+        :meth:`ChatClient.check_served`); raises ``PolicyError`` saying what is wrong."""
+        await self._client.check_served()
+
     @property
     def name(self) -> str:
         """The spec string, ``vlm:ADAPTER@BASE_URL#MODEL``."""

@@ -158,6 +158,50 @@ class ChatClient:
             )
         return names[0]
 
+    async def check_served(self, timeout_s: float = 10.0) -> list[str]:
+        """Ask the endpoint once (``GET {base_url}/models``, no retries) which models it
+        serves, before a run spends phone or GPU time; returns their names.
+
+        Raises:
+            PolicyError: nothing answers at the URL, it refuses, it lists no models, or it
+                does not serve the configured model (the message names the URL and what it
+                does serve).
+        """
+        url = self.config.base_url.rstrip("/") + "/models"
+        try:
+            async with httpx.AsyncClient(timeout=timeout_s) as http:
+                response = await http.get(url, headers=self._headers())
+        except httpx.HTTPError as exc:
+            raise PolicyError(
+                f"no model server answers at {url} ({type(exc).__name__}: {exc}); start it, "
+                "or fix the URL in the policy spec (vlm:ADAPTER@BASE_URL#MODEL)"
+            ) from exc
+        if response.status_code >= 400:
+            raise PolicyError(
+                f"GET {url} was refused (HTTP {response.status_code}: "
+                f"{_excerpt(response.text)}); check the URL and the API key in "
+                f"${self.config.api_key_env}"
+            )
+        try:
+            names = [str(entry["id"]) for entry in response.json()["data"]]
+        except (ValueError, KeyError, TypeError) as exc:
+            raise PolicyError(
+                f"GET {url} did not list models ({_excerpt(response.text)}); is this an "
+                "OpenAI-compatible endpoint (it ends in /v1)?"
+            ) from exc
+        wanted = self.config.model
+        if wanted is not None and wanted not in names:
+            raise PolicyError(
+                f"the server at {self.config.base_url} serves {', '.join(names) or 'no model'}, "
+                f"not {wanted!r}; name a served model with #MODEL"
+            )
+        if wanted is None and len(names) != 1:
+            raise PolicyError(
+                f"GET {url} lists {len(names)} models ({', '.join(names) or 'none'}); "
+                "name one in the spec: vlm:ADAPTER@BASE_URL#MODEL"
+            )
+        return names
+
     def _headers(self) -> dict[str, str]:
         key = os.environ.get(self.config.api_key_env, "").strip()
         return {"Authorization": f"Bearer {key}"} if key else {}

@@ -28,7 +28,8 @@ def test_tasks_table_lists_every_template() -> None:
 
 def test_unknown_task_suggests_near_ids(tmp_path: Path) -> None:
     result = runner.invoke(
-        mgb_app, ["sim", "run", "--task", "settings/SetWfi-v1", "--out", str(tmp_path / "r")],
+        mgb_app,
+        ["sim", "run", "--task", "settings/SetWfi-v1", "--out", str(tmp_path / "r")],
         env=WIDE,
     )
     assert result.exit_code != 0
@@ -62,8 +63,71 @@ def test_run_writes_a_trajectory_with_frames_trees_and_pages(tmp_path: Path) -> 
 
 
 def test_a_bad_policy_spec_is_one_clear_error(tmp_path: Path) -> None:
-    args = ["sim", "run", "--task", "settings/SetWifi-v1", "--policy", "rando",
-            "--out", str(tmp_path / "r")]
+    args = [
+        "sim",
+        "run",
+        "--task",
+        "settings/SetWifi-v1",
+        "--policy",
+        "rando",
+        "--out",
+        str(tmp_path / "r"),
+    ]
     result = runner.invoke(mgb_app, args, env=WIDE)
     assert result.exit_code != 0 and "random[:SEED]" in result.output
     assert not (tmp_path / "r" / "results.jsonl").exists()
+
+
+# --------------------------------------------------------------------------- bad input, up front
+
+
+def _one_error_line(result: object) -> str:
+    """The ``error:`` line of a failed command (exit 1), with no traceback."""
+    assert result.exit_code == 1, result.output  # type: ignore[attr-defined]
+    assert "Traceback" not in result.output  # type: ignore[attr-defined]
+    lines = [line for line in result.output.splitlines() if line.startswith("error:")]  # type: ignore[attr-defined]
+    assert len(lines) == 1, result.output  # type: ignore[attr-defined]
+    return lines[0]
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "says"),
+    [
+        ("--lang", "fr", "--lang 'fr': Input should be 'en' or 'zh'"),
+        ("--answer-mode", "grid", "--answer-mode 'grid': Input should be 'action' or 'sheet'"),
+    ],
+)
+def test_bad_options_fail_before_the_run_folder_exists(
+    tmp_path: Path, option: str, value: str, says: str
+) -> None:
+    out = tmp_path / "r"
+    args = ["sim", "run", "--task", "settings/SetWifi-v1", option, value, "--out", str(out)]
+    assert _one_error_line(runner.invoke(mgb_app, args, env=WIDE)) == f"error: {says}"
+    assert not out.exists()  # the folder can be used as it is once the option is right
+
+
+def test_a_dead_vlm_endpoint_is_found_before_any_episode(tmp_path: Path) -> None:
+    out = tmp_path / "r"
+    args = ["sim", "run", "--task", "settings/SetWifi-v1", "--out", str(out),
+            "--policy", "vlm:qwen3vl@http://127.0.0.1:9/v1"]  # fmt: skip
+    result = runner.invoke(mgb_app, args, env=WIDE)
+    assert result.exit_code != 0 and "http://127.0.0.1:9/v1/models" in result.output
+    assert not out.exists()
+
+
+def test_tasks_of_an_unknown_level_or_app_is_an_error_and_json_lists_all() -> None:
+    line = _one_error_line(runner.invoke(mgb_app, ["sim", "tasks", "--level", "L9"]))
+    assert line == "error: --level 'L9': no template has it; levels are L1, L2, L3, L4"
+    assert "apps are" in _one_error_line(runner.invoke(mgb_app, ["sim", "tasks", "--app", "x"]))
+    listed = runner.invoke(mgb_app, ["sim", "tasks", "--json"])
+    rows = [json.loads(line) for line in listed.output.splitlines()]
+    assert len(rows) >= 25 and {"id", "apps", "level", "kind", "max_steps"} <= set(rows[0])
+
+
+def test_task_ids_never_wrap_on_a_narrow_terminal() -> None:
+    result = runner.invoke(mgb_app, ["sim", "tasks"], env={"COLUMNS": "80"})
+    ids = [
+        json.loads(line)["id"]
+        for line in runner.invoke(mgb_app, ["sim", "tasks", "--json"]).output.splitlines()
+    ]
+    assert all(task_id in result.output for task_id in ids)

@@ -30,7 +30,7 @@ from bridge.taskspec import TaskSpec
 from bridge.trajectory import RunManifest, RunStore
 from device.adb import AdbTarget
 from device.env import AndroidEnv, AndroidEnvConfig
-from policies.registry import load, parse_spec
+from policies.registry import load, parse_spec, preflight
 from sim.env import SimEnv
 from sim.server import is_loopback
 from sim.simulator import SimConfig, Simulator, default_apps
@@ -233,6 +233,8 @@ async def open_console(config: ConsoleConfig) -> AsyncIterator[RunningConsole]:
     """Start the world, the session and the web server; stop them all on exit (the episode
     in progress is committed as ``stopped``)."""
     check_config(config)
+    if config.policy is not None:
+        await preflight(config.policy)  # a dead endpoint fails before the world starts
     token = config.token
     if token is None and not is_loopback(config.host):
         token = secrets.token_urlsafe(24)
