@@ -123,15 +123,31 @@ class RunStore:
         self._tail_checked = False
 
     @classmethod
-    def create(cls, root: str | Path, manifest: RunManifest, *, resume: bool = False) -> RunStore:
+    def create(
+        cls,
+        root: str | Path,
+        manifest: RunManifest,
+        *,
+        resume: bool = False,
+        extendable: Iterable[str] = (),
+    ) -> RunStore:
         """Start a run in ``root`` (new or empty), or with ``resume`` continue the run there:
-        same ``config`` and ``seeds`` required, original manifest kept, torn lines repaired."""
+        same ``config`` and ``seeds`` required, original manifest kept, torn lines repaired.
+
+        ``extendable`` names list-valued config keys (``tasks``, ``langs``) that may grow:
+        a resume that adds items to them (or new seeds) extends the run, and the manifest
+        then lists the union (the episodes already there keep their results)."""
         root = Path(root)
         if (root / _MANIFEST).exists():
             if not resume:
                 raise TrajectoryError(f"{root} already holds a run; resume it or pick a new dir")
             store = cls.open(root)
-            _check_same_run(store.manifest, manifest, root)
+            keys = frozenset(extendable)
+            _check_same_run(store.manifest, manifest, root, ignore=keys)
+            grown = _extended(store.manifest, manifest, keys)
+            if grown != store.manifest:
+                write_atomic(root / _MANIFEST, grown.model_dump_json(indent=2).encode("utf-8"))
+                store.manifest = grown
             store.repair()
             return store
         if root.exists() and any(root.iterdir()):
@@ -334,10 +350,44 @@ def _refuse_if_final(results: dict[str, EpisodeRecord], episode_id: str, where: 
         )
 
 
-def _check_same_run(existing: RunManifest, wanted: RunManifest, root: Path) -> None:
+def _union(old: object, new: object) -> object:
+    """``old`` followed by the items of ``new`` it lacks (both lists), else ``new``."""
+    if not isinstance(old, list) or not isinstance(new, list):
+        return new
+    return [*old, *(item for item in new if item not in old)]
+
+
+def _extended(existing: RunManifest, wanted: RunManifest, keys: frozenset[str]) -> RunManifest:
+    """The manifest of the run once ``wanted`` extends ``existing``: the run's own manifest
+    with the extendable lists (and list seeds) grown by what ``wanted`` adds; ``existing``
+    unchanged when nothing is extendable."""
+    if not keys:
+        return existing
+    config = dict(existing.config)
+    for key in keys & wanted.config.keys():
+        config[key] = _union(config.get(key), wanted.config[key])  # type: ignore[assignment]
+    rest = {k: v for k, v in wanted.config.items() if k not in keys}
+    config.update({k: v for k, v in rest.items() if k not in config})
+    seeds = _union(existing.seeds, wanted.seeds) if "seeds" in keys else existing.seeds
+    return existing.model_copy(update={"config": config, "seeds": seeds})
+
+
+def _check_same_run(
+    existing: RunManifest, wanted: RunManifest, root: Path, ignore: frozenset[str] = frozenset()
+) -> None:
+    """Refuse to resume with other settings, naming each with its old and new value (keys in
+    ``ignore``, and the seeds when ``seeds`` is in it, may differ: they extend the run)."""
     old, new = existing.config, wanted.config
-    keys = sorted(old.keys() | new.keys())
-    changed = [key for key in keys if old.get(key, _ABSENT) != new.get(key, _ABSENT)]
-    changed += ["seeds"] if existing.seeds != wanted.seeds else []
+    keys = sorted((old.keys() | new.keys()) - ignore)
+    changed = [
+        f"{key} {old.get(key, '(none)')!r} → {new.get(key, '(none)')!r}"
+        for key in keys
+        if old.get(key, _ABSENT) != new.get(key, _ABSENT)
+    ]
+    if existing.seeds != wanted.seeds and "seeds" not in ignore:
+        changed.append(f"seeds {existing.seeds!r} → {wanted.seeds!r}")
     if changed:
-        raise TrajectoryError(f"cannot resume {root}: {changed} differ from the original run")
+        raise TrajectoryError(
+            f"{root} holds a run with other settings ({'; '.join(changed)}); give a new --out, "
+            "or the run's own settings to resume it"
+        )

@@ -17,7 +17,7 @@ from rich.table import Table
 from bridge.errors import BridgeError
 from bridge.jsonschema import write_json_schemas
 from bridge.uitree import parse_hierarchy
-from transfer_eval.cli_common import console, fail, option_error
+from transfer_eval.cli_common import GuardedGroup, console, fail, option_error
 from transfer_eval.console_cli import console_command
 from transfer_eval.demo import DemoReport, run_dump_demo
 from transfer_eval.device_cli import device_app
@@ -32,6 +32,7 @@ from transfer_eval.train_cli import train_app
 __all__ = ["mgb_app", "transfer_eval_app"]
 
 mgb_app = typer.Typer(
+    cls=GuardedGroup,
     name="mgb",
     help="mobilegym-bridge: one mobile GUI agent, in the simulator and on a real phone.",
     no_args_is_help=True,
@@ -43,6 +44,7 @@ mgb_app.add_typer(train_app, name="train")
 mgb_app.command("replay")(replay_command)
 mgb_app.command("console")(console_command)
 transfer_eval_app = typer.Typer(
+    cls=GuardedGroup,
     name="transfer-eval",
     help="Measure how much of a simulator gain carries over to a real phone.",
     add_completion=False,
@@ -77,11 +79,20 @@ def inspect_command(
         f"[dim]{len(tree.nodes)} nodes, {len(tree.roots())} window(s), rotation {tree.rotation}[/]"
     )
     for query in xpath:
-        hits = tree.xpath(query)
+        try:
+            hits = tree.xpath(query)
+        except BridgeError as exc:
+            raise fail(f"--xpath: {exc}") from exc
         console.print(f"xpath {query!r}: {[node.id for node in hits]}", markup=False)
     if at is not None:
-        x, _, y = at.partition(",")
-        hit = tree.hit_test(float(x), float(y))
+        x, comma, y = at.partition(",")
+        try:
+            point = (float(x), float(y)) if comma else None
+        except ValueError:
+            point = None
+        if point is None:
+            raise fail(f"--at {at!r}: give a device pixel as X,Y, e.g. 540,1200")
+        hit = tree.hit_test(*point)
         console.print(f"hit {at}: {hit.id if hit else None} {hit.class_name if hit else ''}")
     if png is not None:
         asyncio.run(render_wireframes([(wireframe_html(tree.nodes, dump.name), png)]))
@@ -252,9 +263,16 @@ def _resumed(ctx: typer.Context, run: Path) -> PairedConfig:
 
     try:
         store = RunStore.open(run)
-        config = PairedConfig.model_validate({**store.manifest.config, "out": run})
-    except (BridgeError, ValidationError) as exc:
+    except BridgeError as exc:
         raise fail(f"cannot resume {run}: {exc}") from exc
+    try:
+        config = PairedConfig.model_validate({**store.manifest.config, "out": run})
+    except ValidationError as exc:
+        raise fail(
+            f"cannot resume {run}: it is not a transfer-eval run (its manifest has "
+            f"{', '.join(sorted(store.manifest.config)) or 'no settings'}); resume it with "
+            "the command that made it, or open it with `mgb replay`"
+        ) from exc
     original = config.model_dump()
     original.update(original.pop("gap"))
     clashes = [

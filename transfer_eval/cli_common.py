@@ -5,12 +5,17 @@ the value, what it takes — never pydantic's multi-line report)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 import typer
 from pydantic import ValidationError
 from rich.console import Console
+from typer.core import TyperCommand, TyperGroup
 
-__all__ = ["console", "fail", "option_error"]
+from bridge.env_checker import EnvCheckError
+from bridge.errors import BridgeError, EnvUsageError
+
+__all__ = ["GuardedCommand", "GuardedGroup", "console", "fail", "option_error"]
 
 console = Console()
 """The console every command prints on."""
@@ -41,3 +46,35 @@ def option_error(exc: ValidationError, options: Mapping[str, str] | None = None)
     value = first.get("input")
     shown = f" {value!r}" if isinstance(value, str | int | float) and field else ""
     return f"{option}{shown}: {message}"
+
+
+_BUGS = (EnvUsageError, EnvCheckError)
+"""Errors of ours that are bugs, not a user's mistake or a world's failure: tracebacks."""
+
+
+def _guarded(invoke: Any, ctx: typer.Context) -> Any:
+    """Run a command; a known error (every :class:`BridgeError` but the bugs) becomes one
+    ``error:`` line and exit 1 — an unknown exception keeps its traceback (it is a bug)."""
+    try:
+        return invoke(ctx)
+    except _BUGS:
+        raise
+    except BridgeError as exc:
+        raise fail(str(exc)) from exc
+
+
+class GuardedGroup(TyperGroup):
+    """A command group behind the one error boundary (``typer.Typer(cls=GuardedGroup)``):
+    every subcommand, at any depth, fails the same way."""
+
+    def invoke(self, ctx: typer.Context) -> Any:
+        """Invoke the chosen subcommand behind the boundary."""
+        return _guarded(super().invoke, ctx)
+
+
+class GuardedCommand(TyperCommand):
+    """A single command behind the one error boundary."""
+
+    def invoke(self, ctx: typer.Context) -> Any:
+        """Invoke the command behind the boundary."""
+        return _guarded(super().invoke, ctx)

@@ -38,6 +38,9 @@ from transfer_eval.episode_view import write_run_index
 from transfer_eval.guard_options import GuardMode, check_allow, task_guard
 from transfer_eval.policy_factory import policy_factory, run_versions, tree_xml
 
+GRID = ("tasks", "seeds", "langs")
+"""Config keys a rerun into the same ``--out`` may extend (new tasks, seeds, languages)."""
+
 __all__ = [
     "DeviceReport",
     "DeviceRunConfig",
@@ -207,7 +210,7 @@ async def run_device(
         versions=run_versions(),
         seeds=list(config.seeds),
     )
-    store = RunStore.create(config.out, manifest, resume=True)
+    store = RunStore.create(config.out, manifest, resume=True, extendable=GRID)
     records = await run_episodes(
         jobs,
         store=store,

@@ -21,6 +21,9 @@ from sim.simulator import SimConfig, Simulator
 from transfer_eval.episode_view import write_run_index
 from transfer_eval.policy_factory import policy_factory, run_versions, tree_xml
 
+GRID = ("tasks", "seeds", "langs")
+"""Config keys a rerun into the same ``--out`` may extend (new tasks, seeds, languages)."""
+
 __all__ = ["SimRunConfig", "episode_id", "run_sim"]
 
 
@@ -60,7 +63,7 @@ async def run_sim(
         versions=run_versions(),
         seeds=list(config.seeds),
     )
-    store = RunStore.create(config.out, manifest, resume=True)
+    store = RunStore.create(config.out, manifest, resume=True, extendable=GRID)
     async with Simulator(SimConfig(pages=config.pages)) as sim:
         jobs = _jobs(sim, config)
         records = await run_episodes(

@@ -287,14 +287,27 @@ def test_create_refuses_to_mix_runs(tmp_path: Path) -> None:
     with pytest.raises(TrajectoryError, match="already holds a run"):
         RunStore.create(store.root, MANIFEST)
     changed = RunManifest(config={**MANIFEST.config, "episodes": 3}, seeds=[1])
-    with pytest.raises(TrajectoryError, match=r"\['episodes', 'seeds'\] differ"):
+    with pytest.raises(TrajectoryError, match=r"other settings \(episodes .* → 3; seeds") as e:
         RunStore.create(store.root, changed, resume=True)
+    assert "give a new --out" in str(e.value)
     same = RunManifest(config=MANIFEST.config, seeds=MANIFEST.seeds, versions={"other": "1"})
     assert RunStore.create(store.root, same, resume=True).manifest == MANIFEST  # original kept
     (tmp_path / "other").mkdir()
     (tmp_path / "other" / "notes.txt").write_text("mine")
     with pytest.raises(TrajectoryError, match="not empty"):
         RunStore.create(tmp_path / "other", MANIFEST)
+
+
+def test_a_resume_may_extend_the_grid_it_names(tmp_path: Path) -> None:
+    first = RunManifest(config={"tasks": ["a"], "policy": "p"}, seeds=[0])
+    store = RunStore.create(tmp_path / "run", first)
+    more = RunManifest(config={"tasks": ["b", "a"], "policy": "p"}, seeds=[1, 0])
+    grown = RunStore.create(store.root, more, resume=True, extendable=("tasks", "seeds"))
+    assert grown.manifest.config["tasks"] == ["a", "b"] and grown.manifest.seeds == [0, 1]
+    assert RunStore.open(store.root).manifest == grown.manifest  # written to disk
+    other = RunManifest(config={"tasks": ["a"], "policy": "q"}, seeds=[0])
+    with pytest.raises(TrajectoryError, match=r"policy 'p' → 'q'"):
+        RunStore.create(store.root, other, resume=True, extendable=("tasks", "seeds"))
 
 
 def test_a_finished_episode_is_written_once(tmp_path: Path) -> None:

@@ -67,3 +67,65 @@ def test_a_run_of_only_infra_errors_measured_nothing() -> None:
     assert "adb: device offline" in failed and "resumes" in failed
     assert nothing_measured([_record("a", "infra_error"), _record("b", "failure")]) is None
     assert nothing_measured([]) is None
+
+
+DUMP = Path(__file__).resolve().parents[1] / "fixtures" / "real_dumps"
+
+
+def test_inspect_refuses_a_bad_xpath_or_point_in_one_line() -> None:
+    dump = str(DUMP / "09_vivo_launcher_home_720x1608.xml")
+    bad_xpath = runner.invoke(mgb_app, ["inspect", dump, "--xpath", "//node["])
+    assert bad_xpath.exit_code == 1 and _error_line(bad_xpath.output).startswith(
+        "error: --xpath: invalid XPath '//node['"
+    )
+    bad_point = runner.invoke(mgb_app, ["inspect", dump, "--at", "540x400"])
+    assert _error_line(bad_point.output) == (
+        "error: --at '540x400': give a device pixel as X,Y, e.g. 540,1200"
+    )
+
+
+def test_resuming_a_run_of_another_kind_says_what_it_is(tmp_path: Path) -> None:
+    from bridge.trajectory import RunManifest, RunStore
+
+    run = tmp_path / "sim"
+    RunStore.create(run, RunManifest(config={"tasks": ["settings/SetWifi-v1"], "pages": 2}))
+    result = runner.invoke(transfer_eval_app, ["--resume", str(run)])
+    assert result.exit_code == 1
+    assert "it is not a transfer-eval run (its manifest has pages, tasks)" in result.output
+
+
+def test_a_known_error_anywhere_is_one_line(
+    tmp_path: Path,
+) -> None:
+    from bridge.trajectory import RunManifest, RunStore
+
+    run = tmp_path / "run"
+    RunStore.create(run, RunManifest(config={"policy": "scripted", "tasks": ["x"]}))
+    args = ["sim", "run", "--task", "settings/SetWifi-v1", "--policy", "random:1",
+            "--out", str(run)]  # fmt: skip
+    result = runner.invoke(mgb_app, args)  # the TrajectoryError of a reused --out
+    assert result.exit_code == 1
+    assert "holds a run with other settings (" in result.output
+    assert "policy 'scripted' → 'random:1'" in result.output
+    assert "Traceback" not in result.output
+    assert isinstance(result.exception, SystemExit)  # a clean exit, not a crash
+
+
+def test_the_boundary_lets_bugs_through_with_their_traceback() -> None:
+    import typer
+
+    from bridge.errors import EnvUsageError, TrajectoryError
+    from transfer_eval.cli_common import _guarded
+
+    def known(_ctx: object) -> None:
+        raise TrajectoryError("the run is damaged")
+
+    def bug(_ctx: object) -> None:
+        raise EnvUsageError("step before reset")
+
+    with pytest.raises(typer.Exit):
+        _guarded(known, None)  # type: ignore[arg-type]
+    with pytest.raises(EnvUsageError):
+        _guarded(bug, None)  # type: ignore[arg-type]
+    with pytest.raises(KeyError):
+        _guarded(lambda _ctx: {}["x"], None)  # type: ignore[arg-type]

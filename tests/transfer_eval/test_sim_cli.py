@@ -131,3 +131,15 @@ def test_task_ids_never_wrap_on_a_narrow_terminal() -> None:
         for line in runner.invoke(mgb_app, ["sim", "tasks", "--json"]).output.splitlines()
     ]
     assert all(task_id in result.output for task_id in ids)
+
+
+@pytest.mark.browser
+def test_a_run_grows_with_new_seeds_into_the_same_out(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    base = ["sim", "run", "--task", "settings/SetWifi-v1", "--out", str(out)]
+    assert runner.invoke(mgb_app, [*base, "--seeds", "0"], env=WIDE).exit_code == 0
+    grown = runner.invoke(mgb_app, [*base, "--seeds", "1"], env=WIDE)
+    assert grown.exit_code == 0, grown.output
+    store = RunStore.open(out)
+    assert sorted(store.completed()) == ["settings.SetWifi-v1_s0_en", "settings.SetWifi-v1_s1_en"]
+    assert store.manifest.seeds == [0, 1] and store.manifest.config["seeds"] == [0, 1]
