@@ -7,6 +7,7 @@ and CI, have no route to Google's services and Chromium would otherwise keep try
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 from collections.abc import AsyncIterator
@@ -72,4 +73,6 @@ async def launch_chromium() -> AsyncIterator[Browser]:
         try:
             yield browser
         finally:
-            await browser.close()
+            # a terminal's Ctrl-C reaches Chromium too: closing a browser that is gone is done
+            with contextlib.suppress(PlaywrightError):
+                await browser.close()

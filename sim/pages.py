@@ -15,6 +15,7 @@ runtime threw, a bad call of ours) is a simulator bug and propagates unchanged.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -164,7 +165,8 @@ class PagePool:
         """Close every page and context; idempotent."""
         contexts, self._contexts = self._contexts, []
         for context in contexts:
-            await context.close()
+            with contextlib.suppress(PlaywrightError):  # Chromium already gone (Ctrl-C)
+                await context.close()
 
 
 def _gist(exc: PlaywrightError) -> str:

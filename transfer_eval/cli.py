@@ -17,7 +17,7 @@ from rich.table import Table
 from bridge.errors import BridgeError
 from bridge.jsonschema import write_json_schemas
 from bridge.uitree import parse_hierarchy
-from transfer_eval.cli_common import GuardedGroup, console, fail, option_error
+from transfer_eval.cli_common import GuardedGroup, console, fail, interrupted, option_error
 from transfer_eval.console_cli import console_command
 from transfer_eval.demo import DemoReport, run_dump_demo
 from transfer_eval.device_cli import device_app
@@ -224,6 +224,8 @@ def transfer_eval_command(
             evaluate(config, console)
         except (BridgeError, ValueError) as exc:
             raise fail(str(exc)) from exc
+        except KeyboardInterrupt:
+            raise interrupted(f"what finished is kept: transfer-eval --resume {resume}") from None
         return
     run_dir = out
     try:
@@ -251,6 +253,8 @@ def transfer_eval_command(
         evaluate(config, console)
     except (BridgeError, ValueError) as exc:
         raise fail(str(exc)) from exc
+    except KeyboardInterrupt:
+        raise interrupted(f"what finished is kept: transfer-eval --resume {run_dir}") from None
 
 
 _GAP_OPTIONS = ("popup_rate", "animation_ms", "latency_ms", "font_scale")

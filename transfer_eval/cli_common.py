@@ -4,7 +4,10 @@ the value, what it takes — never pydantic's multi-line report)."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping
+from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 import typer
@@ -15,10 +18,24 @@ from typer.core import TyperCommand, TyperGroup
 from bridge.env_checker import EnvCheckError
 from bridge.errors import BridgeError, EnvUsageError
 
-__all__ = ["GuardedCommand", "GuardedGroup", "console", "fail", "option_error"]
+__all__ = [
+    "GuardedCommand",
+    "GuardedGroup",
+    "ProgressLog",
+    "console",
+    "fail",
+    "interrupted",
+    "option_error",
+]
 
 console = Console()
 """The console every command prints on."""
+
+
+def interrupted(how_to_resume: str) -> typer.Exit:
+    """Say that Ctrl-C stopped the work and how to go on; the exit (130) to raise."""
+    console.print(f"stopped by Ctrl-C; {how_to_resume}", highlight=False, soft_wrap=True)
+    return typer.Exit(code=130)
 
 
 def fail(message: str, code: int = 1) -> typer.Exit:
@@ -78,3 +95,25 @@ class GuardedCommand(TyperCommand):
     def invoke(self, ctx: typer.Context) -> Any:
         """Invoke the command behind the boundary."""
         return _guarded(super().invoke, ctx)
+
+
+class ProgressLog:
+    """Progress of long work that a person can follow anywhere: every update is a plain
+    timestamped line appended to ``path`` (``RUN/progress.log``), and printed to stderr too
+    when stdout is not a terminal (nohup, slurm, CI), where Rich draws no bar."""
+
+    def __init__(self, path: Path | None, what: str) -> None:
+        """``path``: the log file (its folder is made); ``what``: the line's first word."""
+        self.path = path
+        self.what = what
+        self.on_terminal = console.is_terminal
+
+    def line(self, text: str) -> None:
+        """Log ``text`` with the time (and print it off a terminal)."""
+        stamped = f"{datetime.now().isoformat(timespec='seconds')} {self.what} {text}"
+        if self.path is not None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with self.path.open("a", encoding="utf-8") as log:
+                log.write(stamped + "\n")
+        if not self.on_terminal:
+            print(stamped, file=sys.stderr, flush=True)

@@ -16,10 +16,11 @@ from pydantic import ValidationError
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from bridge.schema import EpisodeRecord
 from device.adb import AdbTarget
 from device.errors import DeviceError, ProfileError, TaskUnsupported
 from sim.tasks.registry import UnknownTask
-from transfer_eval.cli_common import console, fail, option_error
+from transfer_eval.cli_common import ProgressLog, console, fail, interrupted, option_error
 from transfer_eval.device_run import (
     DeviceRunConfig,
     check_tasks,
@@ -138,8 +139,21 @@ def run_command(
     columns = (TextColumn("episodes"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, console=console) as progress:
         bar = progress.add_task("run", total=total)
+        log = ProgressLog(out / "progress.log", "episodes")
+        finished: list[EpisodeRecord] = []
+
+        def done(record: EpisodeRecord) -> None:
+            finished.append(record)
+            progress.advance(bar)
+            wins = sum(r.outcome == "success" for r in finished)
+            log.line(f"{len(finished)}/{total} · {wins} succeeded · {record.episode_id} "
+                     f"{record.outcome}")  # fmt: skip
+
         try:
-            records = asyncio.run(run_device(config, on_done=lambda _: progress.advance(bar)))
+            records = asyncio.run(run_device(config, on_done=done))
+        except KeyboardInterrupt:
+            hint = f"what finished is kept in {out}: run the same command again to resume"
+            raise interrupted(hint) from None
         except (UnknownTask, TaskUnsupported) as exc:
             raise typer.BadParameter(str(exc), param_hint="--task") from exc
         except ProfileError as exc:

@@ -9,6 +9,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from bridge.errors import BridgeError
 from bridge.schema import EpisodeRecord
+from transfer_eval.cli_common import ProgressLog
 from transfer_eval.episode_table import nothing_measured
 from transfer_eval.finalize import write_reports
 from transfer_eval.paired import PairedConfig, run_paired
@@ -42,10 +43,19 @@ def evaluate(config: PairedConfig, console: Console) -> Report:
         bar = progress.add_task("cells", total=total, wins=0, infra=0)
         counts = {"wins": 0, "infra": 0}
 
+        log = ProgressLog(config.out / "progress.log", "cells")
+        finished = 0
+
         def done(record: EpisodeRecord) -> None:
+            nonlocal finished
             counts["wins"] += record.outcome == "success"
             counts["infra"] += record.outcome == "infra_error"
+            finished += record.outcome != "infra_error"
             progress.update(bar, advance=record.outcome != "infra_error", **counts)
+            log.line(
+                f"{finished}/{total} this session · {counts['wins']} succeeded · "
+                f"{counts['infra']} infra errors · {record.episode_id} {record.outcome}"
+            )
 
         store, cells, backend = asyncio.run(run_paired(config, on_done=done))
         progress.update(bar, completed=total)

@@ -19,7 +19,7 @@ from sim.bench import run_bench
 from sim.server import is_loopback
 from sim.simulator import SimConfig, Simulator, default_apps
 from sim.tasks.registry import UnknownTask, default_registry
-from transfer_eval.cli_common import console, fail, option_error
+from transfer_eval.cli_common import ProgressLog, console, fail, interrupted, option_error
 from transfer_eval.episode_table import episodes_table, nothing_measured
 from transfer_eval.sim_run import SimRunConfig, run_sim
 
@@ -170,13 +170,22 @@ def run_command(
         bar = progress.add_task("run", total=total, wins=0)
         wins = 0
 
+        log = ProgressLog(out / "progress.log", "episodes")
+        finished = 0
+
         def done(record: EpisodeRecord) -> None:
-            nonlocal wins
+            nonlocal wins, finished
             wins += record.outcome == "success"
+            finished += 1
             progress.update(bar, advance=1, wins=wins)
+            log.line(f"{finished}/{total} · {wins} succeeded · {record.episode_id} "
+                     f"{record.outcome}")  # fmt: skip
 
         try:
             records = asyncio.run(run_sim(config, on_done=done))
+        except KeyboardInterrupt:
+            hint = f"what finished is kept in {out}: run the same command again to resume"
+            raise interrupted(hint) from None
         except PolicySpecError as exc:
             raise typer.BadParameter(str(exc), param_hint="--policy") from exc
     console.print(episodes_table(records))

@@ -33,7 +33,7 @@ from policies.learned.policy import LearnedPolicy
 from policies.learned.prior import INITS, initial_weights
 from sim.simulator import SimConfig, Simulator
 from sim.tasks.registry import TaskRegistry
-from transfer_eval.cli_common import console
+from transfer_eval.cli_common import ProgressLog, console
 
 __all__ = [
     "SPLITS",
@@ -354,6 +354,8 @@ def _train_with_progress(options: TrainOptions) -> TrainReport:
     with _progress() as progress:
         bar = progress.add_task("train", total=options.grpo.iters, reward="-", train="-", held="-")
 
+        log = ProgressLog(options.out / "progress.log", "GRPO")
+
         def advance(row: CurveRow) -> None:
             fields: dict[str, Any] = {}
             if row.mean_reward is not None:
@@ -361,5 +363,7 @@ def _train_with_progress(options: TrainOptions) -> TrainReport:
             if row.eval_success is not None:
                 fields["held"] = f"{row.eval_success:.0%}"
             progress.update(bar, completed=row.iteration, **fields)
+            said = " · ".join(f"{key} {value}" for key, value in fields.items())
+            log.line(f"iteration {row.iteration}/{options.grpo.iters} · {said or 'evaluating'}")
 
         return asyncio.run(run_training(options, advance))

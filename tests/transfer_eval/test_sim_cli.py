@@ -143,3 +143,8 @@ def test_a_run_grows_with_new_seeds_into_the_same_out(tmp_path: Path) -> None:
     store = RunStore.open(out)
     assert sorted(store.completed()) == ["settings.SetWifi-v1_s0_en", "settings.SetWifi-v1_s1_en"]
     assert store.manifest.seeds == [0, 1] and store.manifest.config["seeds"] == [0, 1]
+    # progress off a terminal: a timestamped line per episode, in the run's log
+    lines = (out / "progress.log").read_text().splitlines()
+    assert len(lines) == 2 and lines[1].endswith("episodes 1/1 · 1 succeeded · "
+                                                 "settings.SetWifi-v1_s1_en success")  # fmt: skip
+    assert lines[0][:4].isdigit() and "T" in lines[0].split()[0]
