@@ -58,10 +58,12 @@ def option_error(exc: ValidationError, options: Mapping[str, str] | None = None)
     location = [part for part in first["loc"] if isinstance(part, str)]
     field = location[0] if location else ""
     names = {**_OPTIONS, **(options or {})}
-    option = names.get(field) or ("--" + field.replace("_", "-") if field else "an option")
     message = str(first["msg"]).removeprefix("Value error, ")
+    if not field:  # a check across options: its message names them
+        return message
+    option = names.get(field) or "--" + field.replace("_", "-")
     value = first.get("input")
-    shown = f" {value!r}" if isinstance(value, str | int | float) and field else ""
+    shown = f" {value!r}" if isinstance(value, str | int | float) else ""
     return f"{option}{shown}: {message}"
 
 

@@ -19,7 +19,7 @@ from rich.table import Table
 from bridge.schema import EpisodeRecord
 from device.adb import AdbTarget
 from device.errors import DeviceError, ProfileError, TaskUnsupported
-from sim.tasks.registry import UnknownTask
+from sim.tasks.registry import UnknownTask, default_registry
 from transfer_eval.cli_common import ProgressLog, console, fail, interrupted, option_error
 from transfer_eval.device_run import (
     DeviceRunConfig,
@@ -101,7 +101,7 @@ def _parse_ints(text: str) -> list[int]:
 @device_app.command("run")
 def run_command(
     device: Annotated[str, typer.Option("--device", help="Serial of the phone to drive.")],
-    task: Annotated[list[str], typer.Option(help="Task id (repeatable).")],
+    task: Annotated[list[str], typer.Option(help="Task id (repeatable); 'all' runs every one.")],
     out: Annotated[Path, typer.Option(help="Run directory (resumed if it exists).")],
     policy: Annotated[str, typer.Option(help="Policy spec.")] = "scripted",
     seeds: Annotated[str, typer.Option(help="Comma-separated seeds.")] = "0",
@@ -117,6 +117,7 @@ def run_command(
     With --guard, an episode that leaves its task's apps (or, with `all`, touches something
     marked sending, calling, paying, deleting or installing) ends there with the reason.
     """
+    task = default_registry().ids() if task == ["all"] else task
     try:
         check_tasks(task)  # a typo is one clear line before anything else happens
     except UnknownTask as exc:

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from bridge.errors import BridgeError
 from bridge.schema import EpisodeRecord
+from bridge.trajectory import RunStore
 from transfer_eval.cli_common import ProgressLog
 from transfer_eval.episode_table import nothing_measured
 from transfer_eval.finalize import write_reports
@@ -22,6 +24,17 @@ __all__ = ["NothingMeasured", "evaluate"]
 
 class NothingMeasured(BridgeError, RuntimeError):
     """Every cell of the run was an infra error: there is nothing to report."""
+
+
+def _finished_before(out: Path) -> list[EpisodeRecord]:
+    """The cells a resumed run already finished (not the infra errors it will retry)."""
+    if not (out / "manifest.json").exists():
+        return []
+    try:
+        records = RunStore.open(out).completed().values()
+    except BridgeError:
+        return []  # the run itself will say what is wrong with it
+    return [record for record in records if record.outcome != "infra_error"]
 
 
 def evaluate(config: PairedConfig, console: Console) -> Report:
@@ -39,12 +52,14 @@ def evaluate(config: PairedConfig, console: Console) -> Report:
         TimeElapsedColumn(),
         TextColumn("{task.fields[wins]} succeeded · {task.fields[infra]} infra errors"),
     )
+    before = _finished_before(config.out)  # a resumed run's bar starts where it stopped
     with Progress(*columns, console=console) as progress:
-        bar = progress.add_task("cells", total=total, wins=0, infra=0)
-        counts = {"wins": 0, "infra": 0}
+        wins = sum(record.outcome == "success" for record in before)
+        bar = progress.add_task("cells", total=total, completed=len(before), wins=wins, infra=0)
+        counts = {"wins": wins, "infra": 0}
 
         log = ProgressLog(config.out / "progress.log", "cells")
-        finished = 0
+        finished = len(before)
 
         def done(record: EpisodeRecord) -> None:
             nonlocal finished
@@ -53,7 +68,7 @@ def evaluate(config: PairedConfig, console: Console) -> Report:
             finished += record.outcome != "infra_error"
             progress.update(bar, advance=record.outcome != "infra_error", **counts)
             log.line(
-                f"{finished}/{total} this session · {counts['wins']} succeeded · "
+                f"{finished}/{total} · {counts['wins']} succeeded · "
                 f"{counts['infra']} infra errors · {record.episode_id} {record.outcome}"
             )
 
