@@ -53,6 +53,8 @@ __all__ = [
     "ForkRequest",
     "ResetRequest",
     "env_router",
+    "guarded",
+    "requested_task",
 ]
 
 T = TypeVar("T")
@@ -117,6 +119,37 @@ class EnvInfo(BaseModel):
     step: int
 
 
+def requested_task(sim: Simulator, request: ResetRequest) -> TaskInstance:
+    """The task a reset request asks for: its full ``task``, or the registry's instance of
+    ``task_id`` with ``seed`` and ``lang`` (an unknown id is a 404 naming the nearest)."""
+    if request.task is not None:
+        return request.task
+    if request.task_id is None:
+        raise _refusal(422, "give task_id (with seed and lang) or task", "bad-request")
+    world = {app_id: app.world for app_id, app in sim.phone.apps.items()}
+    try:
+        return sim.tasks.instantiate(request.task_id, request.seed, world, request.lang)
+    except UnknownTask as exc:
+        raise _refusal(404, str(exc), "unknown-task") from exc
+
+
+async def guarded(call: Awaitable[T]) -> T:
+    """Await ``call``, turning the simulator's and the bridge's errors into the HTTP errors
+    of the table above."""
+    try:
+        return await call
+    except UnknownTask as exc:
+        raise _refusal(404, str(exc), "unknown-task") from exc
+    except EnvUsageError as exc:
+        raise _refusal(409, _named(exc), "usage") from exc
+    except EnvTimeout as exc:
+        raise _refusal(504, _named(exc), "timeout") from exc
+    except EnvError as exc:
+        raise _refusal(503, _named(exc), "infra") from exc
+    except (SimError, BridgeError) as exc:
+        raise _refusal(409, _named(exc), "conflict") from exc
+
+
 def env_router(sim: Simulator) -> APIRouter:
     """Routes of the env API over the envs of ``sim``."""
     router = APIRouter(prefix="/api/envs", tags=["env"])
@@ -126,31 +159,6 @@ def env_router(sim: Simulator) -> APIRouter:
         if env_id not in envs:
             raise _refusal(404, f"no env {env_id!r}; POST /api/envs creates one", "unknown-env")
         return envs[env_id]
-
-    def task_for(request: ResetRequest) -> TaskInstance:
-        if request.task is not None:
-            return request.task
-        if request.task_id is None:
-            raise _refusal(422, "give task_id (with seed and lang) or task", "bad-request")
-        world = {app_id: app.world for app_id, app in sim.phone.apps.items()}
-        try:
-            return sim.tasks.instantiate(request.task_id, request.seed, world, request.lang)
-        except UnknownTask as exc:
-            raise _refusal(404, str(exc), "unknown-task") from exc
-
-    async def guarded(call: Awaitable[T]) -> T:
-        try:
-            return await call
-        except UnknownTask as exc:
-            raise _refusal(404, str(exc), "unknown-task") from exc
-        except EnvUsageError as exc:
-            raise _refusal(409, _named(exc), "usage") from exc
-        except EnvTimeout as exc:
-            raise _refusal(504, _named(exc), "timeout") from exc
-        except EnvError as exc:
-            raise _refusal(503, _named(exc), "infra") from exc
-        except (SimError, BridgeError) as exc:
-            raise _refusal(409, _named(exc), "conflict") from exc
 
     @router.post("")
     async def create(request: CreateRequest) -> EnvCreated:
@@ -165,7 +173,7 @@ def env_router(sim: Simulator) -> APIRouter:
         envs[env.instance.id] = env
         observation = None
         if request.task_id is not None or request.task is not None:
-            observation = await guarded(env.reset(task_for(request)))
+            observation = await guarded(env.reset(requested_task(sim, request)))
         return EnvCreated(env_id=env.instance.id, observation=observation)
 
     @router.get("")
@@ -182,7 +190,7 @@ def env_router(sim: Simulator) -> APIRouter:
     @router.post("/{env_id}/reset")
     async def reset(env_id: str, request: ResetRequest) -> Observation:
         env = get(env_id)
-        return await guarded(env.reset(task_for(request)))
+        return await guarded(env.reset(requested_task(sim, request)))
 
     @router.post("/{env_id}/step")
     async def step(env_id: str, request: StepRequest) -> StepResult:

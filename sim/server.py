@@ -1,8 +1,17 @@
-"""The simulator's HTTP server: the phone page, its runtime's event endpoint, the env API.
+"""The simulator's HTTP server: the phone page, its runtime's event endpoint, the player,
+the env API and its docs.
 
 Bound to 127.0.0.1 unless configured otherwise. Pages served here post the gestures they
 resolved to ``/api/instances/{id}/page-events`` and get the new screen back; a person can
-open ``/play/{id}`` in a browser and use an instance with the mouse.
+open ``/play/{id}`` in a browser and use an instance with the mouse, with a panel that poses
+a task on it and shows the task's checks and live verdict:
+
+    GET  /api/tasks                      the task registry, for the picker  -> [TaskSummary]
+    POST /api/instances/{id}/task        pose a task (as an env reset does) -> PlayStatus
+    GET  /api/instances/{id}/task        the task and its verdict now       -> PlayStatus
+
+``/docs`` (Swagger UI) and ``/redoc`` load their scripts from this server (the assets the
+``fastapi-offline`` package ships), so they work on a machine without internet.
 """
 
 from __future__ import annotations
@@ -12,20 +21,42 @@ import secrets
 from collections.abc import Awaitable, Callable
 from importlib import resources
 from string import Template
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
-from fastapi import FastAPI, HTTPException, Request, Response
+from fastapi import APIRouter, FastAPI, HTTPException, Request, Response
+from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html
 from fastapi.responses import HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict
 
-from sim.instance import ScreenPayload
+from bridge.schema import Foreground, TaskInstance, Verdict
+from sim.env_api import ResetRequest, guarded, requested_task
+from sim.instance import Instance, ScreenPayload
+from sim.observe import foreground
 from sim.phone import PageEvent
 
 if TYPE_CHECKING:
+    from sim.env import SimEnv
     from sim.simulator import Simulator
 
-__all__ = ["PageEventRequest", "build_app", "is_loopback", "require_token"]
+__all__ = [
+    "DOCS_ASSETS",
+    "TOKEN_COOKIE",
+    "PageEventRequest",
+    "PlayStatus",
+    "TaskSummary",
+    "build_app",
+    "is_loopback",
+    "play_router",
+    "require_token",
+]
+
+DOCS_ASSETS = "/static-docs"
+"""Where Swagger UI's and ReDoc's scripts and styles are served from."""
+
+TOKEN_COOKIE = "mgb_token"
+"""Cookie set when a page was opened with a valid ``?token=``, so its own requests (scripts,
+styles, the runtime's posts) pass the token check too."""
 
 
 class PageEventRequest(BaseModel):
@@ -37,31 +68,59 @@ class PageEventRequest(BaseModel):
     event: PageEvent
 
 
+class TaskSummary(BaseModel):
+    """A task template as the player's picker lists it (instruction: seed 0)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str
+    apps: list[str]
+    level: str
+    kind: str
+    max_steps: int
+    instruction: str
+
+
+class PlayStatus(BaseModel):
+    """What the player's panel shows: the task posed on an instance, the judge's verdict on
+    its state now (None without a task), and what is in front."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    instance: str
+    version: int
+    task: TaskInstance | None
+    verdict: Verdict | None
+    foreground: Foreground
+    route: str | None
+
+
 def _static(name: str) -> str:
     return resources.files("sim").joinpath("static", name).read_text("utf-8")
 
 
 def build_app(sim: Simulator) -> FastAPI:
     """The FastAPI application of ``sim``."""
-    app = FastAPI(title="mobilegym-bridge simulator", docs_url="/docs", redoc_url=None)
+    app = FastAPI(title="mobilegym-bridge simulator", docs_url=None, redoc_url=None)
     require_token(app, sim.config.token)
     static_dir = resources.files("sim").joinpath("static")
     app.mount("/static", StaticFiles(directory=str(static_dir)), name="static")
+    _docs_routes(app)
 
-    @app.get("/", response_class=HTMLResponse)
+    @app.get("/", response_class=HTMLResponse, include_in_schema=False)
     async def index() -> str:
         return _static("index.html")
 
-    @app.get("/play/{instance_id}", response_class=HTMLResponse)
+    @app.get("/play/{instance_id}", response_class=HTMLResponse, include_in_schema=False)
     async def play(instance_id: str) -> str:
         _instance(sim, instance_id)
         return Template(_static("play.html")).substitute(instance=instance_id)
 
-    @app.get("/api/instances/{instance_id}/screen")
+    @app.get("/api/instances/{instance_id}/screen", tags=["page runtime"])
     async def screen(instance_id: str) -> ScreenPayload:
         return _instance(sim, instance_id).screen()
 
-    @app.post("/api/instances/{instance_id}/page-events")
+    @app.post("/api/instances/{instance_id}/page-events", tags=["page runtime"])
     async def page_event(instance_id: str, request: PageEventRequest) -> ScreenPayload:
         instance = _instance(sim, instance_id)
         if request.version != instance.version:
@@ -79,11 +138,120 @@ def build_app(sim: Simulator) -> FastAPI:
         instance.changed()
         return instance.screen()
 
+    app.include_router(play_router(sim))
     if sim.config.serve_env_api:
         from sim.env_api import env_router
 
         app.include_router(env_router(sim))
     return app
+
+
+def play_router(sim: Simulator) -> APIRouter:
+    """The player's endpoints: list tasks, pose one on an instance, judge it.
+
+    Posing is :meth:`SimEnv.reset <sim.env.SimEnv.reset>` and judging
+    :meth:`SimEnv.verdict <sim.env.SimEnv.verdict>` on an env over the instance, with the
+    env API's request model and error mapping, so a task played by hand is posed and
+    judged exactly as one played by a policy. Query tasks are answered in the AnswerSheet
+    app (``answer_mode="sheet"``): a person has no ``answer`` action.
+    """
+    router = APIRouter(prefix="/api", tags=["player"])
+    players = _Players(sim)
+
+    @router.get("/tasks")
+    async def tasks(lang: Literal["en", "zh"] = "en") -> list[TaskSummary]:
+        world = {app_id: app.world for app_id, app in sim.phone.apps.items()}
+        return [
+            TaskSummary(
+                id=template.id,
+                apps=list(template.apps),
+                level=template.level,
+                kind=template.kind,
+                max_steps=template.budget(),
+                instruction=sim.tasks.instantiate(template.id, 0, world, lang).instruction,
+            )
+            for template in sorted(sim.tasks, key=lambda t: (t.apps, t.level, t.id))
+        ]
+
+    @router.post("/instances/{instance_id}/task")
+    async def pose(instance_id: str, request: ResetRequest) -> PlayStatus:
+        env = players.env(_instance(sim, instance_id))
+        await guarded(env.reset(requested_task(sim, request)))
+        players.seen[instance_id] = env.instance.version
+        return await players.status(env)
+
+    @router.get("/instances/{instance_id}/task")
+    async def status(instance_id: str) -> PlayStatus:
+        return await players.status(players.env(_instance(sim, instance_id)))
+
+    return router
+
+
+class _Players:
+    """The env over each played instance, and the instance version it last observed."""
+
+    def __init__(self, sim: Simulator) -> None:
+        self.sim = sim
+        self.envs: dict[str, SimEnv] = {}
+        self.seen: dict[str, int] = {}
+
+    def env(self, instance: Instance) -> SimEnv:
+        """The env over ``instance`` (a new one when the instance is new)."""
+        from sim.env import SimEnv
+
+        env = self.envs.get(instance.id)
+        if env is None or env.instance is not instance:
+            env = SimEnv(self.sim, instance, screenshot=False, answer_mode="sheet")
+            self.envs[instance.id] = env
+        return env
+
+    async def status(self, env: SimEnv) -> PlayStatus:
+        """The panel's view of ``env``'s instance, judged now."""
+        instance = env.instance
+        episode = instance.episode
+        verdict = None
+        if episode is not None:
+            if episode.spec.needs_trees and self.seen.get(instance.id) != instance.version:
+                await guarded(env.observe())  # the judge reads the screens seen, as in an env
+                self.seen[instance.id] = instance.version
+            verdict = await guarded(env.verdict())
+        route = instance.state.os.route
+        return PlayStatus(
+            instance=instance.id,
+            version=instance.version,
+            task=episode.task if episode is not None else None,
+            verdict=verdict,
+            foreground=foreground(instance),
+            route=route.path if route is not None else None,
+        )
+
+
+def _docs_routes(app: FastAPI) -> None:
+    """Swagger UI at ``/docs`` and ReDoc at ``/redoc``, from assets served here."""
+    assets = resources.files("fastapi_offline").joinpath("static")
+    app.mount(DOCS_ASSETS, StaticFiles(directory=str(assets)), name="docs-assets")
+    title = app.title
+    openapi_url = app.openapi_url or "/openapi.json"
+
+    @app.get("/docs", include_in_schema=False)
+    async def swagger() -> HTMLResponse:
+        return get_swagger_ui_html(
+            openapi_url=openapi_url,
+            title=f"{title}: Swagger UI",
+            swagger_js_url=f"{DOCS_ASSETS}/swagger-ui-bundle.js",
+            swagger_css_url=f"{DOCS_ASSETS}/swagger-ui.css",
+            swagger_favicon_url=f"{DOCS_ASSETS}/favicon.png",
+        )
+
+    @app.get("/redoc", include_in_schema=False)
+    async def redoc() -> HTMLResponse:
+        return get_redoc_html(
+            openapi_url=openapi_url,
+            title=f"{title}: ReDoc",
+            redoc_js_url=f"{DOCS_ASSETS}/redoc.standalone.js",
+            redoc_favicon_url=f"{DOCS_ASSETS}/favicon.png",
+            with_google_fonts=False,
+        )
 
 
 _LOOPBACK = {"127.0.0.1", "::1", "localhost"}
@@ -99,21 +267,28 @@ def is_loopback(host: str) -> bool:
 
 
 def require_token(app: FastAPI, token: str | None) -> None:
-    """Refuse non-loopback clients without ``token`` (the pages of the pool are loopback)."""
+    """Refuse non-loopback clients without ``token`` (the pages of the pool are loopback).
+
+    The token comes as a Bearer header, a ``?token=`` or the cookie a page opened with a
+    valid ``?token=`` is given, so the page's own scripts and requests pass too."""
 
     @app.middleware("http")
     async def check(request: Request, call_next: Callable[[Request], Awaitable[Response]]):
         client = request.client.host if request.client else ""
         if client in _LOOPBACK:
             return await call_next(request)
+        queried = request.query_params.get("token", "")
         given = request.headers.get("authorization", "").removeprefix("Bearer ").strip()
-        given = given or request.query_params.get("token", "")
+        given = given or queried or request.cookies.get(TOKEN_COOKIE, "")
         if token is None or not secrets.compare_digest(given, token):
             return JSONResponse({"detail": "a token is required from this address"}, 401)
-        return await call_next(request)
+        response = await call_next(request)
+        if queried:
+            response.set_cookie(TOKEN_COOKIE, token, httponly=True, samesite="strict")
+        return response
 
 
-def _instance(sim: Simulator, instance_id: str):
+def _instance(sim: Simulator, instance_id: str) -> Instance:
     try:
         return sim.instance(instance_id)
     except KeyError as exc:

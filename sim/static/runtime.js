@@ -6,6 +6,11 @@
 // returned HTML and restores scroll offsets, and (4) extracts the Android-like UI tree from
 // the data-* attributes of the widgets. Gestures arrive either from Python (Playwright
 // calls __mgb.tap etc. with CSS coordinates) or, in interactive mode, from a real pointer.
+//
+// Every coordinate this runtime takes or gives (gestures, tree bounds) is relative to the
+// phone screen's top-left corner. On the pool pages the screen fills the viewport, so these
+// are viewport coordinates too; on /play the phone sits anywhere on a larger page, and the
+// hit tests add the screen's offset before asking the browser what is there.
 "use strict";
 
 (() => {
@@ -81,6 +86,12 @@
   }
 
   // ---------------------------------------------------------------- hit testing
+  // The element at screen point (x, y): elementFromPoint takes viewport coordinates.
+  function elementAt(x, y) {
+    const origin = screenEl().getBoundingClientRect();
+    return document.elementFromPoint(origin.left + x, origin.top + y);
+  }
+
   function args(el) {
     const out = {};
     for (const [name, value] of Object.entries(el.dataset)) {
@@ -103,7 +114,7 @@
 
   // The innermost element under (x, y) that reacts to `attr`, or why nothing does.
   function target(x, y, attrs) {
-    let el = document.elementFromPoint(x, y);
+    let el = elementAt(x, y);
     const hit = el;
     while (el && el !== document.body) {
       if (el.dataset) {
@@ -126,7 +137,8 @@
     const a = args(el);
     if (el.dataset.slider !== undefined) {
       const rect = el.getBoundingClientRect();
-      a.frac = String(Math.min(1, Math.max(0, (x - rect.left) / rect.width)));
+      const left = rect.left - screenEl().getBoundingClientRect().left;
+      a.frac = String(Math.min(1, Math.max(0, (x - left) / rect.width)));
     }
     const action = found.attr === "longAction" ? el.dataset.longAction : el.dataset.action;
     return { type: "action", kind, action, args: a };
@@ -156,7 +168,7 @@
 
   // ---------------------------------------------------------------- swipes
   function scrollContainer(x, y, vertical) {
-    let el = document.elementFromPoint(x, y);
+    let el = elementAt(x, y);
     while (el && el !== document.body) {
       if (el.dataset && el.dataset.scrollKey !== undefined) {
         const room = vertical ? el.scrollHeight - el.clientHeight : el.scrollWidth - el.clientWidth;
@@ -183,7 +195,7 @@
     const el = scrollContainer(x1, y1, vertical);
     if (!el || !vertical) {
       await settle();
-      return { hit: describe(document.elementFromPoint(x1, y1)), posted: false, reason: "nothing to scroll" };
+      return { hit: describe(elementAt(x1, y1)), posted: false, reason: "nothing to scroll" };
     }
     const before = el.scrollTop;
     el.scrollTop = Math.round(before - dy * (fling ? 1 + FLING_GLIDE : 1));
@@ -276,45 +288,62 @@
     walk(root, box, null, "android", true, nodes, new Map());
     const dpr = window.devicePixelRatio || 1;
     for (const node of nodes) {
-      const rc = node.rect;
-      node.bounds_px = [rc.left, rc.top, rc.right, rc.bottom].map((v) => Math.round(v * dpr));
+      const rc = node.rect;  // viewport coordinates; bounds are the screen's
+      const edges = [rc.left - r.left, rc.top - r.top, rc.right - r.left, rc.bottom - r.top];
+      node.bounds_px = edges.map((v) => Math.round(v * dpr));
       delete node.rect;
     }
     return nodes;
   }
 
   // ---------------------------------------------------------------- interactive mode
+  // A real pointer on the page: strokes are classified as on a phone (moved more than 12
+  // px: a swipe; held longer than 500 ms: a long press; else a tap) and handled one at a
+  // time, so a quick second click never posts against a version the first one replaced.
+  // After each, a `mgb:gesture` event on window carries the result (or the error).
   function interactive() {
-    let down = null;
     const root = screenEl();
-    root.addEventListener("pointerdown", (e) => {
+    let down = null;
+    let queue = Promise.resolve();
+    const local = (e) => {
       const rect = root.getBoundingClientRect();
-      down = { x: e.clientX - rect.left, y: e.clientY - rect.top, t: e.timeStamp };
+      return { x: e.clientX - rect.left, y: e.clientY - rect.top };
+    };
+    const run = (perform) => {
+      queue = queue.then(async () => {
+        let detail;
+        try {
+          detail = { result: await perform(), error: null };
+        } catch (err) {
+          detail = { result: null, error: String(err.message || err) };
+          console.error(err);
+        }
+        window.dispatchEvent(new CustomEvent("mgb:gesture", { detail }));
+      });
+      return queue;
+    };
+    root.addEventListener("pointerdown", (e) => {
+      if (e.button !== 0) return;
+      e.preventDefault();
+      root.setPointerCapture(e.pointerId);  // the release counts even off the phone
+      down = { ...local(e), t: e.timeStamp };
     });
-    root.addEventListener("pointerup", async (e) => {
+    root.addEventListener("pointerup", (e) => {
       if (!down) return;
       const start = down;
       down = null;
-      const rect = root.getBoundingClientRect();
-      const x = e.clientX - rect.left;
-      const y = e.clientY - rect.top;
-      const sx = start.x;
-      const sy = start.y;
-      const moved = Math.hypot(x - sx, y - sy);
-      try {
-        if (moved > 12) await swipe(sx, sy, x, y);
-        else if (e.timeStamp - start.t > 500) await longPress(x, y);
-        else await tap(x, y);
-      } catch (err) {
-        console.error(err);
-      }
+      const end = local(e);
+      const moved = Math.hypot(end.x - start.x, end.y - start.y);
+      const held = e.timeStamp - start.t;
+      if (moved > 12) run(() => swipe(start.x, start.y, end.x, end.y));
+      else if (held > 500) run(() => longPress(end.x, end.y));
+      else run(() => tap(end.x, end.y));
     });
-    root.addEventListener("wheel", async (e) => {
+    root.addEventListener("pointercancel", () => { down = null; });
+    root.addEventListener("wheel", (e) => {
       e.preventDefault();
-      const rect = root.getBoundingClientRect();
-      const x = e.clientX - rect.left;
-      const y = e.clientY - rect.top;
-      await swipe(x, y, x, y - e.deltaY);
+      const at = local(e);
+      run(() => swipe(at.x, at.y, at.x, at.y - e.deltaY));
     }, { passive: false });
   }
 
