@@ -38,7 +38,7 @@ async def _serve(config: SimConfig) -> None:
         demo = sim.create_instance(seed=0)
         console.print(f"simulator on [bold]{sim.base_url}[/]")
         console.print(f"  play an instance in a browser: {sim.base_url}/play/{demo.id}")
-        console.print(f"  env API docs:                  {sim.base_url}/docs")
+        console.print(f"  env API docs:                  {sim.base_url}/docs (and /redoc)")
         if config.token:
             console.print(f"  token for non-loopback clients: [bold]{config.token}[/]")
         console.print("Ctrl-C stops it.")
