@@ -17,7 +17,14 @@ from rich.table import Table
 from bridge.errors import BridgeError
 from bridge.jsonschema import write_json_schemas
 from bridge.uitree import parse_hierarchy
-from transfer_eval.cli_common import GuardedGroup, console, fail, interrupted, option_error
+from transfer_eval.cli_common import (
+    GuardedCommand,
+    GuardedGroup,
+    console,
+    fail,
+    interrupted,
+    option_error,
+)
 from transfer_eval.console_cli import console_command
 from transfer_eval.demo import DemoReport, run_dump_demo
 from transfer_eval.device_cli import device_app
@@ -27,6 +34,7 @@ from transfer_eval.guard_options import AllowOption, GuardMode
 from transfer_eval.paired import PairedConfig, VirtualGap
 from transfer_eval.replay_cli import replay_command
 from transfer_eval.sim_cli import sim_app
+from transfer_eval.suites import suite_names
 from transfer_eval.train_cli import train_app
 
 __all__ = ["mgb_app", "transfer_eval_app"]
@@ -44,7 +52,6 @@ mgb_app.add_typer(train_app, name="train")
 mgb_app.command("replay")(replay_command)
 mgb_app.command("console")(console_command)
 transfer_eval_app = typer.Typer(
-    cls=GuardedGroup,
     name="transfer-eval",
     help="Measure how much of a simulator gain carries over to a real phone.",
     add_completion=False,
@@ -186,7 +193,7 @@ PairedGuard = Annotated[
 ]
 
 
-@transfer_eval_app.callback(invoke_without_command=True)
+@transfer_eval_app.command(cls=GuardedCommand)
 def transfer_eval_command(
     ctx: typer.Context,
     device: Annotated[str, typer.Option(help="An adb serial, or 'virtual'.")] = "virtual",
@@ -196,7 +203,9 @@ def transfer_eval_command(
     trained: Annotated[str, typer.Option(help="Policy spec of the trained model.")] = (
         "learned:checkpoints/trained"
     ),
-    suite: Annotated[str, typer.Option(help="Suite name or .json path.")] = "paired",
+    suite: Annotated[
+        str, typer.Option(help=f"Suite: {', '.join(suite_names())}, or a .json path.")
+    ] = "paired",
     repeats: Annotated[int, typer.Option(help="Episodes per (task, policy, world).")] = 1,
     out: Annotated[Path, typer.Option(help="Run directory.")] = Path("runs/transfer-eval"),
     resume: Annotated[
