@@ -35,7 +35,7 @@ from transfer_eval.paired import PairedConfig, VirtualGap
 from transfer_eval.replay_cli import replay_command
 from transfer_eval.sim_cli import sim_app
 from transfer_eval.suites import suite_names
-from transfer_eval.train_cli import train_app
+from transfer_eval.train_cli import train_command
 
 __all__ = ["mgb_app", "transfer_eval_app"]
 
@@ -48,7 +48,7 @@ mgb_app = typer.Typer(
 )
 mgb_app.add_typer(sim_app, name="sim")
 mgb_app.add_typer(device_app, name="device")
-mgb_app.add_typer(train_app, name="train")
+mgb_app.command("train")(train_command)  # one command: its help shows no COMMAND
 mgb_app.command("replay")(replay_command)
 mgb_app.command("console")(console_command)
 transfer_eval_app = typer.Typer(
