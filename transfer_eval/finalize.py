@@ -1,6 +1,13 @@
 """From a finished run directory to ``report.json``, ``report.md``, ``report.html`` and the
 side-by-side replays. Pure with respect to the run directory: finishing a resumed run gives
-byte-identical reports."""
+byte-identical reports.
+
+Each (suite entry, policy) pairing gets a page in ``RUN/replays/`` that links back to the
+report and to the other policy's page of the same entry; the report links both. The run's
+provenance (commit, command, checkpoint hashes) comes from the manifest's ``versions`` and
+goes in the footers of report.md and report.html — not in report.json, whose figures are a
+function of the outcomes alone (two runs of the same grid give the same report.json).
+"""
 
 from __future__ import annotations
 
@@ -10,8 +17,8 @@ from pathlib import Path
 from bridge.durable import write_atomic
 from bridge.schema import EpisodeRecord
 from bridge.trajectory import RunStore
-from transfer_eval.paired import ROLES, Cell, PairedConfig, cell_id
-from transfer_eval.replay import Side, replay_page
+from transfer_eval.paired import ROLES, WORLDS, Cell, PairedConfig, cell_id
+from transfer_eval.replay import ReplayLinks, Side, replay_page
 from transfer_eval.report import Report, build_report
 from transfer_eval.report_html import render_html
 from transfer_eval.report_md import render_markdown
@@ -20,6 +27,7 @@ from transfer_eval.stats import MissingCell, Outcome
 __all__ = [
     "collect_outcomes",
     "device_title",
+    "page_name",
     "pairing",
     "write_replay",
     "write_replays",
@@ -68,27 +76,49 @@ def pairing(
     return side("sim"), side("real")
 
 
+def page_name(label: str, role: str) -> str:
+    """The file name of a pairing's replay page in ``RUN/replays``."""
+    return f"{label.replace('/', '.')}__{role}.html"
+
+
+def _links(records: Mapping[str, EpisodeRecord], label: str, role: str) -> ReplayLinks:
+    """Where a pairing's page links: the report, and the other policy's page if it ran."""
+    other = next(r for r in ROLES if r != role)
+    theirs = [records.get(cell_id(label, other, world, 0)) for world in WORLDS]
+    spec = next((r.policy for r in theirs if r is not None), None)
+    return ReplayLinks(
+        role=role,
+        report="../report.html",
+        other_role=other,
+        other=page_name(label, other) if spec is not None else None,
+        other_policy=spec,
+    )
+
+
 def write_replay(store: RunStore, sim: Side, real: Side, label: str, role: str, title: str) -> Path:
     """Write the side-by-side page of one pairing; its path (``RUN/replays/...html``)."""
     folder = store.root / "replays"
     folder.mkdir(exist_ok=True)
-    page = folder / f"{label.replace('/', '.')}__{role}.html"
-    write_atomic(page, replay_page(sim, real, folder, title).encode())
+    page = folder / page_name(label, role)
+    links = _links(store.completed(), label, role)
+    write_atomic(page, replay_page(sim, real, folder, title, links).encode())
     return page
 
 
-def write_replays(store: RunStore, cells: Sequence[Cell], device_title: str) -> dict[str, str]:
-    """One page per (suite entry, policy) pairing repeat 0 in both worlds; label -> link."""
+def write_replays(
+    store: RunStore, cells: Sequence[Cell], device_title: str
+) -> dict[str, dict[str, str]]:
+    """One page per (suite entry, policy) pairing repeat 0 in both worlds; label -> policy
+    -> link (relative to the run directory)."""
     records = store.completed()
-    links: dict[str, str] = {}
+    links: dict[str, dict[str, str]] = {}
     for label in sorted({cell.label for cell in cells}):
         for role in ROLES:
             sim, real = pairing(store, records, label, role)
             if sim.record is None and real.record is None:
                 continue
             page = write_replay(store, sim, real, label, role, device_title)
-            if role == "trained" or label not in links:
-                links[label] = f"replays/{page.name}"
+            links.setdefault(label, {})[role] = f"replays/{page.name}"
     return links
 
 
@@ -124,7 +154,8 @@ def write_reports(
         device_gap=gap,
     )
     root: Path = store.root
+    versions = store.manifest.versions
     write_atomic(root / "report.json", report.model_dump_json(indent=2).encode())
-    write_atomic(root / "report.md", render_markdown(report).encode())
-    write_atomic(root / "report.html", render_html(report).encode())
+    write_atomic(root / "report.md", render_markdown(report, versions).encode())
+    write_atomic(root / "report.html", render_html(report, versions).encode())
     return report

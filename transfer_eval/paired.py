@@ -12,6 +12,10 @@ policy failures. A guard, when asked for, ends episodes of both worlds alike.
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import shlex
+import subprocess
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -30,7 +34,7 @@ from device.profiles import DeviceProps
 from device.session import AdbSession
 from device.virtual.attach import attach_virtual_phone
 from device.virtual.phone import Perturbations
-from policies.registry import preflight
+from policies.registry import LearnedSpec, parse_spec, preflight
 from sim.simulator import SimConfig, Simulator
 from sim.tasks.base import TaskTemplate
 from transfer_eval.guard_options import GuardMode, check_allow, task_guard
@@ -247,11 +251,65 @@ async def _run_grid(
     return cells
 
 
+_CHECKOUT = Path(__file__).resolve().parents[1]
+
+
+def git_commit(checkout: Path = _CHECKOUT) -> tuple[str, bool | None]:
+    """The commit checked out at ``checkout`` and whether tracked files differ from it, or
+    ``("unknown", None)`` when it is not the top of a git checkout (an installed wheel) or
+    git is missing — never an error."""
+
+    def git(*args: str) -> str:
+        done = subprocess.run(
+            ["git", "-C", str(checkout), *args], capture_output=True, text=True, timeout=10
+        )
+        if done.returncode != 0:
+            raise subprocess.CalledProcessError(done.returncode, args)
+        return done.stdout.strip()
+
+    try:
+        if Path(git("rev-parse", "--show-toplevel")).resolve() != checkout.resolve():
+            return "unknown", None  # inside someone else's repository
+        return git("rev-parse", "HEAD"), bool(git("status", "--porcelain", "-uno"))
+    except (OSError, subprocess.SubprocessError):
+        return "unknown", None
+
+
+def checkpoint_hash(path: Path) -> str:
+    """``sha256:`` and 12 hex digits over a checkpoint: a file's bytes, or a directory's
+    files (by relative path, size and bytes, in path order)."""
+    digest = hashlib.sha256()
+    files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
+    for file in files:
+        name = file.relative_to(path).as_posix() if path.is_dir() else ""
+        digest.update(f"{name}\0{file.stat().st_size}\0".encode())
+        with file.open("rb") as stream:
+            for chunk in iter(lambda: stream.read(1 << 20), b""):
+                digest.update(chunk)
+    return f"sha256:{digest.hexdigest()[:12]}"
+
+
+def run_provenance(config: PairedConfig, argv: Sequence[str] | None = None) -> dict[str, str]:
+    """Where a run came from, for its manifest's ``versions`` (which resuming does not
+    compare, so a run started on one commit can be finished on another): the commit, the
+    exact command line, and a hash of each learned policy's checkpoint."""
+    commit, dirty = git_commit()
+    found = {"git_commit": commit, "command": shlex.join(sys.argv if argv is None else argv)}
+    if dirty is not None:
+        found["git_dirty"] = "yes" if dirty else "no"
+    for role, spec in (("base", config.base), ("trained", config.trained)):
+        parsed = parse_spec(spec)
+        if isinstance(parsed, LearnedSpec):
+            path = parsed.path()
+            found[f"checkpoint_{role}"] = "missing" if path is None else checkpoint_hash(path)
+    return found
+
+
 def _manifest(config: PairedConfig) -> RunManifest:
     suite = load_suite(config.suite)
     return RunManifest(
         config=config.model_dump(mode="json", exclude={"out"}),
-        versions=run_versions(),
+        versions={**run_versions(), **run_provenance(config)},
         seeds=[task.seed for task in suite.tasks],
     )
 

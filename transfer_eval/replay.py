@@ -1,8 +1,13 @@
 """Side-by-side replays: one policy's episode in the simulator next to the same task on the
 phone, step by step, with the action drawn on each frame, the thought, and the checks.
 
-Pages are static HTML next to the run's episodes (frames are linked, not copied); ``--mp4``
-renders the same pairing into a video with opencv (or, for a single-world run, one episode).
+Pages are static HTML next to the run's episodes (frames and UI trees are linked, not
+copied: a frame opens full size on a click, each step links its UI XML); a page links back
+to the report and to the other policy's page of the same task. The checks of both worlds
+are one table, a row per check name, since both worlds judge the same bound spec with the
+same judge (a check only one world reports would show as a row with one side empty).
+``--mp4`` renders the same pairing into a video with opencv (or, for a single-world run,
+one episode).
 """
 
 from __future__ import annotations
@@ -16,12 +21,28 @@ from string import Template
 
 import cv2
 import numpy as np
+from pydantic import BaseModel, ConfigDict
 
-from bridge.schema import EpisodeRecord, StepRecord
+from bridge.schema import Check, EpisodeRecord, StepRecord
 from bridge.trajectory import RunStore
 from transfer_eval.episode_view import action_overlay
 
-__all__ = ["Side", "episode_video", "replay_page", "replay_video"]
+__all__ = ["ReplayLinks", "Side", "episode_video", "replay_page", "replay_video"]
+
+
+class ReplayLinks(BaseModel):
+    """Where a replay page links: its report, and the other policy's page of the task."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    role: str
+    """This page's policy (``base`` or ``trained``)."""
+    report: str = "../report.html"
+    other_role: str | None = None
+    other: str | None = None
+    """The other policy's page, relative to this one (None when it never ran)."""
+    other_policy: str | None = None
+    """The other policy's spec."""
 
 
 class Side:
@@ -36,9 +57,16 @@ class Side:
 
     def frame_href(self, step: StepRecord, base: Path) -> str | None:
         """The frame's path relative to the page directory ``base``."""
-        if self.record is None or step.frame is None:
+        return self._href(step.frame, base)
+
+    def tree_href(self, step: StepRecord, base: Path) -> str | None:
+        """The step's UI XML (``trees/NNNN.xml``) relative to the page directory ``base``."""
+        return self._href(step.tree, base)
+
+    def _href(self, name: str | None, base: Path) -> str | None:
+        if self.record is None or name is None:
             return None
-        path = self.store.episode_dir(self.record.episode_id) / step.frame
+        path = self.store.episode_dir(self.record.episode_id) / name
         return Path(_relative(path, base)).as_posix()
 
 
@@ -52,47 +80,118 @@ def _badge(record: EpisodeRecord | None) -> str:
     return f'<span class="badge {record.outcome}">{record.outcome}</span>'
 
 
+def _files(frame: str | None, tree: str | None) -> str:
+    links = [
+        f'<a href="{html.escape(href)}" target="_blank">{what}</a>'
+        for what, href in (("frame", frame), ("UI XML", tree))
+        if href
+    ]
+    return f'<div class="files">{" · ".join(links)}</div>' if links else ""
+
+
 def _pane(side: Side, index: int, base: Path) -> str:
     if index >= len(side.steps):
         return f'<div data-step="{index}" hidden><div class="ended">episode over</div></div>'
     step = side.steps[index]
     href = side.frame_href(step, base)
-    image = f'<img src="{html.escape(href)}" alt="step {index}">' if href else ""
+    image = (
+        f'<a class="full" href="{html.escape(href)}" target="_blank" title="open full size">'
+        f'<img src="{html.escape(href)}" alt="step {index}"></a>'
+        if href
+        else ""
+    )
     action = step.output.action
     text = action.model_dump_json(exclude_none=True) if action else "(invalid model output)"
     error = step.output.error or (step.result.error if step.result else None)
     return (
         f'<div data-step="{index}" hidden><div class="shot">{image}{action_overlay(step)}</div>'
-        f'<div class="action">{html.escape(text)}</div>'
+        + _files(href, side.tree_href(step, base))
+        + f'<div class="action">{html.escape(text)}</div>'
         f'<div class="thought">{html.escape(step.output.thought or "")}</div>'
         + (f'<div class="error">{html.escape(error)}</div>' if error else "")
         + "</div>"
     )
 
 
-def _checks(record: EpisodeRecord | None) -> str:
-    if record is None or record.verdict is None:
-        return f"<div class='error'>{html.escape(record.error or '')}</div>" if record else ""
-    rows = "".join(
-        f"<tr><td>{html.escape(c.name)}</td>"
-        f"<td>{html.escape(json.dumps(c.expected, ensure_ascii=False))}</td>"
-        f"<td>{html.escape(json.dumps(c.actual, ensure_ascii=False))}</td>"
-        f"<td class='{'pass' if c.passed else 'fail'}'>{'pass' if c.passed else 'FAIL'}</td></tr>"
-        for c in record.verdict.checks
+def _keyed(record: EpisodeRecord | None) -> dict[tuple[str, int], Check]:
+    """A verdict's checks by (name, occurrence), so repeated names still line up."""
+    seen: dict[str, int] = {}
+    keyed = {}
+    for check in record.verdict.checks if record and record.verdict else []:
+        keyed[(check.name, seen.get(check.name, 0))] = check
+        seen[check.name] = seen.get(check.name, 0) + 1
+    return keyed
+
+
+def _json(value: object) -> str:
+    return html.escape(json.dumps(value, ensure_ascii=False))
+
+
+def _cell(check: Check | None) -> str:
+    if check is None:
+        return "<td class='none'>—</td>"
+    verdict = "pass" if check.passed else "FAIL"
+    return (
+        f"<td><span class='{verdict.lower()}'>{verdict}</span> <span class='vals'>"
+        f"{_json(check.actual)} <span class='exp'>(expected {_json(check.expected)})</span>"
+        "</span></td>"
     )
-    head = "<tr><th>check</th><th>expected</th><th>actual</th><th></th></tr>"
-    return f"<table class='checks'>{head}{rows}</table>"
 
 
-def replay_page(sim: Side, device: Side, base: Path, device_title: str) -> str:
-    """The page pairing ``sim`` and ``device`` (``base``: the directory the page goes in)."""
+def _no_verdict(name: str, record: EpisodeRecord | None) -> str:
+    if record is None:
+        return f"<div class='meta'>{html.escape(name)}: not run</div>"
+    if record.verdict is None:
+        why = record.error or "no verdict"
+        return f"<div class='error'>{html.escape(name)}: {html.escape(why)}</div>"
+    return ""
+
+
+def _checks(sim: EpisodeRecord | None, device: EpisodeRecord | None, device_title: str) -> str:
+    """One table of both worlds' checks, a row per check name."""
+    left, right = _keyed(sim), _keyed(device)
+    keys = list(dict.fromkeys([*left, *right]))
+    rows = "".join(
+        f"<tr><td>{html.escape(name)}</td>{_cell(left.get((name, n)))}"
+        f"{_cell(right.get((name, n)))}</tr>"
+        for name, n in keys
+    )
+    head = f"<tr><th>check</th><th>Simulator</th><th>{html.escape(device_title)}</th></tr>"
+    table = f"<table class='checks'>{head}{rows}</table>" if keys else ""
+    return table + _no_verdict("Simulator", sim) + _no_verdict(device_title, device)
+
+
+def _nav(links: ReplayLinks | None, policy: str) -> str:
+    if links is None:
+        return ""
+    parts = [
+        f'<a href="{html.escape(links.report)}">← report</a>',
+        f"<b>{html.escape(links.role)}</b> policy ({html.escape(policy)})",
+    ]
+    if links.other is not None and links.other_role is not None:
+        spec = f" ({html.escape(links.other_policy)})" if links.other_policy else ""
+        parts.append(
+            f'<a href="{html.escape(links.other)}" id="other-policy">'
+            f"the {html.escape(links.other_role)} policy{spec} on this task →</a>"
+        )
+    return '<nav class="links">' + " · ".join(parts) + "</nav>"
+
+
+def replay_page(
+    sim: Side, device: Side, base: Path, device_title: str, links: ReplayLinks | None = None
+) -> str:
+    """The page pairing ``sim`` and ``device`` (``base``: the directory the page goes in;
+    ``links``: where it links, the report and the other policy's page)."""
     record = sim.record or device.record
     if record is None:
         raise ValueError("neither side of the replay has an episode")
     count = max(len(sim.steps), len(device.steps), 1)
     resources_dir = resources.files(__package__).joinpath("templates")
     return Template(resources_dir.joinpath("replay.html").read_text("utf-8")).substitute(
-        title=html.escape(f"{record.task.task_id} · {record.policy}"),
+        title=html.escape(
+            f"{record.task.task_id} (seed {record.task.seed}, {record.task.lang}) · {record.policy}"
+        ),
+        nav=_nav(links, record.policy),
         meta=html.escape(record.task.instruction),
         max_step=count - 1,
         sim_badge=_badge(sim.record),
@@ -100,8 +199,7 @@ def replay_page(sim: Side, device: Side, base: Path, device_title: str) -> str:
         device_badge=_badge(device.record),
         sim_steps="".join(_pane(sim, i, base) for i in range(count)),
         device_steps="".join(_pane(device, i, base) for i in range(count)),
-        sim_checks=_checks(sim.record),
-        device_checks=_checks(device.record),
+        checks=_checks(sim.record, device.record, device_title),
         script=resources_dir.joinpath("replay.js").read_text("utf-8"),
     )
 

@@ -4,36 +4,59 @@
 makes a resumed run's report identical to an uninterrupted one. Every figure is computed
 over the *complete* suite entry-repeats only (all four cells finished, see
 :func:`transfer_eval.stats.complete_entries`); the others are listed in ``dropped`` with
-the cells they lack and why. Rendering to Markdown and HTML lives in ``report_md.py`` /
-``report_html.py``.
+the cells they lack and why. ``caveats`` say in words when the figures are weaker than
+they look (few entries, a difference McNemar does not find significant, an interval of zero
+width, a phone side that is the virtual phone). Rendering to Markdown and HTML lives in
+``report_md.py`` / ``report_html.py``; the JSON keys say ``real`` for the phone side, the
+pages say "phone".
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from transfer_eval.stats import (
+    BUCKETS,
     POLICIES,
     WORLDS,
+    BootstrapSummary,
     DroppedEntry,
     EntryKey,
+    Interval,
     MissingCell,
     Outcome,
     RateSummary,
     RetentionSummary,
     agreement,
-    bootstrap_retention,
     bucket,
     complete_entries,
     gain,
     mcnemar_p,
+    paired_bootstrap,
     rate,
 )
 
-__all__ = ["BucketRow", "GroupRow", "McNemar", "Report", "TaskRow", "build_report"]
+__all__ = [
+    "ALPHA",
+    "FEW_TASKS",
+    "BucketRow",
+    "Caveat",
+    "GroupRow",
+    "McNemar",
+    "Report",
+    "TaskRow",
+    "build_report",
+    "caveats",
+]
+
+FEW_TASKS = 10
+"""Fewer suite entries than this, and the report says its intervals are wide."""
+ALPHA = 0.05
+"""McNemar p-values at or above this are called not significant."""
 
 
 class _Frozen(BaseModel):
@@ -66,9 +89,18 @@ class BucketRow(_Frozen):
     rates: dict[str, float | None]
 
 
+class Caveat(_Frozen):
+    """Why a figure is weaker than it looks, in one sentence a reader can act on."""
+
+    kind: Literal["few_tasks", "not_significant", "degenerate_interval", "virtual_phone"]
+    text: str
+
+
 class TaskRow(_Frozen):
-    """One suite entry: its four rates, gains, bucket, sim-real agreement, replay link.
-    ``task_id`` is the entry's label (the task id unless the suite holds it twice)."""
+    """One suite entry: its four rates, gains, bucket, sim-real agreement, replay links.
+    ``task_id`` is the entry's label (the task id unless the suite holds it twice);
+    ``replays`` maps each policy (``base``, ``trained``) to its side-by-side page, and
+    ``replay`` is the trained policy's (as in reports before there were two)."""
 
     task_id: str
     seed: int = 0
@@ -81,6 +113,7 @@ class TaskRow(_Frozen):
     bucket: str
     agreement: float | None
     replay: str | None = None
+    replays: dict[str, str] = Field(default_factory=dict)
 
 
 class Report(_Frozen):
@@ -107,6 +140,11 @@ class Report(_Frozen):
     """Keyed ``"<policy>/<world>"``, e.g. ``"trained/real"``."""
     sim_gain: float | None
     real_gain: float | None
+    sim_gain_interval: Interval | None = None
+    """The sim gain with its entry-level paired bootstrap interval (the same resamples as
+    retention's)."""
+    real_gain_interval: Interval | None = None
+    """The phone gain with its interval, from the same resamples."""
     retention: RetentionSummary
     mcnemar: list[McNemar]
     agreement: float | None
@@ -116,6 +154,8 @@ class Report(_Frozen):
     per_task: list[TaskRow]
     dropped: list[DroppedEntry] = Field(default_factory=list)
     """Entry-repeats left out of every figure, each with its missing cells and why."""
+    caveats: list[Caveat] = Field(default_factory=list)
+    """What to keep in mind reading the figures (empty when nothing stands out)."""
 
 
 def _key(policy: str, world: str) -> str:
@@ -141,7 +181,9 @@ def _groups(outcomes: Sequence[Outcome], attribute: str) -> list[GroupRow]:
     ]
 
 
-def _task_rows(outcomes: Sequence[Outcome], replays: dict[str, str]) -> list[TaskRow]:
+def _task_rows(
+    outcomes: Sequence[Outcome], replays: Mapping[str, Mapping[str, str]]
+) -> list[TaskRow]:
     entries: dict[EntryKey, list[Outcome]] = defaultdict(list)
     for outcome in outcomes:
         entries[outcome.entry].append(outcome)
@@ -157,7 +199,8 @@ def _task_rows(outcomes: Sequence[Outcome], replays: dict[str, str]) -> list[Tas
             real_gain=gain(chosen, "real"),
             bucket=bucket(chosen),
             agreement=agreement(chosen),
-            replay=replays.get(task_id),
+            replay=replays.get(task_id, {}).get("trained"),
+            replays=dict(replays.get(task_id, {})),
         )
         for (task_id, seed, lang), chosen in sorted(entries.items())
     ]
@@ -165,7 +208,7 @@ def _task_rows(outcomes: Sequence[Outcome], replays: dict[str, str]) -> list[Tas
 
 def _buckets(rows: Sequence[TaskRow], outcomes: Sequence[Outcome]) -> list[BucketRow]:
     result = []
-    for name in ("uplift", "stable-pass", "mid"):
+    for name in BUCKETS:
         keys = {(row.task_id, row.seed, row.lang) for row in rows if row.bucket == name}
         chosen = [o for o in outcomes if o.entry in keys]
         result.append(BucketRow(bucket=name, tasks=len(keys), rates=_rates(chosen)))
@@ -182,7 +225,7 @@ def build_report(
     suite: str,
     repeats: int,
     gaps: Sequence[MissingCell] = (),
-    replays: dict[str, str] | None = None,
+    replays: Mapping[str, Mapping[str, str]] | None = None,
     seed: int = 0,
     device_gap: str = "",
 ) -> Report:
@@ -190,10 +233,17 @@ def build_report(
     without one (``gaps``: infra errors after their retries, cells never run).
 
     Only entry-repeats whose four cells all finished count, in every figure; the rest are
-    listed in ``Report.dropped``. ``replays`` maps an entry's label to its replay page.
+    listed in ``Report.dropped``. ``replays`` maps an entry's label to its replay pages,
+    by policy. The bootstrap (both gains, retention) is seeded by ``seed``.
     """
     kept, dropped = complete_entries(outcomes, gaps)
     rows = _task_rows(kept, replays or {})
+    boot = paired_bootstrap(kept, seed=seed)
+    mcnemar = [
+        McNemar(world=w, base_only=b, trained_only=c, p_value=p)
+        for w in WORLDS
+        for b, c, p in [mcnemar_p(kept, w)]
+    ]
     return Report(
         device_backend=device_backend,
         device_model=device_model,
@@ -209,16 +259,117 @@ def build_report(
         rates={_key(p, w): rate(kept, p, w) for p in POLICIES for w in WORLDS},
         sim_gain=gain(kept, "sim"),
         real_gain=gain(kept, "real"),
-        retention=bootstrap_retention(kept, seed=seed),
-        mcnemar=[
-            McNemar(world=w, base_only=b, trained_only=c, p_value=p)
-            for w in WORLDS
-            for b, c, p in [mcnemar_p(kept, w)]
-        ],
+        sim_gain_interval=boot.sim_gain,
+        real_gain_interval=boot.real_gain,
+        retention=boot.retention,
+        mcnemar=mcnemar,
         agreement=agreement(kept),
         levels=_groups(kept, "level"),
         apps=_groups(kept, "app"),
         buckets=_buckets(rows, kept),
         per_task=rows,
         dropped=dropped,
+        caveats=caveats(
+            len(rows), mcnemar, boot, device_backend, device_gap, agreed=agreement(kept)
+        ),
     )
+
+
+_IN = {"sim": "in the simulator", "real": "on the phone"}
+
+
+def _few(tasks: int) -> list[Caveat]:
+    if tasks >= FEW_TASKS:
+        return []
+    if tasks == 0:
+        text = "No suite entry finished in all four cells: nothing was measured."
+        return [Caveat(kind="few_tasks", text=text)]
+    one = "entry" if tasks == 1 else "entries"
+    text = (
+        f"Only {tasks} suite {one} (fewer than {FEW_TASKS}): one entry moves a rate by "
+        f"{100 / tasks:.0f} pt, so every interval here is wide; read this as a smoke test, "
+        "not a measurement."
+    )
+    return [Caveat(kind="few_tasks", text=text)]
+
+
+def _not_significant(mcnemar: Sequence[McNemar]) -> list[Caveat]:
+    weak = [m for m in mcnemar if m.p_value >= ALPHA]
+    if not weak:
+        return []
+    parts = [
+        f"{_IN.get(m.world, m.world)} p = {m.p_value:.3f} ({m.trained_only} trained-only vs "
+        f"{m.base_only} base-only wins)"
+        for m in weak
+    ]
+    text = (
+        f"Trained vs base is not significant (McNemar exact, p ≥ {ALPHA:g}) "
+        f"{' and '.join(parts)}: with this few discordant pairs the difference could be chance."
+    )
+    return [Caveat(kind="not_significant", text=text)]
+
+
+def _and(names: Sequence[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def _degenerate(boot: BootstrapSummary, tasks: int, agreed: float | None) -> list[Caveat]:
+    """Which intervals have zero width, and why every resample gives the same number."""
+    gains = [
+        name
+        for name, interval in (("the sim gain", boot.sim_gain), ("the phone gain", boot.real_gain))
+        if interval is not None and interval.degenerate
+    ]
+    reasons = []
+    if gains:
+        verb = (
+            "has a zero-width 95% interval" if len(gains) == 1 else "have zero-width 95% intervals"
+        )
+        reasons.append(f"{_and(gains)} {verb} because every entry has the same gain")
+    r = boot.retention
+    if r.degenerate and r.value is not None:
+        why = (
+            "every entry's outcomes on the phone equal those in the simulator, so every "
+            f"resample retains exactly {100 * r.value:.0f}%"
+            if agreed == 1.0
+            else "every resample of the entries gives the same ratio"
+        )
+        reasons.append(f"retention's interval has zero width because {why}")
+    if not reasons:
+        return []
+    text = (
+        f"{'; '.join(reasons)}. The bootstrap only resamples the entries it has: a zero "
+        f"width is a property of these {tasks} entries, not certainty about other tasks."
+    )
+    return [Caveat(kind="degenerate_interval", text=text[0].upper() + text[1:])]
+
+
+def _virtual(device_backend: str, device_gap: str) -> list[Caveat]:
+    if device_backend != "virtual":
+        return []
+    gap = f" (with {device_gap})" if device_gap else ""
+    text = (
+        f"The phone side is the virtual phone{gap}, which renders the simulator's own "
+        "screens behind adb: sim–phone agreement is expected there and is not evidence about "
+        "hardware. Run with --device SERIAL for that."
+    )
+    return [Caveat(kind="virtual_phone", text=text)]
+
+
+def caveats(
+    tasks: int,
+    mcnemar: Sequence[McNemar],
+    boot: BootstrapSummary,
+    device_backend: str,
+    device_gap: str = "",
+    agreed: float | None = None,
+) -> list[Caveat]:
+    """What to keep in mind reading a report of ``tasks`` entries: few entries, McNemar
+    not significant, an interval of zero width (``agreed``: the sim-phone agreement, which
+    says why retention's can be), the virtual phone (in that order)."""
+    return [
+        *_few(tasks),
+        *_not_significant(mcnemar),
+        *_degenerate(boot, tasks, agreed),
+        *_virtual(device_backend, device_gap),
+    ]

@@ -1,26 +1,42 @@
 """``report.html``: a self-contained page (inline SVG charts, no scripts, no network).
 
-It shows the headline with intervals, a bar chart of success per policy and world, a
-scatter of each task's sim gain against its real gain, the bucket table, a link per task
-to its side-by-side replay, and the suite entry-repeats left out of every figure (a cell
-that ended as ``infra_error`` or never ran), with the cell and its error. A run on the
-virtual phone says so in a banner.
+It shows the headline, what to keep in mind reading it (few tasks, a difference that is
+not significant, an interval of zero width, the virtual phone), the gains and retention
+with their bootstrap intervals, a bar chart of success per policy and world, a scatter of
+every task's sim gain against its phone gain (tasks on the same point drawn as one larger
+dot with their count), the bucket table, links per task to both policies' side-by-side
+replays, the suite entry-repeats left out of every figure, and in the footer where the run
+came from (commit, command, checkpoint hashes). The phone side is called "phone"
+throughout; a run on the virtual phone says so in a banner.
 """
 
 from __future__ import annotations
 
 import html
+import math
+from collections import defaultdict
+from collections.abc import Mapping
 from importlib import resources
 from string import Template
 
-from transfer_eval.report import GroupRow, Report
-from transfer_eval.report_md import backend_label, headline
-from transfer_eval.stats import POLICIES, WORLDS
+from transfer_eval.report import GroupRow, Report, TaskRow
+from transfer_eval.report_md import (
+    CAVEAT_TITLES,
+    backend_label,
+    cell_label,
+    gain_interval,
+    headline,
+    provenance,
+    retention_interval,
+    world_label,
+)
+from transfer_eval.stats import POLICIES, WORLDS, Interval
 
 __all__ = ["render_html"]
 
 _COLORS = {"base": "#9aa5b1", "trained": "#1f6feb"}
 _COLUMNS = [f"{p}/{w}" for p in POLICIES for w in WORLDS]
+_MEAN = "#d9480f"
 
 
 def _pct(value: float | None) -> str:
@@ -48,7 +64,8 @@ def _bars(report: Report) -> str:
             y = top + plot * (1 - value)
             parts.append(
                 f'<rect x="{x}" y="{y:.1f}" width="56" height="{top + plot - y:.1f}" '
-                f'fill="{_COLORS[policy]}"><title>{policy} {world}: {_pct(value)}</title></rect>'
+                f'fill="{_COLORS[policy]}"><title>{policy} {world_label(world)}: {_pct(value)} '
+                f"({summary.successes}/{summary.episodes})</title></rect>"
                 f'<line x1="{x + 28}" x2="{x + 28}" y1="{top + plot * (1 - high):.1f}" '
                 f'y2="{top + plot * (1 - low):.1f}" stroke="#222" stroke-width="2"/>'
                 f'<text x="{x + 28}" y="{top + plot * (1 - high) - 5:.1f}" font-size="12" '
@@ -64,46 +81,130 @@ def _bars(report: Report) -> str:
     return "".join(parts) + "</svg>"
 
 
-def _scatter(report: Report) -> str:
-    """Each task's sim gain (x) against real gain (y), both in [-1, 1]."""
-    size, pad = 260, 34
-    scale = (size - 2 * pad) / 2
+_SIZE, _PAD = 280, 40
+_SCALE = (_SIZE - 2 * _PAD) / 2
 
-    def px(v: float) -> float:
-        return pad + (v + 1) * scale
 
+def _px(value: float) -> float:
+    """A gain in [-1, 1] as an x coordinate (``_SIZE - _px(v)`` for y)."""
+    return _PAD + (max(-1.0, min(1.0, value)) + 1) * _SCALE
+
+
+def _tick(value: float) -> str:
+    return "0" if value == 0 else f"{100 * value:+.0f}"
+
+
+def _scatter_frame() -> list[str]:
+    size, pad = _SIZE, _PAD
     parts = [
-        f'<svg viewBox="0 0 {size + 200} {size}" width="100%" role="img" aria-label="gains">',
-        f'<rect x="{pad}" y="{pad}" width="{2 * scale}" height="{2 * scale}" fill="none" '
+        f'<rect x="{pad}" y="{pad}" width="{2 * _SCALE}" height="{2 * _SCALE}" fill="none" '
         'stroke="#ccc"/>',
-        f'<line x1="{px(-1)}" y1="{size - px(-1)}" x2="{px(1)}" y2="{size - px(1)}" '
+        f'<line x1="{_px(-1)}" y1="{size - _px(-1)}" x2="{_px(1)}" y2="{size - _px(1)}" '
         'stroke="#bbb" stroke-dasharray="4 3"/>',
-        f'<text x="{size / 2}" y="{size - 6}" font-size="12" text-anchor="middle">sim gain</text>',
-        f'<text x="10" y="{size / 2}" font-size="12" transform="rotate(-90 10 {size / 2})" '
-        'text-anchor="middle">real gain</text>',
+        f'<text x="{size / 2}" y="{size - 6}" font-size="12" text-anchor="middle">'
+        "sim gain (pt)</text>",
+        f'<text x="12" y="{size / 2}" font-size="12" transform="rotate(-90 12 {size / 2})" '
+        'text-anchor="middle">phone gain (pt)</text>',
     ]
-    for tick in (-1.0, 0.0, 1.0):
+    for tick in (-1.0, -0.5, 0.0, 0.5, 1.0):
         parts.append(
-            f'<line x1="{px(tick):.1f}" x2="{px(tick):.1f}" y1="{pad}" y2="{size - pad}" '
-            f'stroke="#eee"/><line y1="{size - px(tick):.1f}" y2="{size - px(tick):.1f}" '
+            f'<line x1="{_px(tick):.1f}" x2="{_px(tick):.1f}" y1="{pad}" y2="{size - pad}" '
+            f'stroke="#eee"/><line y1="{size - _px(tick):.1f}" y2="{size - _px(tick):.1f}" '
             f'x1="{pad}" x2="{size - pad}" stroke="#eee"/>'
-            f'<text x="{px(tick):.1f}" y="{size - pad + 14}" font-size="10" '
-            f'text-anchor="middle">{100 * tick:+.0f}</text>'
-            f'<text x="{pad - 4}" y="{size - px(tick) + 3:.1f}" font-size="10" '
-            f'text-anchor="end">{100 * tick:+.0f}</text>'
+            f'<text x="{_px(tick):.1f}" y="{size - pad + 14}" font-size="10" '
+            f'text-anchor="middle">{_tick(tick)}</text>'
+            f'<text x="{pad - 4}" y="{size - _px(tick) + 3:.1f}" font-size="10" '
+            f'text-anchor="end">{_tick(tick)}</text>'
         )
-    for row in report.per_task:
-        if row.sim_gain is None or row.real_gain is None:
-            continue
+    return parts
+
+
+def _spots(rows: list[TaskRow]) -> dict[tuple[float, float], list[str]]:
+    """The tasks at each distinct (sim gain, phone gain)."""
+    spots: dict[tuple[float, float], list[str]] = defaultdict(list)
+    for row in rows:
+        if row.sim_gain is not None and row.real_gain is not None:
+            spots[(round(row.sim_gain, 6), round(row.real_gain, 6))].append(row.task_id)
+    return dict(sorted(spots.items()))
+
+
+def _points(spots: dict[tuple[float, float], list[str]]) -> list[str]:
+    """One dot per distinct point, its area growing with the tasks on it, so that no task
+    hides behind another (the tooltip names them; :func:`_counts` writes how many)."""
+    parts = []
+    for (sim, phone), names in spots.items():
+        count = len(names)
+        shown = ", ".join(names[:12]) + (f" and {count - 12} more" if count > 12 else "")
         parts.append(
-            f'<circle cx="{px(row.sim_gain):.1f}" cy="{size - px(row.real_gain):.1f}" '
-            f'r="5" fill="#1f6feb" fill-opacity="0.6"><title>{html.escape(row.task_id)}'
-            f": sim {row.sim_gain:+.2f}, real {row.real_gain:+.2f}</title></circle>"
+            f'<g class="spot"><circle cx="{_px(sim):.1f}" cy="{_SIZE - _px(phone):.1f}" '
+            f'r="{_radius(count):.1f}" fill="#1f6feb" fill-opacity="0.55" stroke="#1f6feb"/>'
+            f"<title>{count} task{'s' if count != 1 else ''} at sim {100 * sim:+.0f} pt, "
+            f"phone {100 * phone:+.0f} pt: {html.escape(shown)}</title></g>"
         )
-    parts.append(
-        f'<text x="{size + 10}" y="{pad + 12}" font-size="12">dashed: full retention</text>'
+    return parts
+
+
+def _radius(count: int) -> float:
+    return min(22.0, 6 + 4 * math.sqrt(count - 1))
+
+
+def _counts(spots: dict[tuple[float, float], list[str]]) -> list[str]:
+    """The number of tasks on each shared point, above its dot, drawn last so that nothing
+    covers it."""
+    return [
+        f'<text x="{_px(sim):.1f}" y="{_SIZE - _px(phone) - _radius(len(names)) - 4:.1f}" '
+        f'font-size="12" font-weight="700" fill="#1a4fa0" text-anchor="middle">'
+        f"{len(names)}</text>"
+        for (sim, phone), names in spots.items()
+        if len(names) > 1
+    ]
+
+
+def _mean_mark(sim: Interval | None, phone: Interval | None) -> list[str]:
+    """The overall gains as a diamond with their bootstrap intervals as whiskers."""
+    if sim is None or phone is None or math.isnan(sim.low) or math.isnan(phone.low):
+        return []
+    x, y = _px(sim.value), _SIZE - _px(phone.value)
+    return [
+        f'<g class="mean"><line x1="{_px(sim.low):.1f}" x2="{_px(sim.high):.1f}" y1="{y:.1f}" '
+        f'y2="{y:.1f}" stroke="{_MEAN}" stroke-width="2"/>'
+        f'<line x1="{x:.1f}" x2="{x:.1f}" y1="{_SIZE - _px(phone.low):.1f}" '
+        f'y2="{_SIZE - _px(phone.high):.1f}" stroke="{_MEAN}" stroke-width="2"/>'
+        f'<rect x="{x - 7:.1f}" y="{y - 7:.1f}" width="14" height="14" fill="none" '
+        f'stroke="{_MEAN}" stroke-width="2.5" transform="rotate(45 {x:.1f} {y:.1f})"/>'
+        f"<title>overall: sim {100 * sim.value:+.1f} pt ({gain_interval(sim)}), "
+        f"phone {100 * phone.value:+.1f} pt ({gain_interval(phone)})</title></g>"
+    ]
+
+
+def _scatter(report: Report) -> str:
+    """Every task's sim gain (x) against its phone gain (y), both in [-1, 1], and the
+    overall gains with their intervals."""
+    legend_x = _SIZE + 14
+    spots = _spots(report.per_task)
+    legend = (
+        f'<circle cx="{legend_x + 6}" cy="{_PAD + 8}" r="6" fill="#1f6feb" fill-opacity="0.55"/>'
+        f'<text x="{legend_x + 18}" y="{_PAD + 12}" font-size="12">a task (a number: that many'
+        "</text>"
+        f'<text x="{legend_x + 18}" y="{_PAD + 27}" font-size="12">tasks on one point)</text>'
+        f'<rect x="{legend_x + 1}" y="{_PAD + 42}" width="10" height="10" fill="none" '
+        f'stroke="{_MEAN}" stroke-width="2" '
+        f'transform="rotate(45 {legend_x + 6} {_PAD + 47})"/>'
+        f'<text x="{legend_x + 18}" y="{_PAD + 51}" font-size="12">overall gain, 95% CI</text>'
+        f'<line x1="{legend_x}" x2="{legend_x + 12}" y1="{_PAD + 70}" y2="{_PAD + 70}" '
+        'stroke="#bbb" stroke-dasharray="4 3"/>'
+        f'<text x="{legend_x + 18}" y="{_PAD + 74}" font-size="12">full retention</text>'
     )
-    return "".join(parts) + "</svg>"
+    return (
+        f'<svg viewBox="0 0 {_SIZE + 190} {_SIZE}" width="100%" role="img" '
+        'aria-label="sim gain against phone gain per task">'
+        + "".join(_scatter_frame())
+        + "".join(_points(spots))
+        + "".join(_mean_mark(report.sim_gain_interval, report.real_gain_interval))
+        + "".join(_counts(spots))
+        + legend
+        + "</svg>"
+    )
 
 
 def _table(header: list[str], rows: list[list[str]]) -> str:
@@ -114,7 +215,7 @@ def _table(header: list[str], rows: list[list[str]]) -> str:
 
 def _groups(rows: list[GroupRow]) -> str:
     return _table(
-        ["group", "tasks", *_COLUMNS],
+        ["group", "tasks", *map(cell_label, _COLUMNS)],
         [
             [html.escape(r.group), str(r.tasks), *(_pct(r.rates.get(c)) for c in _COLUMNS)]
             for r in rows
@@ -130,7 +231,7 @@ def _dropped(report: Report) -> str:
         [
             html.escape(f"{d.task_id} (seed {d.seed}, {d.lang})"),
             str(d.repeat),
-            html.escape(f"{cell.policy}/{cell.world}"),
+            html.escape(f"{cell.policy}/{world_label(cell.world)}"),
             cell.reason,
             html.escape(cell.error or ""),
         ]
@@ -145,41 +246,89 @@ def _dropped(report: Report) -> str:
     return note + _table(["entry", "repeat", "cell", "reason", "error"], rows)
 
 
+def _ci(text: str, degenerate: bool) -> str:
+    flag = ' <span class="flag">zero width</span>' if degenerate else ""
+    return f"95% CI {html.escape(text)}{flag}"
+
+
 def _cards(report: Report) -> str:
-    r = report.retention
-    retention = "undefined" if r.value is None else f"{100 * r.value:.1f}%"
-    ci = (
-        html.escape(r.undefined_reason or "")
-        if r.value is None
-        else f"95% CI {100 * (r.low or 0):.1f}%–{100 * (r.high or 0):.1f}%"
-    )
+    r, sim, phone = report.retention, report.sim_gain_interval, report.real_gain_interval
+    where = "virtual phone" if report.device_backend == "virtual" else "real phone"
+    pts = "—" if report.real_gain is None else f"{100 * report.real_gain:+.1f} pt"
     cards = [
-        ("sim gain", f"{100 * (report.sim_gain or 0):+.1f} pt", "trained − base"),
-        ("real gain", f"{100 * (report.real_gain or 0):+.1f} pt", backend_label(report)),
-        ("retention", retention, ci),
-        ("sim–real agreement", _pct(report.agreement), "of paired outcomes"),
+        (
+            "sim gain",
+            "—" if report.sim_gain is None else f"{100 * report.sim_gain:+.1f} pt",
+            _ci(gain_interval(sim), sim is not None and sim.degenerate),
+            "trained − base, simulator",
+        ),
+        (
+            "phone gain",
+            pts,
+            _ci(gain_interval(phone), phone is not None and phone.degenerate),
+            f"trained − base, {where}",
+        ),
+        (
+            "retention",
+            "undefined" if r.value is None else f"{100 * r.value:.1f}%",
+            html.escape(retention_interval(r))
+            if r.value is None
+            else _ci(retention_interval(r), r.degenerate),
+            "phone gain / sim gain",
+        ),
+        ("sim–phone agreement", _pct(report.agreement), "", "of paired outcomes"),
     ]
     return "".join(
         f'<div class="card"><div class="k">{k}</div><div class="v">{v}</div>'
-        f'<div class="ci">{html.escape(c) if k != "retention" else c}</div></div>'
-        for k, v, c in cards
+        f'<div class="ci">{ci}</div><div class="sub">{html.escape(sub)}</div></div>'
+        for k, v, ci, sub in cards
     )
 
 
-def render_html(report: Report) -> str:
-    """The whole report page."""
-    template = resources.files(__package__).joinpath("templates", "report.html").read_text("utf-8")
-    virtual = report.device_backend == "virtual"
-    tasks = [
+def _caveats(report: Report) -> str:
+    if not report.caveats:
+        return ""
+    items = "".join(
+        f"<li><b>{CAVEAT_TITLES[c.kind]}.</b> {html.escape(c.text)}</li>" for c in report.caveats
+    )
+    title = '<div class="title">Read with care</div>'
+    return f'<div class="caveats" id="caveats">{title}<ul>{items}</ul></div>'
+
+
+def _replay_links(row: TaskRow) -> str:
+    return " · ".join(
+        f'<a href="{html.escape(row.replays[role])}">{role}</a>'
+        for role in POLICIES
+        if role in row.replays
+    )
+
+
+def _tasks(report: Report) -> str:
+    rows = [
         [
             html.escape(t.task_id),
-            t.bucket,
+            f'<span class="bucket {t.bucket}">{t.bucket}</span>',
             *(_pct(t.rates.get(c)) for c in _COLUMNS),
             _pct(t.agreement),
-            f'<a href="{html.escape(t.replay)}">replay</a>' if t.replay else "",
+            _replay_links(t),
         ]
         for t in report.per_task
     ]
+    return _table(["task", "bucket", *map(cell_label, _COLUMNS), "agreement", "replays"], rows)
+
+
+def _footer(versions: Mapping[str, str] | None) -> str:
+    rows = "".join(
+        f"<tr><td>{html.escape(what)}</td><td><code>{html.escape(value)}</code></td></tr>"
+        for what, value in provenance(versions)
+    )
+    return f'<table class="provenance">{rows}</table>'
+
+
+def render_html(report: Report, versions: Mapping[str, str] | None = None) -> str:
+    """The whole report page; ``versions`` (the run manifest's) make its footer."""
+    template = resources.files(__package__).joinpath("templates", "report.html").read_text("utf-8")
+    virtual = report.device_backend == "virtual"
     return Template(template).substitute(
         meta=html.escape(
             f"base {report.base} · trained {report.trained} · suite {report.suite}"
@@ -191,25 +340,31 @@ def render_html(report: Report) -> str:
         backend_class="virtual" if virtual else "device",
         backend_banner=html.escape(f"Phone side: {backend_label(report)}"),
         headline=html.escape(headline(report)),
+        caveats=_caveats(report),
         cards=_cards(report),
         bars=_bars(report),
         scatter=_scatter(report),
         buckets=_table(
-            ["bucket", "tasks", *_COLUMNS],
+            ["bucket", "tasks", *map(cell_label, _COLUMNS)],
             [
-                [b.bucket, str(b.tasks), *(_pct(b.rates.get(c)) for c in _COLUMNS)]
+                [
+                    f'<span class="bucket {b.bucket}">{b.bucket}</span>',
+                    str(b.tasks),
+                    *(_pct(b.rates.get(c)) for c in _COLUMNS),
+                ]
                 for b in report.buckets
             ],
         ),
         mcnemar=_table(
             ["world", "base only", "trained only", "p (exact)"],
             [
-                [m.world, str(m.base_only), str(m.trained_only), f"{m.p_value:.4f}"]
+                [world_label(m.world), str(m.base_only), str(m.trained_only), f"{m.p_value:.4f}"]
                 for m in report.mcnemar
             ],
         ),
         levels=_groups(report.levels),
         apps=_groups(report.apps),
-        tasks=_table(["task", "bucket", *_COLUMNS, "agreement", ""], tasks),
+        tasks=_tasks(report),
         dropped=_dropped(report),
+        footer=_footer(versions),
     )

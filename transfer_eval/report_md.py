@@ -1,13 +1,48 @@
-"""``report.md``: the headline first, then the tables, for a terminal or a pull request."""
+"""``report.md``: the headline first, then the tables, for a terminal or a pull request.
+
+Also what the HTML page shares with it: how the phone side is named (always "phone" — the
+JSON keys say ``real``), the headline, the caveat titles and the run's provenance.
+"""
 
 from __future__ import annotations
 
-from transfer_eval.report import GroupRow, Report
-from transfer_eval.stats import POLICIES, WORLDS
+from collections.abc import Mapping
 
-__all__ = ["backend_label", "headline", "render_markdown"]
+from transfer_eval.report import GroupRow, Report
+from transfer_eval.stats import POLICIES, WORLDS, Interval, RetentionSummary
+
+__all__ = [
+    "CAVEAT_TITLES",
+    "backend_label",
+    "cell_label",
+    "gain_interval",
+    "headline",
+    "provenance",
+    "render_markdown",
+    "retention_interval",
+    "world_label",
+]
 
 _COLUMNS = [f"{p}/{w}" for p in POLICIES for w in WORLDS]
+_WORLD_LABELS = {"sim": "sim", "real": "phone"}
+CAVEAT_TITLES = {
+    "few_tasks": "Few tasks",
+    "not_significant": "Not significant",
+    "degenerate_interval": "Zero-width interval",
+    "virtual_phone": "Virtual phone",
+}
+"""A short title per :class:`~transfer_eval.report.Caveat` kind."""
+
+
+def world_label(world: str) -> str:
+    """``sim`` or ``phone`` for a world key (``sim``, ``real``)."""
+    return _WORLD_LABELS.get(world, world)
+
+
+def cell_label(key: str) -> str:
+    """``trained/phone`` for a rates key such as ``trained/real``."""
+    policy, _, world = key.partition("/")
+    return f"{policy}/{world_label(world)}"
 
 
 def _pct(value: float | None) -> str:
@@ -18,8 +53,22 @@ def _pts(value: float | None) -> str:
     return "—" if value is None else f"{100 * value:+.1f} pt"
 
 
+def gain_interval(interval: Interval | None) -> str:
+    """``+50.0 to +100.0 pt`` (``—`` without one)."""
+    if interval is None:
+        return "—"
+    return f"{100 * interval.low:+.1f} to {100 * interval.high:+.1f} pt"
+
+
+def retention_interval(summary: RetentionSummary) -> str:
+    """``40.0%–120.0%``, or why retention is undefined."""
+    if summary.value is None:
+        return summary.undefined_reason or "undefined"
+    return f"{_pct(summary.low)}–{_pct(summary.high)}"
+
+
 def backend_label(report: Report) -> str:
-    """Where the "real" world ran, said plainly."""
+    """Where the phone side ran, said plainly."""
     if report.device_backend == "virtual":
         gap = f", with {report.device_gap}" if report.device_gap else ""
         return f"the VIRTUAL phone (a simulator instance behind adb{gap} — not hardware)"
@@ -34,8 +83,7 @@ def headline(report: Report) -> str:
     else:
         retained = (
             f"{100 * r.value:.1f}% of the simulator gain was retained "
-            f"(95% CI {100 * (r.low or 0):.1f}%–{100 * (r.high or 0):.1f}%, "
-            "entry-level bootstrap)"
+            f"(95% CI {retention_interval(r)}, entry-level bootstrap)"
         )
     return (
         f"Trained vs base gained {_pts(report.sim_gain)} in the simulator and "
@@ -43,11 +91,34 @@ def headline(report: Report) -> str:
     )
 
 
+def provenance(versions: Mapping[str, str] | None) -> list[tuple[str, str]]:
+    """The run's provenance from its manifest's ``versions``: (what, value) pairs."""
+    versions = dict(versions or {})
+    missing = "not recorded"
+    checkpoints = [
+        f"{key.removeprefix('checkpoint_')} {versions.pop(key)}"
+        for key in sorted(versions)
+        if key.startswith("checkpoint_")
+    ]
+    commit = versions.pop("git_commit", missing)
+    if versions.pop("git_dirty", "no") == "yes":
+        commit += " (with uncommitted changes)"
+    command = versions.pop("command", None)
+    learned = ", ".join(checkpoints) or ("none (no learned policy)" if command else missing)
+    software = ", ".join(f"{name} {value}" for name, value in sorted(versions.items()))
+    return [
+        ("commit", commit),
+        ("command", command or missing),
+        ("checkpoints", learned),
+        ("software", software or missing),
+    ]
+
+
 def _group_table(title: str, rows: list[GroupRow]) -> list[str]:
     lines = [
         f"## {title}",
         "",
-        "| group | tasks | " + " | ".join(_COLUMNS) + " |",
+        "| group | tasks | " + " | ".join(map(cell_label, _COLUMNS)) + " |",
         "|---|---|" + "---|" * len(_COLUMNS),
     ]
     for row in rows:
@@ -56,20 +127,30 @@ def _group_table(title: str, rows: list[GroupRow]) -> list[str]:
     return [*lines, ""]
 
 
-def render_markdown(report: Report) -> str:
-    """The whole report as Markdown."""
-    lines = [
-        "# Sim-to-real transfer report",
+def _caveats(report: Report) -> list[str]:
+    if not report.caveats:
+        return []
+    lines = ["> **Read with care.**", ">"]
+    lines += [f"> - **{CAVEAT_TITLES[c.kind]}.** {c.text}" for c in report.caveats]
+    return [*lines, ""]
+
+
+def _gains(report: Report) -> list[str]:
+    r = report.retention
+    return [
+        "## Gains (trained − base; entry-level paired bootstrap, 95% intervals)",
         "",
-        headline(report),
-        "",
-        f"- base: `{report.base}`; trained: `{report.trained}`; suite `{report.suite}`, "
-        f"{report.tasks} tasks x {report.repeats} repeat(s), {report.episodes} episodes; "
-        f"{report.infra_errors} infra error(s) retried or excluded (never counted as "
-        "failures)",
+        "| | value | 95% interval |",
+        "|---|---|---|",
+        f"| sim gain | {_pts(report.sim_gain)} | {gain_interval(report.sim_gain_interval)} |",
+        f"| phone gain | {_pts(report.real_gain)} | {gain_interval(report.real_gain_interval)} |",
+        f"| retention (phone gain / sim gain) | {_pct(r.value)} | {retention_interval(r)} |",
         "",
     ]
-    lines += [
+
+
+def _rates(report: Report) -> list[str]:
+    lines = [
         "## Success rates (Wilson 95% intervals)",
         "",
         "| policy | world | rate | interval | episodes |",
@@ -79,7 +160,8 @@ def render_markdown(report: Report) -> str:
         policy, world = key.split("/")
         interval = f"{_pct(summary.rate.low)}–{_pct(summary.rate.high)}"
         lines.append(
-            f"| {policy} | {world} | {_pct(summary.rate.value)} | {interval} | {summary.episodes} |"
+            f"| {policy} | {world_label(world)} | {_pct(summary.rate.value)} | {interval} | "
+            f"{summary.episodes} |"
         )
     lines += [
         "",
@@ -89,36 +171,71 @@ def render_markdown(report: Report) -> str:
         "|---|---|---|---|",
     ]
     lines += [
-        f"| {m.world} | {m.base_only} | {m.trained_only} | {m.p_value:.4f} |"
+        f"| {world_label(m.world)} | {m.base_only} | {m.trained_only} | {m.p_value:.4f} |"
         for m in report.mcnemar
     ]
-    lines += ["", f"Sim–real agreement: {_pct(report.agreement)} of paired outcomes.", ""]
-    lines += [
-        "## Buckets (by simulator rates, as in the MobileGym paper)",
+    return [*lines, "", f"Sim–phone agreement: {_pct(report.agreement)} of paired outcomes.", ""]
+
+
+def _buckets(report: Report) -> list[str]:
+    lines = [
+        "## Buckets (by simulator rates, as in the MobileGym paper; stable-fail: never solved)",
         "",
-        "| bucket | tasks | " + " | ".join(_COLUMNS) + " |",
-        "|---|---|" + "---|" * 4,
+        "| bucket | tasks | " + " | ".join(map(cell_label, _COLUMNS)) + " |",
+        "|---|---|" + "---|" * len(_COLUMNS),
     ]
     for row in report.buckets:
-        lines.append(
-            f"| {row.bucket} | {row.tasks} | "
-            + " | ".join(_pct(row.rates.get(c)) for c in _COLUMNS)
-            + " |"
-        )
-    lines += ["", *_group_table("By level", report.levels), *_group_table("By app", report.apps)]
-    lines += [
+        cells = " | ".join(_pct(row.rates.get(c)) for c in _COLUMNS)
+        lines.append(f"| {row.bucket} | {row.tasks} | {cells} |")
+    return [*lines, ""]
+
+
+def _per_task(report: Report) -> list[str]:
+    lines = [
         "## Per task",
         "",
-        "| task | bucket | sim gain | real gain | agreement | replay |",
+        "| task | bucket | sim gain | phone gain | agreement | replays |",
         "|---|---|---|---|---|---|",
     ]
     for row in report.per_task:
-        replay = f"[replay]({row.replay})" if row.replay else ""
+        links = " · ".join(
+            f"[{role}]({row.replays[role]})" for role in POLICIES if role in row.replays
+        )
         lines.append(
             f"| {row.task_id} | {row.bucket} | {_pts(row.sim_gain)} | "
-            f"{_pts(row.real_gain)} | {_pct(row.agreement)} | {replay} |"
+            f"{_pts(row.real_gain)} | {_pct(row.agreement)} | {links} |"
         )
-    return "\n".join([*lines, *_dropped(report)]) + "\n"
+    return lines
+
+
+def _footer(versions: Mapping[str, str] | None) -> list[str]:
+    lines = ["", "---", "", "## Run", ""]
+    return lines + [f"- {what}: `{value}`" for what, value in provenance(versions)]
+
+
+def render_markdown(report: Report, versions: Mapping[str, str] | None = None) -> str:
+    """The whole report as Markdown; ``versions`` (the run manifest's) make its footer."""
+    lines = [
+        "# Sim-to-real transfer report",
+        "",
+        headline(report),
+        "",
+        *_caveats(report),
+        f"- base: `{report.base}`; trained: `{report.trained}`; suite `{report.suite}`, "
+        f"{report.tasks} tasks x {report.repeats} repeat(s), {report.episodes} episodes; "
+        f"{report.infra_errors} infra error(s) retried or excluded (never counted as "
+        "failures)",
+        "",
+        *_gains(report),
+        *_rates(report),
+        *_buckets(report),
+        *_group_table("By level", report.levels),
+        *_group_table("By app", report.apps),
+        *_per_task(report),
+        *_dropped(report),
+        *_footer(versions),
+    ]
+    return "\n".join(lines) + "\n"
 
 
 def _dropped(report: Report) -> list[str]:
@@ -137,6 +254,6 @@ def _dropped(report: Report) -> list[str]:
             error = (cell.error or "").replace("|", "\\|").replace("\n", " ")
             lines.append(
                 f"| {entry.task_id} (seed {entry.seed}, {entry.lang}) | {entry.repeat} | "
-                f"{cell.policy}/{cell.world} | {cell.reason} | {error} |"
+                f"{cell.policy}/{world_label(cell.world)} | {cell.reason} | {error} |"
             )
     return lines

@@ -14,14 +14,19 @@ Definitions:
     * success rate of a policy in a world: successes / episodes, with a Wilson 95% interval;
     * gain in a world: rate(trained) - rate(base);
     * retention: real gain / sim gain — *undefined* when the sim gain is smaller than
-      ``min_sim_gain`` (a ratio of near-zero numbers is noise, not a finding); its interval
-      is a percentile bootstrap that resamples *entries* with replacement, an entry's cells
-      (all repeats, both policies, both worlds) moving together (the design is paired);
+      ``min_sim_gain`` (a ratio of near-zero numbers is noise, not a finding);
+    * intervals of both gains and of retention: one percentile bootstrap
+      (:func:`paired_bootstrap`) that resamples *entries* with replacement, an entry's cells
+      (all repeats, both policies, both worlds) moving together (the design is paired); the
+      three statistics are read off the same resamples. An interval of zero width
+      (:attr:`Interval.degenerate`) means every resample gave the same number — all entries
+      moved alike — which is a property of a small sample, not certainty;
     * McNemar: exact two-sided binomial test on the discordant (entry, repeat) pairs of base
       vs trained within one world;
-    * buckets (as the MobileGym paper's, by simulator rates): ``stable-pass`` (base and
-      trained both >= 0.8 in sim), ``uplift`` (trained - base >= 0.5 in sim), ``mid`` (the
-      rest);
+    * buckets (as the MobileGym paper's, by simulator rates, plus one for the never
+      solved): ``stable-fail`` (no success by either policy in either world),
+      ``stable-pass`` (base and trained both >= 0.8 in sim), ``uplift`` (trained - base >=
+      0.5 in sim), ``mid`` (the rest);
     * sim-real agreement: the fraction of (entry, policy, repeat) pairs whose sim outcome
       equals the real outcome.
 """
@@ -30,13 +35,15 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, field_validator
 
 __all__ = [
+    "BUCKETS",
+    "BootstrapSummary",
     "DroppedEntry",
     "EntryKey",
     "Interval",
@@ -50,6 +57,7 @@ __all__ = [
     "complete_entries",
     "gain",
     "mcnemar_p",
+    "paired_bootstrap",
     "rate",
     "retention",
     "wilson",
@@ -57,6 +65,8 @@ __all__ = [
 
 POLICIES = ("base", "trained")
 WORLDS = ("sim", "real")
+BUCKETS = ("uplift", "stable-pass", "stable-fail", "mid")
+"""Every bucket :func:`bucket` gives, in the order reports list them."""
 
 
 class _Frozen(BaseModel):
@@ -129,6 +139,15 @@ class Interval(_Frozen):
     low: float
     high: float
 
+    @property
+    def degenerate(self) -> bool:
+        """Whether the interval has zero width (every resample gave the same number)."""
+        return _zero_width(self.low, self.high)
+
+
+def _zero_width(low: float | None, high: float | None) -> bool:
+    return low is not None and high is not None and abs(high - low) < 1e-12
+
 
 class RateSummary(_Frozen):
     """Successes, episodes and the rate with its Wilson interval."""
@@ -146,6 +165,20 @@ class RetentionSummary(_Frozen):
     high: float | None
     undefined_reason: str | None = None
     bootstrap_undefined_share: float = 0.0
+
+    @property
+    def degenerate(self) -> bool:
+        """Whether the interval has zero width (every defined resample gave the same ratio)."""
+        return _zero_width(self.low, self.high)
+
+
+class BootstrapSummary(_Frozen):
+    """Both gains and retention, each with its interval from the same entry-level paired
+    resamples (a gain is None when a policy has no episode)."""
+
+    sim_gain: Interval | None
+    real_gain: Interval | None
+    retention: RetentionSummary
 
 
 def wilson(successes: int, n: int, z: float = 1.959964) -> Interval:
@@ -183,7 +216,10 @@ def gain(outcomes: Sequence[Outcome], world: str) -> float | None:
 
 def retention(outcomes: Sequence[Outcome], min_sim_gain: float = 0.05) -> float | None:
     """Real gain / sim gain, or None when the sim gain is too small to divide by."""
-    sim, real = gain(outcomes, "sim"), gain(outcomes, "real")
+    return _ratio(gain(outcomes, "sim"), gain(outcomes, "real"), min_sim_gain)
+
+
+def _ratio(sim: float | None, real: float | None, min_sim_gain: float) -> float | None:
     if sim is None or real is None or abs(sim) < min_sim_gain:
         return None
     return real / sim
@@ -241,6 +277,68 @@ def _by_entry(outcomes: Iterable[Outcome]) -> dict[EntryKey, list[Outcome]]:
     return dict(entries)
 
 
+def _resamples(outcomes: Sequence[Outcome], count: int, seed: int) -> Iterator[list[Outcome]]:
+    """``count`` resamples of the entries with replacement, each entry's cells together."""
+    entries = list(_by_entry(outcomes).values())
+    rng = np.random.default_rng(seed)
+    for _ in range(count):
+        picks = rng.integers(0, len(entries), size=len(entries))
+        yield [o for index in picks for o in entries[index]]
+
+
+def _percentiles(values: Sequence[float]) -> tuple[float, float]:
+    if not values:
+        return math.nan, math.nan
+    low, high = np.percentile(values, [2.5, 97.5])
+    return float(low), float(high)
+
+
+def _gain_interval(point: float | None, values: Sequence[float]) -> Interval | None:
+    if point is None:
+        return None
+    low, high = _percentiles(values)
+    return Interval(value=point, low=low, high=high)
+
+
+def _retention_summary(
+    sim: float | None, real: float | None, ratios: Sequence[float | None], min_sim_gain: float
+) -> RetentionSummary:
+    point = _ratio(sim, real, min_sim_gain)
+    if point is None:
+        reason = (
+            "no paired episodes"
+            if sim is None
+            else (f"the sim gain ({sim:+.3f}) is below {min_sim_gain}: nothing to retain")
+        )
+        return RetentionSummary(value=None, low=None, high=None, undefined_reason=reason)
+    defined = [value for value in ratios if value is not None]
+    low, high = _percentiles(defined)
+    undefined = (len(ratios) - len(defined)) / len(ratios) if ratios else 0.0
+    return RetentionSummary(value=point, low=low, high=high, bootstrap_undefined_share=undefined)
+
+
+def paired_bootstrap(
+    outcomes: Sequence[Outcome],
+    *,
+    resamples: int = 2000,
+    seed: int = 0,
+    min_sim_gain: float = 0.05,
+) -> BootstrapSummary:
+    """The sim gain, the real gain and retention with entry-level paired percentile
+    bootstrap intervals, all three read off the same ``resamples`` resamples."""
+    sim, real = gain(outcomes, "sim"), gain(outcomes, "real")
+    draws = []
+    if sim is not None or real is not None:
+        for sample in _resamples(outcomes, resamples, seed):
+            s, r = gain(sample, "sim"), gain(sample, "real")
+            draws.append((s, r, _ratio(s, r, min_sim_gain)))
+    return BootstrapSummary(
+        sim_gain=_gain_interval(sim, [d[0] for d in draws if d[0] is not None]),
+        real_gain=_gain_interval(real, [d[1] for d in draws if d[1] is not None]),
+        retention=_retention_summary(sim, real, [d[2] for d in draws], min_sim_gain),
+    )
+
+
 def bootstrap_retention(
     outcomes: Sequence[Outcome],
     *,
@@ -248,34 +346,10 @@ def bootstrap_retention(
     seed: int = 0,
     min_sim_gain: float = 0.05,
 ) -> RetentionSummary:
-    """Retention with an entry-level paired percentile bootstrap interval."""
-    point = retention(outcomes, min_sim_gain)
-    if point is None:
-        sim = gain(outcomes, "sim")
-        reason = (
-            "no paired episodes"
-            if sim is None
-            else (f"the sim gain ({sim:+.3f}) is below {min_sim_gain}: nothing to retain")
-        )
-        return RetentionSummary(value=None, low=None, high=None, undefined_reason=reason)
-    tasks = list(_by_entry(outcomes).values())
-    rng = np.random.default_rng(seed)
-    values, undefined = [], 0
-    for _ in range(resamples):
-        picks = rng.integers(0, len(tasks), size=len(tasks))
-        sample = [o for index in picks for o in tasks[index]]
-        value = retention(sample, min_sim_gain)
-        if value is None:
-            undefined += 1
-        else:
-            values.append(value)
-    low, high = np.percentile(values, [2.5, 97.5]) if values else (math.nan, math.nan)
-    return RetentionSummary(
-        value=point,
-        low=float(low),
-        high=float(high),
-        bootstrap_undefined_share=undefined / resamples,
-    )
+    """Retention with its entry-level paired percentile bootstrap interval (the retention
+    part of :func:`paired_bootstrap`)."""
+    summary = paired_bootstrap(outcomes, resamples=resamples, seed=seed, min_sim_gain=min_sim_gain)
+    return summary.retention
 
 
 def mcnemar_p(outcomes: Sequence[Outcome], world: str) -> tuple[int, int, float]:
@@ -295,11 +369,15 @@ def mcnemar_p(outcomes: Sequence[Outcome], world: str) -> tuple[int, int, float]
 
 
 def bucket(task_outcomes: Sequence[Outcome]) -> str:
-    """``stable-pass``, ``uplift`` or ``mid`` for one entry, from its simulator rates."""
+    """One of :data:`BUCKETS` for one entry: ``stable-fail`` when neither policy ever
+    succeeded in either world, else by its simulator rates (``stable-pass``, ``uplift``,
+    ``mid``)."""
     base = _mean(task_outcomes, "base", "sim")
     trained = _mean(task_outcomes, "trained", "sim")
     if base is None or trained is None:
         return "mid"
+    if not any(o.success for o in task_outcomes):
+        return "stable-fail"
     if base >= 0.8 and trained >= 0.8:
         return "stable-pass"
     if trained - base >= 0.5:

@@ -13,6 +13,7 @@ from transfer_eval.stats import (
     complete_entries,
     gain,
     mcnemar_p,
+    paired_bootstrap,
     rate,
     retention,
     wilson,
@@ -150,3 +151,48 @@ def test_incomplete_entry_repeats_are_dropped_with_their_reasons() -> None:
     # an entry-repeat whose every cell is a gap is listed too
     _, alone = complete_entries([], [gap])
     assert [(d.task_id, len(d.cells)) for d in alone] == [("t5", 4)]
+
+
+def test_both_gains_get_intervals_from_the_resamples_retention_uses() -> None:
+    summary = paired_bootstrap(TABLE, resamples=500, seed=3)
+    sim, real = summary.sim_gain, summary.real_gain
+    assert sim is not None and real is not None
+    assert sim.value == pytest.approx(0.75) and real.value == pytest.approx(0.25)
+    assert sim.low <= sim.value <= sim.high and real.low <= real.value <= real.high
+    assert sim.low < sim.high and real.low < real.high  # four unlike tasks: the gains vary
+    assert real.low >= -1 and real.high <= 1
+    # one resampling: retention is the same whether asked for alone or with the gains
+    assert summary.retention == bootstrap_retention(TABLE, resamples=500, seed=3)
+    assert summary == paired_bootstrap(TABLE, resamples=500, seed=3)
+    assert not (sim.degenerate or real.degenerate or summary.retention.degenerate)
+
+
+def test_identical_entries_give_degenerate_intervals() -> None:
+    same = [o for i in range(3) for o in _cells(f"t{i}", False, True, False, True)]
+    summary = paired_bootstrap(same, resamples=200)
+    assert summary.sim_gain is not None and summary.real_gain is not None
+    assert (summary.sim_gain.low, summary.sim_gain.high) == (1.0, 1.0)
+    assert summary.sim_gain.degenerate and summary.real_gain.degenerate
+    assert summary.retention.degenerate
+    # a gain defined while retention is not (no sim gain): the gains still get intervals
+    flat = [*_cells("a", True, False, False, True), *_cells("b", False, True, False, True)]
+    undefined = paired_bootstrap(flat, resamples=200)
+    assert undefined.retention.value is None and not undefined.retention.degenerate
+    assert undefined.real_gain is not None and undefined.real_gain.value == 1.0
+    assert undefined.sim_gain is not None and undefined.sim_gain.low < 0 < undefined.sim_gain.high
+    assert paired_bootstrap([]).sim_gain is None
+
+
+def test_never_solved_entries_are_stable_fail_not_mid() -> None:
+    assert bucket(_cells("never", False, False, False, False)) == "stable-fail"
+    repeats = [
+        *_cells("r", False, False, False, False),
+        *_cells("r", False, False, False, False, 1),
+    ]
+    assert bucket(repeats) == "stable-fail"
+    # solved once anywhere (a repeat, the phone, the base policy): not stable-fail
+    once = [*_cells("r", False, False, False, False), *_cells("r", False, True, False, False, 1)]
+    assert bucket(once) == "uplift"
+    assert bucket(_cells("phone only", False, False, False, True)) == "mid"
+    assert bucket(_cells("base on the phone", False, False, True, False)) == "mid"
+    assert bucket(_cells("lost", True, False, False, False)) == "mid"
