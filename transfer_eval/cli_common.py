@@ -17,6 +17,8 @@ from typer.core import TyperCommand, TyperGroup
 
 from bridge.env_checker import EnvCheckError
 from bridge.errors import BridgeError, EnvUsageError
+from bridge.schema import EpisodeRecord
+from bridge.trajectory import RunStore
 
 __all__ = [
     "GuardedCommand",
@@ -24,6 +26,7 @@ __all__ = [
     "ProgressLog",
     "console",
     "fail",
+    "finished_before",
     "interrupted",
     "option_error",
 ]
@@ -119,3 +122,16 @@ class ProgressLog:
                 log.write(stamped + "\n")
         if not self.on_terminal:
             print(stamped, file=sys.stderr, flush=True)
+
+
+def finished_before(out: Path) -> list[EpisodeRecord]:
+    """The episodes a run in ``out`` already finished (not the infra errors it will retry),
+    so a resumed run's progress starts where it stopped; none for a new or unreadable run
+    (the run itself will say what is wrong with it)."""
+    if not (out / "manifest.json").exists():
+        return []
+    try:
+        records = RunStore.open(out).completed().values()
+    except BridgeError:
+        return []
+    return [record for record in records if record.outcome != "infra_error"]

@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from bridge.errors import BridgeError
 from bridge.schema import EpisodeRecord
-from bridge.trajectory import RunStore
-from transfer_eval.cli_common import ProgressLog
+from transfer_eval.cli_common import ProgressLog, finished_before
 from transfer_eval.episode_table import nothing_measured
 from transfer_eval.finalize import write_reports
 from transfer_eval.paired import PairedConfig, run_paired
@@ -24,17 +22,6 @@ __all__ = ["NothingMeasured", "evaluate"]
 
 class NothingMeasured(BridgeError, RuntimeError):
     """Every cell of the run was an infra error: there is nothing to report."""
-
-
-def _finished_before(out: Path) -> list[EpisodeRecord]:
-    """The cells a resumed run already finished (not the infra errors it will retry)."""
-    if not (out / "manifest.json").exists():
-        return []
-    try:
-        records = RunStore.open(out).completed().values()
-    except BridgeError:
-        return []  # the run itself will say what is wrong with it
-    return [record for record in records if record.outcome != "infra_error"]
 
 
 def evaluate(config: PairedConfig, console: Console) -> Report:
@@ -52,7 +39,7 @@ def evaluate(config: PairedConfig, console: Console) -> Report:
         TimeElapsedColumn(),
         TextColumn("{task.fields[wins]} succeeded · {task.fields[infra]} infra errors"),
     )
-    before = _finished_before(config.out)  # a resumed run's bar starts where it stopped
+    before = finished_before(config.out)  # a resumed run's bar starts where it stopped
     with Progress(*columns, console=console) as progress:
         wins = sum(record.outcome == "success" for record in before)
         bar = progress.add_task("cells", total=total, completed=len(before), wins=wins, infra=0)

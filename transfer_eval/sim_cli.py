@@ -19,9 +19,16 @@ from sim.bench import run_bench
 from sim.server import is_loopback
 from sim.simulator import SimConfig, Simulator, default_apps
 from sim.tasks.registry import UnknownTask, default_registry
-from transfer_eval.cli_common import ProgressLog, console, fail, interrupted, option_error
+from transfer_eval.cli_common import (
+    ProgressLog,
+    console,
+    fail,
+    finished_before,
+    interrupted,
+    option_error,
+)
 from transfer_eval.episode_table import episodes_table, nothing_measured
-from transfer_eval.sim_run import SimRunConfig, run_sim
+from transfer_eval.sim_run import SimRunConfig, episode_id, run_sim
 
 __all__ = ["sim_app"]
 
@@ -166,12 +173,17 @@ def run_command(
         TimeElapsedColumn(),
         TextColumn("{task.fields[wins]} succeeded"),
     )
+    wanted = {
+        episode_id(task_id, seed, lang)
+        for task_id in ids for seed in config.seeds for lang in config.langs
+    }  # fmt: skip
+    before = [r for r in finished_before(out) if r.episode_id in wanted]
     with Progress(*columns, console=console) as progress:
-        bar = progress.add_task("run", total=total, wins=0)
-        wins = 0
+        wins = sum(record.outcome == "success" for record in before)
+        bar = progress.add_task("run", total=total, completed=len(before), wins=wins)
 
         log = ProgressLog(out / "progress.log", "episodes")
-        finished = 0
+        finished = len(before)
 
         def done(record: EpisodeRecord) -> None:
             nonlocal wins, finished

@@ -43,8 +43,9 @@ class ListPolicy:
         return PolicyOutput(action=action, thought=f"action {self.asked}")
 
 
-@pytest_asyncio.fixture
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def sim() -> AsyncIterator[Simulator]:
+    """One simulator for the module (Chromium starts once); each test makes its instances."""
     async with Simulator(SimConfig(pages=1)) as simulator:
         yield simulator
 
@@ -74,7 +75,7 @@ async def _until_stopped(session: ConsoleSession) -> None:
         await session.wait_changed(session.version, 5.0)
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 async def test_run_stops_at_a_breakpoint_before_the_action(sim: Simulator, tmp_path: Path) -> None:
     policy = ListPolicy([OpenAppAction(app="settings"), TapAction(target=Target.at(0.5, 0.14))])
     session = _session(sim, tmp_path, lambda: policy)
@@ -89,7 +90,7 @@ async def test_run_stops_at_a_breakpoint_before_the_action(sim: Simulator, tmp_p
     await session.close()
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 async def test_run_pauses_when_the_guard_sees_another_app(sim: Simulator, tmp_path: Path) -> None:
     task = _task(sim)
     policy = ListPolicy([OpenAppAction(app="contacts"), KeyAction(key="home")])
@@ -103,7 +104,7 @@ async def test_run_pauses_when_the_guard_sees_another_app(sim: Simulator, tmp_pa
     await session.close()
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 async def test_reset_commits_a_stopped_episode_and_starts_the_next_attempt(
     sim: Simulator, tmp_path: Path
 ) -> None:
@@ -124,7 +125,7 @@ async def test_reset_commits_a_stopped_episode_and_starts_the_next_attempt(
     assert session.store.completed()["wifi_a2"].stop_reason == "the console was closed"
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 async def test_one_operation_at_a_time_and_clear_refusals(sim: Simulator, tmp_path: Path) -> None:
     session = _session(sim, tmp_path, None)
     await session.start()
@@ -163,7 +164,7 @@ def test_bad_options_fail_before_anything_starts(tmp_path: Path) -> None:
         check_config(ConsoleConfig(device="sim", out=junk))
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 async def test_the_page_needs_the_token_from_another_address(
     sim: Simulator, tmp_path: Path
 ) -> None:

@@ -56,10 +56,20 @@ def test_run_writes_a_trajectory_with_frames_trees_and_pages(tmp_path: Path) -> 
     page = (episode_dir / "index.html").read_text(encoding="utf-8")
     assert "wifi_on" in page and "&quot;type&quot;:&quot;open_app&quot;" in page
     assert "settings.SetWifi-v1_s1_en" in (out / "index.html").read_text(encoding="utf-8")
-    again = runner.invoke(mgb_app, args, env=WIDE)  # resuming a finished run runs nothing
-    assert again.exit_code == 0 and len(store.results_path.read_text().splitlines()) == 2
+    # the same --out grows with a new seed; the episodes already there are not run again
+    grown_args = [*args[:4], "--seeds", "1,2", "--out", str(out)]
+    again = runner.invoke(mgb_app, grown_args, env=WIDE)
+    assert again.exit_code == 0, again.output
+    assert len(store.results_path.read_text().splitlines()) == 3
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["config"]["tasks"] == ["settings/SetWifi-v1"]
+    assert manifest["seeds"] == [0, 1, 2] and manifest["config"]["seeds"] == [0, 1, 2]
+    # progress off a terminal: a timestamped line per episode, in the run's log
+    lines = (out / "progress.log").read_text().splitlines()
+    assert len(lines) == 3 and lines[2].endswith(
+        "episodes 2/2 · 2 succeeded · settings.SetWifi-v1_s2_en success"
+    )
+    assert lines[0][:4].isdigit() and "T" in lines[0].split()[0]
 
 
 def test_a_bad_policy_spec_is_one_clear_error(tmp_path: Path) -> None:
@@ -131,20 +141,3 @@ def test_task_ids_never_wrap_on_a_narrow_terminal() -> None:
         for line in runner.invoke(mgb_app, ["sim", "tasks", "--json"]).output.splitlines()
     ]
     assert all(task_id in result.output for task_id in ids)
-
-
-@pytest.mark.browser
-def test_a_run_grows_with_new_seeds_into_the_same_out(tmp_path: Path) -> None:
-    out = tmp_path / "run"
-    base = ["sim", "run", "--task", "settings/SetWifi-v1", "--out", str(out)]
-    assert runner.invoke(mgb_app, [*base, "--seeds", "0"], env=WIDE).exit_code == 0
-    grown = runner.invoke(mgb_app, [*base, "--seeds", "1"], env=WIDE)
-    assert grown.exit_code == 0, grown.output
-    store = RunStore.open(out)
-    assert sorted(store.completed()) == ["settings.SetWifi-v1_s0_en", "settings.SetWifi-v1_s1_en"]
-    assert store.manifest.seeds == [0, 1] and store.manifest.config["seeds"] == [0, 1]
-    # progress off a terminal: a timestamped line per episode, in the run's log
-    lines = (out / "progress.log").read_text().splitlines()
-    assert len(lines) == 2 and lines[1].endswith("episodes 1/1 · 1 succeeded · "
-                                                 "settings.SetWifi-v1_s1_en success")  # fmt: skip
-    assert lines[0][:4].isdigit() and "T" in lines[0].split()[0]
