@@ -142,9 +142,8 @@ class ActionGuard:
         ``extra`` (app ids or packages); with no task and no ``extra``, any app. With
         ``apps_only`` no element is marked sensitive (only leaving the apps stops)."""
         extra = list(extra)
-        apps = {"launcher", *(task.spec.apps if task and task.spec else ())}
-        if task is None or task.spec is None:
-            apps.discard("launcher")
+        spec = task.spec if task is not None else None
+        apps = {"launcher", *spec.apps} if spec is not None else set()
         ids = {name for name in extra if "." not in name}
         packages = [name for name in extra if "." in name]
         if not apps and not ids and not packages:

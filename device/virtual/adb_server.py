@@ -33,7 +33,6 @@ DEFAULT_ADB_PORT = 5037
 """The adb server port of every developer machine: we never use it unless asked."""
 
 
-
 def free_port(host: str = "127.0.0.1") -> int:
     """A TCP port that was free a moment ago (bind to 0, read it, release it)."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:

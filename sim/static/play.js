@@ -10,21 +10,7 @@
   let gestures = 0;
   let tasks = [];
 
-  async function json(url, options) {
-    const response = await fetch(url, options);
-    const text = await response.text();
-    let body = null;
-    try {
-      body = JSON.parse(text);
-    } catch (err) {
-      body = { detail: text.slice(0, 300) };
-    }
-    if (!response.ok) {
-      const detail = typeof body.detail === "string" ? body.detail : JSON.stringify(body.detail);
-      throw new Error(`${response.status}: ${detail}`);
-    }
-    return body;
-  }
+  const json = (url, options) => window.__mgb.fetchJson(url, options);  // runtime.js
 
   function showError(message) {
     $("error").textContent = message || "";

@@ -59,24 +59,38 @@
     return { version: mgb.version };
   }
 
+  // fetch(url, options) and its JSON body; a failed request throws "HTTP <status>: <detail>"
+  // (the server's detail, or the start of a body that is not JSON). The player uses it too.
+  async function fetchJson(url, options) {
+    const response = await fetch(url, options);
+    const text = await response.text();
+    let body = null;
+    try {
+      body = JSON.parse(text);
+    } catch (err) {
+      body = { detail: text.slice(0, 300) };
+    }
+    if (!response.ok) {
+      const detail = typeof body.detail === "string" ? body.detail : JSON.stringify(body.detail);
+      throw new Error(`HTTP ${response.status}: ${detail}`);
+    }
+    return body;
+  }
+  mgb.fetchJson = fetchJson;
+
   async function post(event) {
     mgb.pending += 1;
     try {
-      const response = await fetch(`/api/instances/${mgb.instance}/page-events`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ version: mgb.version, event }),
-      });
-      const text = await response.text();
-      let body = null;
+      let body;
       try {
-        body = JSON.parse(text);
-      } catch (err) {
-        body = { detail: text.slice(0, 300) };
-      }
-      if (!response.ok) {
-        mgb.lastError = `HTTP ${response.status}: ${body.detail || text.slice(0, 300)}`;
-        throw new Error(mgb.lastError);
+        body = await fetchJson(`/api/instances/${mgb.instance}/page-events`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ version: mgb.version, event }),
+        });
+      } catch (error) {
+        mgb.lastError = error.message;
+        throw error;
       }
       await load(body);
       return body;

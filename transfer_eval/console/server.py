@@ -134,7 +134,7 @@ def session_state(session: ConsoleSession, feed: LiveFeed | None) -> dict[str, A
     frozen = session.frozen
     task = session.task
     backend = frozen.backend if frozen else None
-    timings = session.timing.approve_to_frozen_ms
+    last = session.last.result if session.last is not None else None
     return {
         "version": session.version,
         "world": backend.model_dump(mode="json") if backend else None,
@@ -173,7 +173,7 @@ def session_state(session: ConsoleSession, feed: LiveFeed | None) -> dict[str, A
         "history": [_step(record) for record in session.history],
         "verdict": _verdict(session.verdict) if session.judged else None,
         "timing": {
-            "approve_to_frozen_ms": round(timings[-1], 1) if timings else None,
+            "approve_to_frozen_ms": round(last.timings.total_ms, 1) if last else None,
             "live_capture_ms": round(feed.latest.capture_ms, 1) if feed and feed.latest else None,
         },
         "live_error": feed.error if feed else None,

@@ -31,7 +31,7 @@ import contextlib
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -133,13 +133,6 @@ class _Episode:
     final_action: Action | None = None
 
 
-@dataclass
-class _Timing:
-    """The latest measured latencies, shown on the page and printed by the benchmark."""
-
-    approve_to_frozen_ms: list[float] = field(default_factory=list)
-
-
 class ConsoleSession:
     """An env, a policy and a run directory, operated by a person (see the module doc)."""
 
@@ -176,7 +169,6 @@ class ConsoleSession:
         self.notice: str | None = None
         """Why the console stopped to ask (guard, breakpoint, end of episode)."""
         self.history: list[StepRecord] = []
-        self.timing = _Timing()
         self.version = 0
         self._make_policy = make_policy
         self._policy: Policy | None = None
@@ -431,10 +423,8 @@ class ConsoleSession:
         self._check_running()
         episode, seen = self._episode, self.frozen
         assert episode is not None and seen is not None and output.action is not None
-        started = time.perf_counter()
         result = await self.env.step(output.action)
         self._freeze(result.observation)
-        self.timing.approve_to_frozen_ms.append((time.perf_counter() - started) * 1000)
         record = StepRecord(
             step=episode.steps,
             observation=seen.model_copy(update={"step": episode.steps}),
