@@ -11,4 +11,7 @@ import sys
 from sim.bench import run_bench
 
 if __name__ == "__main__":
-    print(json.dumps(run_bench(quick="--quick" in sys.argv[1:]), indent=2))
+    def stage(name: str) -> None:
+        print(f"bench: {name}", file=sys.stderr, flush=True)
+
+    print(json.dumps(run_bench(quick="--quick" in sys.argv[1:], on_stage=stage), indent=2))

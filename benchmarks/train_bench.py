@@ -32,7 +32,8 @@ from policies.learned import LearnedPolicy
 from policies.learned.prior import initial_weights
 from sim.discovery import scan_apps
 from sim.tasks.registry import default_registry
-from transfer_eval.train_cli import SPLITS, TrainOptions, run_training, split_instances
+from transfer_eval.suites import load_split
+from transfer_eval.training import TrainOptions, run_training, split_instances
 
 FULL = TrainOptions(split="all-l1", out=Path("train-bench"), grpo=GRPOConfig(envs=8, iters=30))
 QUICK = TrainOptions(
@@ -68,7 +69,7 @@ def run(quick: bool, out: Path) -> dict[str, Any]:
 def on_virtual_phone(split: str, init: Path, trained: Path) -> dict[str, Any]:
     """Held-out success of both checkpoints on the virtual phone (through adb)."""
     world = {app.id: app.world for app in scan_apps()}
-    _, held_out = split_instances(SPLITS[split], default_registry(), world)
+    _, held_out = split_instances(load_split(split), default_registry(), world)
     started = time.perf_counter()
     with attach_virtual_phone(seed=0) as phone:
         target = AdbTarget(port=phone.adb_port, serial=phone.serial)

@@ -148,11 +148,18 @@ async def _core(sim: Simulator, quick: bool) -> dict[str, Any]:
     }
 
 
-async def _measure(quick: bool) -> dict[str, Any]:
+Stage = Callable[[str], None]
+"""Told the name of each stage as it begins (a progress line for a person)."""
+
+
+async def _measure(quick: bool, stage: Stage) -> dict[str, Any]:
     rounds = 3 if quick else 25
     async with Simulator(SimConfig(pages=4)) as sim:
+        stage("instance life cycle (create, reset, snapshot, restore, fork)")
         result = await _core(sim, quick)
+        stage("step latency, 1 instance")
         single = await _latency(sim, 1, rounds)
+        stage("step latency, 8 instances at once")
         eight = await _latency(sim, 8, max(2, rounds // 4))
         result.update(
             step_ms_p50=round(_pct(single, 0.5), 1),
@@ -161,17 +168,22 @@ async def _measure(quick: bool) -> dict[str, Any]:
             step8_ms_p95=round(_pct(eight, 0.95), 1),
         )
         for count in (200,) if quick else (100, 1000):
+            stage(f"memory, {count} idle instances")
             result[f"rss_bytes_per_idle_instance_{count}"] = round(await _memory(sim, count))
     for pages in (1, 4) if quick else (1, 4, 8):
+        stage(f"throughput, {pages} page(s)")
         result[f"steps_per_s_{pages}_pages"] = round(
             await _throughput(pages, 8, 1 if quick else 4), 2
         )
     return result
 
 
-def run_bench(quick: bool = False) -> dict[str, Any]:
-    """Measure everything; ``quick`` for a smoke run inside the test suite."""
+def run_bench(quick: bool = False, on_stage: Stage | None = None) -> dict[str, Any]:
+    """Measure everything; ``quick`` for a smoke run inside the test suite; ``on_stage`` is
+    told each stage's name as it begins."""
+    stage = on_stage or (lambda _: None)
     result: dict[str, Any] = {"quick": quick, "cpus": os.cpu_count()}
+    stage("cold start to the first observation (a new process)")
     result["cold_start_to_first_observation_s"] = round(cold_start_s(), 2)
-    result.update(asyncio.run(_measure(quick)))
+    result.update(asyncio.run(_measure(quick, stage)))
     return result

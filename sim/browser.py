@@ -61,8 +61,13 @@ async def launch_chromium() -> AsyncIterator[Browser]:
     executable = find_chromium()
     async with async_playwright() as playwright:
         try:
+            # Chromium runs in its own process group; with handle_sigint off, a terminal's
+            # Ctrl-C reaches only us, and we close Chromium after the work in flight.
             browser = await playwright.chromium.launch(
-                executable_path=executable, headless=True, args=list(CHROMIUM_ARGS)
+                executable_path=executable,
+                headless=True,
+                args=list(CHROMIUM_ARGS),
+                handle_sigint=False,
             )
         except PlaywrightError as exc:
             raise BrowserUnavailable(
@@ -73,6 +78,6 @@ async def launch_chromium() -> AsyncIterator[Browser]:
         try:
             yield browser
         finally:
-            # a terminal's Ctrl-C reaches Chromium too: closing a browser that is gone is done
+            # a browser killed from outside (kill -9 of its group) is already closed
             with contextlib.suppress(PlaywrightError):
                 await browser.close()

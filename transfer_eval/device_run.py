@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -35,11 +34,9 @@ from policies.registry import preflight
 from sim.simulator import default_apps
 from sim.tasks.registry import TaskRegistry, default_registry
 from transfer_eval.episode_view import write_run_index
-from transfer_eval.guard_options import GuardMode, check_allow, task_guard
-from transfer_eval.policy_factory import policy_factory, run_versions, tree_xml
-
-GRID = ("tasks", "seeds", "langs")
-"""Config keys a rerun into the same ``--out`` may extend (new tasks, seeds, languages)."""
+from transfer_eval.guards import GuardMode, check_allow, task_guard
+from transfer_eval.jobs import GRID, EpisodeGrid, grid_jobs
+from transfer_eval.policy_factory import run_versions, tree_xml
 
 __all__ = [
     "DeviceReport",
@@ -47,26 +44,20 @@ __all__ = [
     "check_retail",
     "check_tasks",
     "describe_device",
-    "episode_id",
     "list_devices",
     "run_device",
 ]
 
 
-class DeviceRunConfig(BaseModel):
+class DeviceRunConfig(EpisodeGrid):
     """What to run on one phone: tasks x seeds x languages with one policy, into ``out``.
 
-    ``guard`` (see :mod:`transfer_eval.guard_options`) ends an episode that leaves its
+    ``guard`` (see :mod:`transfer_eval.guards`) ends an episode that leaves its
     task's apps and ``allow`` (``apps``), or that also touches a consequential element
     (``all``), with the reason, instead of asking a person.
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
     target: AdbTarget
-    tasks: list[str] = Field(min_length=1)
-    seeds: list[int] = Field(default_factory=lambda: [0], min_length=1)
-    langs: list[Literal["en", "zh"]] = Field(default_factory=lambda: ["en"], min_length=1)
     policy: str = "scripted"
     out: Path
     profile: str | None = None
@@ -130,11 +121,6 @@ async def describe_device(target: AdbTarget, profile: str | None = None) -> Devi
     )
 
 
-def episode_id(task_id: str, seed: int, lang: str) -> str:
-    """A file-safe episode id: ``settings.SetWifi-v1_s0_en``."""
-    return f"{task_id.replace('/', '.')}_s{seed}_{lang}"
-
-
 def check_tasks(tasks: Sequence[str], registry: TaskRegistry | None = None) -> None:
     """Raise ``UnknownTask`` (naming the closest ids) for a task id no template has."""
     registry = default_registry() if registry is None else registry
@@ -159,29 +145,15 @@ def check_retail(tasks: Sequence[str]) -> None:
 
 
 def _jobs(config: DeviceRunConfig) -> list[EpisodeJob]:
-    registry = default_registry()
     world = {app.id: app.world for app in default_apps()}
     env_config = config.env_config()
 
     async def make_env() -> AndroidEnv:
         return AndroidEnv(env_config)
 
-    jobs = []
-    for task_id in config.tasks:
-        template = registry.get(task_id)
-        for seed in config.seeds:
-            for lang in config.langs:
-                task = registry.instantiate(task_id, seed, world, lang)
-                jobs.append(
-                    EpisodeJob(
-                        episode_id=episode_id(task_id, seed, lang),
-                        task=task,
-                        make_env=make_env,
-                        make_policy=policy_factory(config.policy, template, task),
-                        guard=config.guard_for(task),
-                    )
-                )
-    return jobs
+    return grid_jobs(
+        config, default_registry(), world, config.policy, make_env, guard_for=config.guard_for
+    )
 
 
 async def run_device(

@@ -9,10 +9,10 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from bridge.errors import BridgeError
 from bridge.schema import EpisodeRecord
-from transfer_eval.cli_common import ProgressLog, finished_before
 from transfer_eval.episode_table import nothing_measured
 from transfer_eval.finalize import write_reports
 from transfer_eval.paired import PairedConfig, run_paired
+from transfer_eval.progress import ProgressLog, finished_before
 from transfer_eval.report import Report
 from transfer_eval.report_md import headline
 from transfer_eval.suites import load_suite
@@ -31,7 +31,7 @@ def evaluate(config: PairedConfig, console: Console) -> Report:
         NothingMeasured: every cell ended as an infra error (no report is written).
     """
     suite = load_suite(config.suite)
-    total = len(suite.tasks) * config.repeats * 4
+    total = len(suite.entries) * config.repeats * 4
     columns = (
         TextColumn("cells"),
         BarColumn(),

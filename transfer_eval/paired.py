@@ -37,7 +37,7 @@ from device.virtual.phone import Perturbations
 from policies.registry import LearnedSpec, parse_spec, preflight
 from sim.simulator import SimConfig, Simulator
 from sim.tasks.base import TaskTemplate
-from transfer_eval.guard_options import GuardMode, check_allow, task_guard
+from transfer_eval.guards import GuardMode, check_allow, task_guard
 from transfer_eval.policy_factory import policy_factory, run_versions, tree_xml
 from transfer_eval.suites import Suite, load_suite
 
@@ -81,7 +81,7 @@ class VirtualGap(BaseModel):
 class PairedConfig(BaseModel):
     """A transfer evaluation: which phone, which policies, which suite, where to write.
 
-    ``guard`` (see :mod:`transfer_eval.guard_options`) is applied to the simulator's cells
+    ``guard`` (see :mod:`transfer_eval.guards`) is applied to the simulator's cells
     and the phone's alike: the guard reads only what a phone gives (the foreground app, the
     touched element), so it means the same in both worlds, and guarding one side only would
     count the phone's guard stops as failures its simulator twins never had.
@@ -310,7 +310,7 @@ def _manifest(config: PairedConfig) -> RunManifest:
     return RunManifest(
         config=config.model_dump(mode="json", exclude={"out"}),
         versions={**run_versions(), **run_provenance(config)},
-        seeds=[task.seed for task in suite.tasks],
+        seeds=[task.seed for task in suite.entries],
     )
 
 

@@ -1,7 +1,11 @@
-"""Paired task suites: which (task, seed) pairs a transfer evaluation runs.
+"""Task sets as data files: the suites a transfer evaluation runs and the splits ``mgb train``
+trains and holds out on.
 
-A suite is a JSON file in ``transfer_eval/suites/`` (or any path): fixed seeds, so two runs
-of a suite pose exactly the same task instances in both worlds.
+A suite is a JSON file in ``transfer_eval/suites/`` (or any path): a list of task instances
+with fixed seeds, so two runs of a suite pose exactly the same instances in both worlds. Its
+entries are listed one by one (``tasks``), or as a ``grid`` of templates x a seed range. A
+split is a JSON file in ``transfer_eval/splits/`` holding two suites, ``train`` and ``test``,
+whose seeds never overlap. Both kinds are read by one loader and validated alike.
 """
 
 from __future__ import annotations
@@ -11,12 +15,27 @@ from collections import Counter
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
+from typing import Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from bridge.errors import BridgeError
 
-__all__ = ["Suite", "SuiteError", "SuiteInstance", "SuiteTask", "load_suite", "suite_names"]
+_Set = TypeVar("_Set", "Suite", "Split")
+
+__all__ = [
+    "SeedRange",
+    "Split",
+    "Suite",
+    "SuiteError",
+    "SuiteGrid",
+    "SuiteInstance",
+    "SuiteTask",
+    "load_split",
+    "load_suite",
+    "split_names",
+    "suite_names",
+]
 
 
 class SuiteError(BridgeError, ValueError):
@@ -33,6 +52,42 @@ class SuiteTask(BaseModel):
     lang: str | None = Field(default=None, pattern="^(en|zh)$")
 
 
+class SeedRange(BaseModel):
+    """``count`` consecutive seeds from ``first``."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    first: int = 0
+    count: int = Field(ge=1)
+
+    def seeds(self) -> range:
+        """The seeds, in order."""
+        return range(self.first, self.first + self.count)
+
+
+class SuiteGrid(BaseModel):
+    """Every task x every seed of a range, seed-major; ``lang="alternate"`` poses even seeds
+    in English and odd ones in Chinese (a split's training instances see both)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    tasks: list[str] = Field(min_length=1)
+    seeds: SeedRange
+    lang: Literal["en", "zh", "alternate"] = "alternate"
+
+    def entries(self) -> list[SuiteTask]:
+        """The grid as suite entries."""
+        return [
+            SuiteTask(
+                task_id=task_id,
+                seed=seed,
+                lang=("en", "zh")[seed % 2] if self.lang == "alternate" else self.lang,
+            )
+            for seed in self.seeds.seeds()
+            for task_id in self.tasks
+        ]
+
+
 @dataclass(frozen=True)
 class SuiteInstance:
     """A suite entry resolved: its label in reports and run ids, and what to instantiate."""
@@ -45,21 +100,31 @@ class SuiteInstance:
 
 
 class Suite(BaseModel):
-    """A named list of paired task instances."""
+    """A named list of task instances: ``tasks`` one by one, then the ``grid``'s."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     name: str = ""
     description: str = ""
     lang: str = Field(default="en", pattern="^(en|zh)$")
-    tasks: list[SuiteTask] = Field(min_length=1)
+    tasks: list[SuiteTask] = Field(default_factory=list)
+    grid: SuiteGrid | None = None
+
+    @property
+    def entries(self) -> list[SuiteTask]:
+        """Every entry: the listed ones, then the grid's."""
+        return [*self.tasks, *(self.grid.entries() if self.grid else ())]
+
+    def task_ids(self) -> list[str]:
+        """The distinct task ids, in order."""
+        return list(dict.fromkeys(t.task_id for t in self.entries))
 
     @model_validator(mode="after")
     def _distinct(self) -> Suite:
-        seen = [(t.task_id, t.seed, t.lang or self.lang) for t in self.tasks]
-        twice = sorted(
-            {f"{t} (seed {s}, {lang})" for t, s, lang in seen if seen.count((t, s, lang)) > 1}
-        )
+        if not self.entries:
+            raise ValueError("a suite needs at least one entry in 'tasks' or a 'grid'")
+        seen = Counter((t.task_id, t.seed, t.lang or self.lang) for t in self.entries)
+        twice = sorted(f"{t} (seed {s}, {lang})" for (t, s, lang), n in seen.items() if n > 1)
         if twice:
             raise ValueError(f"task instances listed twice: {', '.join(twice)}")
         return self
@@ -68,7 +133,7 @@ class Suite(BaseModel):
         """The entries in order, each with a label unique in the suite; ``lang`` poses every
         entry in that language instead (entries that then coincide are kept once)."""
         entries = list(
-            dict.fromkeys((t.task_id, t.seed, lang or t.lang or self.lang) for t in self.tasks)
+            dict.fromkeys((t.task_id, t.seed, lang or t.lang or self.lang) for t in self.entries)
         )
         counts = Counter(task_id for task_id, _, _ in entries)
         return [
@@ -82,31 +147,69 @@ class Suite(BaseModel):
         ]
 
 
-def suite_names() -> list[str]:
-    """The suites shipped with the package."""
-    folder = resources.files(__package__).joinpath("suites")
+class Split(BaseModel):
+    """Which task instances ``mgb train`` trains on and which it holds out: two suites whose
+    seeds never overlap (an ``*-unseen`` split also holds out whole templates)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = ""
+    description: str = ""
+    train: Suite
+    test: Suite
+
+    @model_validator(mode="after")
+    def _held_out(self) -> Split:
+        shared = {t.seed for t in self.train.entries} & {t.seed for t in self.test.entries}
+        if shared:
+            raise ValueError(f"train and test share seeds {sorted(shared)[:5]}")
+        return self
+
+
+def _names(folder: str) -> list[str]:
     return sorted(
         entry.name.removesuffix(".json")
-        for entry in folder.iterdir()
+        for entry in resources.files(__package__).joinpath(folder).iterdir()
         if entry.name.endswith(".json")
     )
 
 
-def load_suite(name_or_path: str) -> Suite:
-    """A shipped suite by name, or a suite JSON file by path."""
+def suite_names() -> list[str]:
+    """The suites shipped with the package."""
+    return _names("suites")
+
+
+def split_names() -> list[str]:
+    """The training splits shipped with the package."""
+    return _names("splits")
+
+
+def _load(kind: type[_Set], folder: str, name_or_path: str) -> _Set:
+    """A shipped task set of ``folder`` by name, or a task-set JSON file by path."""
+    noun = folder.removesuffix("s")
     path = Path(name_or_path)
+    shipped = _names(folder)
     if path.suffix == ".json" and path.exists():
         text, name = path.read_text("utf-8"), path.stem
-    elif name_or_path in suite_names():
-        folder = resources.files(__package__).joinpath("suites")
-        text, name = folder.joinpath(f"{name_or_path}.json").read_text("utf-8"), name_or_path
+    elif name_or_path in shipped:
+        entry = resources.files(__package__).joinpath(folder, f"{name_or_path}.json")
+        text, name = entry.read_text("utf-8"), name_or_path
     else:
         raise SuiteError(
-            f"no suite {name_or_path!r}; shipped suites: {', '.join(suite_names())}"
-            " (or give a path to a suite .json file)"
+            f"no {noun} {name_or_path!r}; shipped {folder}: {', '.join(shipped)}"
+            f" (or give a path to a {noun} .json file)"
         )
     try:
-        suite = Suite.model_validate({**json.loads(text), "name": name})
+        return kind.model_validate({**json.loads(text), "name": name})
     except (ValueError, ValidationError) as exc:
-        raise SuiteError(f"suite {name_or_path!r} is not valid: {exc}") from exc
-    return suite
+        raise SuiteError(f"{noun} {name_or_path!r} is not valid: {exc}") from exc
+
+
+def load_suite(name_or_path: str) -> Suite:
+    """A shipped suite by name, or a suite JSON file by path."""
+    return _load(Suite, "suites", name_or_path)
+
+
+def load_split(name_or_path: str) -> Split:
+    """A shipped training split by name, or a split JSON file by path."""
+    return _load(Split, "splits", name_or_path)

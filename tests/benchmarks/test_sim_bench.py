@@ -29,7 +29,10 @@ EXPECTED = {
 
 @pytest.mark.browser
 def test_quick_benchmark_reports_every_figure() -> None:
-    result = run_bench(quick=True)
+    stages: list[str] = []
+    result = run_bench(quick=True, on_stage=stages.append)
+    assert stages[0].startswith("cold start") and stages[-1] == "throughput, 4 page(s)"
+    assert any(stage.startswith("memory") for stage in stages), stages
     assert set(result) >= EXPECTED, EXPECTED - set(result)
     assert 0 < result["snapshot_bytes"] < 20_000
     assert result["step_ms_p50"] > 0 and result["step_ms_p95"] >= result["step_ms_p50"]

@@ -28,7 +28,7 @@ from device.virtual import attach as attach_module
 from device.virtual.attach import AttachedVirtualPhone, attach_virtual_phone
 from device.virtual.perturb import POPUPS, PopupSource, Transition
 from device.virtual.phone import Perturbations, VirtualPhone
-from transfer_eval.device_cli import device_app
+from transfer_eval.commands.device import device_app
 
 EMPTY = (540, 1800)
 """A point of the launcher that nothing reacts to (below the app icons, outside a dialog)."""

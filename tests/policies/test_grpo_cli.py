@@ -1,7 +1,9 @@
-"""``mgb train`` (transfer_eval/train_cli.py) without a browser: splits, options, errors."""
+"""``mgb train`` (transfer_eval/commands/train.py, transfer_eval/training.py) without a
+browser: splits, options, errors."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -11,22 +13,15 @@ from typer.testing import CliRunner
 
 from sim.simulator import default_apps
 from sim.tasks.registry import default_registry
-from transfer_eval.train_cli import (
-    SPLITS,
-    TrainOptions,
-    split_instances,
-    train_app,
-    train_command,
-)
+from transfer_eval.commands.train import train_command
+from transfer_eval.suites import SuiteError, load_split, split_names
+from transfer_eval.training import TrainOptions, split_instances
 
 
-def _parent(as_group: bool = True) -> typer.Typer:
-    """``mgb_app.add_typer(train_app, name="train")`` or ``mgb_app.command("train")(...)``."""
+def _parent() -> typer.Typer:
+    """``mgb_app.command("train")(train_command)``, beside another command."""
     app = typer.Typer()
-    if as_group:
-        app.add_typer(train_app, name="train")
-    else:
-        app.command("train")(train_command)
+    app.command("train")(train_command)
 
     @app.command("other")
     def other() -> None:  # a second command, so that "train" is a subcommand
@@ -35,11 +30,11 @@ def _parent(as_group: bool = True) -> typer.Typer:
     return app
 
 
-@pytest.mark.parametrize("name", sorted(SPLITS))
+@pytest.mark.parametrize("name", split_names())
 def test_splits_never_share_an_instance(name: str) -> None:
     registry = default_registry()
     world = {app.id: app.world for app in default_apps()}
-    train, test = split_instances(SPLITS[name], registry, world)
+    train, test = split_instances(load_split(name), registry, world)
     assert train and len(test) >= 20
     train_keys = {(t.task_id, t.seed) for t in train}
     test_keys = {(t.task_id, t.seed) for t in test}
@@ -51,12 +46,27 @@ def test_splits_never_share_an_instance(name: str) -> None:
 
 
 def test_required_splits_exist() -> None:
-    assert {"settings-l1", "all-l1"} <= set(SPLITS)
-    assert all(t.startswith("settings/Set") for t in SPLITS["settings-l1"].train_tasks)
-    assert all(registry_level == "L1" for registry_level in _levels(SPLITS["all-l1"].test_tasks))
+    assert {"settings-l1", "all-l1"} <= set(split_names())
+    assert all(t.startswith("settings/Set") for t in load_split("settings-l1").train.task_ids())
+    assert all(level == "L1" for level in _levels(load_split("all-l1").test.task_ids()))
 
 
-def _levels(ids: tuple[str, ...]) -> list[str]:
+def test_a_split_is_a_pair_of_suites_in_a_data_file(tmp_path: Path) -> None:
+    grid = {"tasks": ["settings/SetWifi-v1"], "seeds": {"first": 0, "count": 3}}
+    held_out = {"task_id": "settings/SetWifi-v1", "seed": 9, "lang": "zh"}
+    body = {"description": "mine", "train": {"grid": grid}, "test": {"tasks": [held_out]}}
+    path = tmp_path / "mine.json"
+    path.write_text(json.dumps(body))
+    split = load_split(str(path))
+    assert [(e.seed, e.lang) for e in split.train.instances()] == [(0, "en"), (1, "zh"), (2, "en")]
+    assert [(e.seed, e.lang) for e in split.test.instances()] == [(9, "zh")]
+    body["test"] = {"grid": {**grid, "seeds": {"first": 2, "count": 1}}}
+    path.write_text(json.dumps(body))
+    with pytest.raises(SuiteError, match=r"share seeds \[2\]"):
+        load_split(str(path))
+
+
+def _levels(ids: list[str]) -> list[str]:
     registry = default_registry()
     return [registry.get(task_id).level for task_id in ids]
 
@@ -68,15 +78,14 @@ def test_the_command_line_reproduces_the_options(tmp_path: Path) -> None:
     assert f"--out {tmp_path / 'ckpt'}" in command and "--save-init" in command
 
 
-@pytest.mark.parametrize("as_group", [True, False])
-def test_help_and_bad_options(as_group: bool) -> None:
+def test_help_and_bad_options() -> None:
     runner = CliRunner()
-    app = _parent(as_group)
+    app = _parent()
     shown = runner.invoke(app, ["train", "--help"])
     assert shown.exit_code == 0
     assert "--tasks" in shown.output and "--group" in shown.output
     unknown = runner.invoke(app, ["train", "--tasks", "nope", "--out", "x"])
-    assert unknown.exit_code != 0 and "unknown split 'nope'" in unknown.output
+    assert unknown.exit_code != 0 and "no split 'nope'" in unknown.output
     bad = runner.invoke(app, ["train", "--group", "1", "--out", "x"])
     assert bad.exit_code != 0
     missing = runner.invoke(app, ["train", "--init", "/nonexistent/ckpt", "--out", "x"])

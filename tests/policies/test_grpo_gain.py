@@ -28,7 +28,7 @@ import pytest
 
 from policies.grpo import GRPOConfig
 from policies.learned import LearnedPolicy
-from transfer_eval.train_cli import TrainOptions, run_training
+from transfer_eval.training import TrainOptions, run_training
 
 pytestmark = pytest.mark.browser
 

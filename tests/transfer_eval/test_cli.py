@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from bridge.jsonschema import json_schemas
-from transfer_eval.cli import mgb_app, transfer_eval_app
+from transfer_eval.commands import mgb_app, transfer_eval_app
 
 DUMPS = Path(__file__).resolve().parents[1] / "fixtures" / "real_dumps"
 runner = CliRunner()

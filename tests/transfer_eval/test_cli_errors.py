@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 from bridge.schema import EpisodeRecord, TaskInstance
 from device.adb import AdbTarget, adb_binary
 from device.errors import DeviceError
-from transfer_eval.cli import mgb_app, transfer_eval_app
+from transfer_eval.commands import mgb_app, transfer_eval_app
 from transfer_eval.episode_table import nothing_measured
 
 runner = CliRunner()
@@ -115,7 +115,7 @@ def test_the_boundary_lets_bugs_through_with_their_traceback() -> None:
     import typer
 
     from bridge.errors import EnvUsageError, TrajectoryError
-    from transfer_eval.cli_common import _guarded
+    from transfer_eval.commands.common import _guarded
 
     def known(_ctx: object) -> None:
         raise TrajectoryError("the run is damaged")

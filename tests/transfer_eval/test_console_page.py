@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 from bridge.trajectory import RunStore
 from policies.registry import load
 from sim.browser import launch_chromium
-from transfer_eval.cli import mgb_app
+from transfer_eval.commands import mgb_app
 from transfer_eval.console.launch import ConsoleConfig, open_console
 
 pytestmark = pytest.mark.asyncio

@@ -20,7 +20,7 @@ from bridge.schema import (
 )
 from bridge.trajectory import RunManifest, RunStore
 from device.virtual.attach import AttachedVirtualPhone, attach_virtual_phone
-from transfer_eval.device_cli import device_app
+from transfer_eval.commands.device import device_app
 
 pytestmark = pytest.mark.device_virtual
 
@@ -116,7 +116,7 @@ def test_a_detached_virtual_phone_runs_until_stopped(
     import shlex
     import subprocess
 
-    from transfer_eval.virtual_daemon import running
+    from device.virtual.daemon import running
 
     monkeypatch.setenv("MGB_STATE_DIR", str(tmp_path))
     runner = CliRunner()

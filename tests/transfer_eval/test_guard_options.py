@@ -14,7 +14,7 @@ from device.adb import AdbTarget
 from sim.simulator import default_apps
 from sim.tasks.registry import default_registry
 from transfer_eval import device_run, paired
-from transfer_eval.cli import mgb_app, transfer_eval_app
+from transfer_eval.commands import mgb_app, transfer_eval_app
 from transfer_eval.device_run import DeviceRunConfig
 from transfer_eval.paired import Cell, PairedConfig
 

@@ -28,7 +28,7 @@ from bridge.schema import (
 )
 from bridge.trajectory import RunManifest, RunStore
 from tests.bridge.toy_env import BACKEND, BUTTON, counter_task, screen_observation
-from transfer_eval.cli import mgb_app
+from transfer_eval.commands import mgb_app
 from transfer_eval.paired import PairedConfig
 
 OVERRIDDEN = "toy.Counter-v1_s0_en"

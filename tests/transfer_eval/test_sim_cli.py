@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -10,7 +15,7 @@ from typer.testing import CliRunner
 
 from bridge.trajectory import RunStore
 from bridge.uitree import parse_hierarchy
-from transfer_eval.cli import mgb_app
+from transfer_eval.commands import mgb_app
 
 runner = CliRunner()
 WIDE = {"COLUMNS": "220"}
@@ -141,3 +146,63 @@ def test_task_ids_never_wrap_on_a_narrow_terminal() -> None:
         for line in runner.invoke(mgb_app, ["sim", "tasks", "--json"]).output.splitlines()
     ]
     assert all(task_id in result.output for task_id in ids)
+
+
+def _session_processes(sid: int) -> list[int]:
+    """The processes still alive in session ``sid`` (Linux ``/proc``)."""
+    alive = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[3]) == sid and fields[0] != "Z":
+            alive.append(int(entry.name))
+    return alive
+
+
+@pytest.mark.browser
+def test_ctrl_c_stops_a_run_says_how_to_resume_and_leaves_nothing_running(
+    tmp_path: Path,
+) -> None:
+    """Ctrl-C as a terminal sends it (SIGINT to the whole foreground process group): exit
+    130, the resume hint, finished episodes kept, no process of the run left over."""
+    out = tmp_path / "run"
+    argv = ["mgb", "sim", "run", "--task", "settings/SetWifi-v1", "--seeds", "0,1,2,3,4,5,6,7",
+            "--concurrency", "1", "--out", str(out)]  # fmt: skip
+    # A background job (make test under nohup) ignores SIGINT, and children inherit that:
+    # the child restores Python's own handler, as a terminal's foreground job has it.
+    boot = (
+        "import runpy, signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+        f"sys.argv = {argv!r}; runpy.run_module('transfer_eval.commands', run_name='__main__')"
+    )
+    child = subprocess.Popen(
+        [sys.executable, "-c", boot],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+        text=True,
+    )
+    results = out / "results.jsonl"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and child.poll() is None and not (
+        results.exists() and results.read_text().strip()
+    ):
+        time.sleep(0.1)  # polling for a condition with a deadline
+    assert child.poll() is None, child.communicate()[0]
+    os.killpg(child.pid, signal.SIGINT)
+    output, _ = child.communicate(timeout=60)
+    assert child.returncode == 130, output
+    said = " ".join(output.split())
+    assert "stopped by Ctrl-C" in said and "run the same command again to resume" in said
+    kept = [json.loads(line) for line in results.read_text().splitlines()]
+    assert 1 <= len(kept) < 8, [(r["episode_id"], r["outcome"]) for r in kept]
+    # Chromium is not in the terminal's process group: the episodes it rendered are not
+    # turned into infra errors by the same Ctrl-C
+    assert all(r["outcome"] == "success" for r in kept), [r.get("error") for r in kept]
+    deadline = time.monotonic() + 20
+    while _session_processes(child.pid) and time.monotonic() < deadline:
+        time.sleep(0.1)  # Chromium's helpers exit after their parent: wait for it
+    assert not _session_processes(child.pid)

@@ -9,7 +9,7 @@ import pytest
 
 from sim.simulator import default_apps
 from sim.tasks.registry import default_registry
-from transfer_eval.suites import SuiteError, load_suite, suite_names
+from transfer_eval.suites import SuiteError, load_split, load_suite, suite_names
 
 
 @pytest.mark.parametrize("name", suite_names())
@@ -25,11 +25,9 @@ def test_every_shipped_suite_poses_tasks_a_phone_can_run(name: str) -> None:
 
 
 def test_the_default_suite_is_held_out_from_the_shipped_checkpoints_training_seeds() -> None:
-    from transfer_eval.train_cli import SPLITS
-
-    train_first, train_count = SPLITS["all-l1"].train_seeds
+    trained_on = {e.seed for e in load_split("all-l1").train.instances()}
     suite = load_suite("paired")
-    assert all(not train_first <= e.seed < train_first + train_count for e in suite.instances())
+    assert not trained_on & {e.seed for e in suite.instances()}
     assert {e.lang for e in suite.instances()} == {"en", "zh"}
 
 
@@ -62,3 +60,13 @@ def test_posing_a_suite_in_the_phones_language_merges_entries_that_coincide(
     assert [(e.label, e.lang) for e in suite.instances("en")] == [
         ("a/X-v1_s1-en", "en"), ("a/X-v1_s2-en", "en")]
     assert [e.lang for e in suite.instances("zh")] == ["zh", "zh"]
+
+
+def test_paired_all_holds_every_task_a_retail_phone_can_pose() -> None:
+    registry, world = default_registry(), {app.id: app.world for app in default_apps()}
+    retail = set()
+    for task_id in registry.ids():
+        spec = registry.instantiate(task_id, 1000, world).spec
+        if spec is not None and not spec.requires:
+            retail.add(task_id)
+    assert set(load_suite("paired-all").task_ids()) == retail

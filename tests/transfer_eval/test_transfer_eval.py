@@ -101,7 +101,7 @@ def test_resume_after_a_kill_gives_the_same_report(tmp_path: Path) -> None:
                          out=tmp_path / "whole")
     evaluate(whole, _quiet())
     killed = tmp_path / "killed"
-    command = [sys.executable, "-m", "transfer_eval.cli_entry", *args, "--out", str(killed)]
+    command = [sys.executable, "-m", "transfer_eval", *args, "--out", str(killed)]
     adb_before = _adb_servers()
     child = subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL,
                              stderr=subprocess.DEVNULL, start_new_session=True)
@@ -153,7 +153,7 @@ def test_mgb_replay_lists_writes_a_page_and_an_mp4(run_dir: Path, tmp_path: Path
     from typer.testing import CliRunner
 
     from bridge.trajectory import RunStore
-    from transfer_eval.cli import mgb_app
+    from transfer_eval.commands import mgb_app
 
     runner = CliRunner()
     listed = runner.invoke(mgb_app, ["replay", str(run_dir)], terminal_width=200)
@@ -181,16 +181,22 @@ def test_mgb_replay_lists_writes_a_page_and_an_mp4(run_dir: Path, tmp_path: Path
 
 def test_resume_from_the_command_line_keeps_the_runs_own_settings(run_dir: Path) -> None:
     """`transfer-eval --resume RUN` alone finishes RUN as it began (its base was random:1,
-    not the default checkpoint); an option that contradicts the run is refused."""
+    not the default checkpoint), its bar starting at what RUN holds; an option that
+    contradicts the run is refused."""
     from typer.testing import CliRunner
 
-    from transfer_eval.cli import transfer_eval_app
+    from transfer_eval.commands import transfer_eval_app
 
     before = (run_dir / "report.json").read_bytes()
     runner = CliRunner()
     resumed = runner.invoke(transfer_eval_app, ["--resume", str(run_dir)])
     assert resumed.exit_code == 0, resumed.output
     assert (run_dir / "report.json").read_bytes() == before
+    rates = json.loads(before)["rates"]
+    cells = sum(rate["episodes"] for rate in rates.values())
+    wins = sum(rate["successes"] for rate in rates.values())
+    assert wins > 0 and f"cells {cells}/{cells}" in resumed.output
+    assert f"{wins} succeeded" in resumed.output, resumed.output
     clash = runner.invoke(transfer_eval_app, ["--resume", str(run_dir), "--trained", "random"])
     said = " ".join(clash.output.split())
     assert clash.exit_code == 1 and "--trained random (the run has scripted)" in said

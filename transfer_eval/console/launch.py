@@ -38,8 +38,9 @@ from sim.tasks.registry import default_registry
 from transfer_eval.console.live import LiveFeed
 from transfer_eval.console.server import build_console_app
 from transfer_eval.console.session import ConsoleSession
-from transfer_eval.device_run import describe_device, episode_id
-from transfer_eval.guard_options import task_guard
+from transfer_eval.device_run import describe_device
+from transfer_eval.guards import task_guard
+from transfer_eval.jobs import episode_id
 from transfer_eval.policy_factory import policy_factory, run_versions, tree_xml
 
 __all__ = ["ConsoleConfig", "ConsoleSetupError", "RunningConsole", "check_config", "open_console"]

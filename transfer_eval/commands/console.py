@@ -16,7 +16,7 @@ from bridge.errors import BridgeError
 from device.errors import DeviceError
 from policies.registry import PolicySpecError
 from sim.tasks.registry import UnknownTask
-from transfer_eval.cli_common import console, fail, option_error
+from transfer_eval.commands.common import console, fail, option_error
 from transfer_eval.console.launch import (
     ConsoleConfig,
     ConsoleSetupError,

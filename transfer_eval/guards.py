@@ -1,5 +1,5 @@
-"""The real-phone guard of unattended runs, shared by ``mgb device run`` and ``transfer-eval``
-so both spell, check and build it alike: ``--guard off|apps|all`` and ``--allow APP``.
+"""The real-phone guard of unattended runs, shared by ``mgb device run``, ``transfer-eval`` and
+the console so all check and build it alike (``--guard off|apps|all``, ``--allow APP``).
 
 An unattended run has no person to ask, so the guard ends the episode with its reason
 (termination ``guard``, see :mod:`bridge.runner`) instead of pausing.
@@ -8,36 +8,16 @@ An unattended run has no person to ask, so the guard ends the episode with its r
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Annotated, Literal
-
-import typer
+from typing import Literal
 
 from bridge.guard import ActionGuard
 from bridge.schema import TaskInstance
 
-__all__ = ["AllowOption", "GuardMode", "GuardOption", "check_allow", "task_guard"]
+__all__ = ["GuardMode", "check_allow", "task_guard"]
 
 GuardMode = Literal["off", "apps", "all"]
 """``off``: no guard; ``apps``: leaving the task's apps ends the episode; ``all``: so does an
 action on an element marked sending, calling, paying, deleting or installing."""
-
-GuardOption = Annotated[
-    GuardMode,
-    typer.Option(
-        help="End an episode that leaves the task's apps (apps), or that also touches "
-        "something marked sending/calling/paying/deleting/installing (all).",
-    ),
-]
-AllowOption = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--allow",
-        metavar="APP",
-        help="With --guard: one more app the run may use, as an app id (contacts) or a "
-        "package (com.android.chrome); repeatable.",
-    ),
-]
-
 
 def task_guard(
     mode: GuardMode, task: TaskInstance | None, allow: Sequence[str] = ()

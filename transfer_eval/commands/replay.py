@@ -23,7 +23,7 @@ from rich.table import Table
 from bridge.errors import BridgeError
 from bridge.schema import EpisodeRecord
 from bridge.trajectory import RunStore
-from transfer_eval.cli_common import console, fail
+from transfer_eval.commands.common import console, fail
 from transfer_eval.demonstrations import export_demonstrations
 from transfer_eval.episode_table import run_table
 from transfer_eval.episode_view import EpisodeSummary, write_run_index
@@ -219,8 +219,11 @@ def replay_command(
         typer.Option(help="Write the executed steps (a corrected demonstration) as JSONL."),
     ] = None,
 ) -> None:
-    """List a run's episodes (a transfer-eval run's side-by-side replays), or write one's
-    page (and an MP4)."""
+    """List a run's episodes, or write one episode's page (and an MP4).
+
+    Any run: mgb sim run, mgb device run, mgb console, and transfer-eval (whose episodes
+    are its side-by-side replays).
+    """
     if policy not in ROLES:
         raise fail(f"--policy is one of {', '.join(ROLES)}, not {policy!r}")
     try:

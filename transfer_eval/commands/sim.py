@@ -10,25 +10,24 @@ from typing import Annotated
 
 import typer
 from pydantic import ValidationError
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from bridge.schema import EpisodeRecord
 from policies.registry import PolicySpecError
 from sim.bench import run_bench
 from sim.server import is_loopback
 from sim.simulator import SimConfig, Simulator, default_apps
 from sim.tasks.registry import UnknownTask, default_registry
-from transfer_eval.cli_common import (
+from transfer_eval.commands.common import (
     ProgressLog,
     console,
+    episode_progress,
     fail,
-    finished_before,
     interrupted,
     option_error,
 )
+from transfer_eval.commands.options import parse_ints
 from transfer_eval.episode_table import episodes_table, nothing_measured
-from transfer_eval.sim_run import SimRunConfig, episode_id, run_sim
+from transfer_eval.sim_run import SimRunConfig, run_sim
 
 __all__ = ["sim_app"]
 
@@ -128,13 +127,6 @@ def tasks_command(
     console.print(f"{len(rows)} of {len(registry)} templates")
 
 
-def _parse_ints(text: str) -> list[int]:
-    try:
-        return [int(part) for part in text.split(",") if part.strip()]
-    except ValueError as exc:
-        raise typer.BadParameter(f"{text!r} is not a comma-separated list of integers") from exc
-
-
 @sim_app.command("run")
 def run_command(
     task: Annotated[list[str], typer.Option(help="Task id (repeatable); 'all' runs every one.")],
@@ -156,7 +148,7 @@ def run_command(
     try:
         config = SimRunConfig(
             tasks=ids,
-            seeds=_parse_ints(seeds),
+            seeds=parse_ints(seeds),
             langs=lang.split(","),
             policy=policy,
             out=out,
@@ -165,34 +157,7 @@ def run_command(
         )
     except ValidationError as exc:
         raise fail(option_error(exc)) from exc
-    total = len(ids) * len(config.seeds) * len(config.langs)
-    columns = (
-        TextColumn("episodes"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TextColumn("{task.fields[wins]} succeeded"),
-    )
-    wanted = {
-        episode_id(task_id, seed, lang)
-        for task_id in ids for seed in config.seeds for lang in config.langs
-    }  # fmt: skip
-    before = [r for r in finished_before(out) if r.episode_id in wanted]
-    with Progress(*columns, console=console) as progress:
-        wins = sum(record.outcome == "success" for record in before)
-        bar = progress.add_task("run", total=total, completed=len(before), wins=wins)
-
-        log = ProgressLog(out / "progress.log", "episodes")
-        finished = len(before)
-
-        def done(record: EpisodeRecord) -> None:
-            nonlocal wins, finished
-            wins += record.outcome == "success"
-            finished += 1
-            progress.update(bar, advance=1, wins=wins)
-            log.line(f"{finished}/{total} · {wins} succeeded · {record.episode_id} "
-                     f"{record.outcome}")  # fmt: skip
-
+    with episode_progress(out, config.episode_ids()) as done:
         try:
             records = asyncio.run(run_sim(config, on_done=done))
         except KeyboardInterrupt:
@@ -212,7 +177,20 @@ def run_command(
 def bench_command(
     quick: Annotated[bool, typer.Option(help="Small counts (a smoke run).")] = False,
 ) -> None:
-    """Benchmark the simulator; prints one JSON object (see benchmarks/sim_bench.py)."""
-    with console.status("benchmarking the simulator"):
-        result = run_bench(quick=quick)
+    """Benchmark the simulator; prints one JSON object (see benchmarks/sim_bench.py).
+
+    Each stage is announced on the terminal, and as a timestamped line on stderr when
+    stdout is not one (the JSON stays alone on stdout).
+    """
+    log = ProgressLog(None, "bench")
+    with console.status("benchmarking the simulator") as status:
+
+        def stage(name: str) -> None:
+            status.update(f"benchmarking the simulator: {name}")
+            log.line(name)
+
+        try:
+            result = run_bench(quick=quick, on_stage=stage)
+        except KeyboardInterrupt:
+            raise interrupted("nothing was measured; run it again to start over") from None
     print(json.dumps(result, indent=2))

@@ -1,7 +1,9 @@
-"""Virtual phones left running in the background: ``mgb device virtual start --detach``,
-``mgb device virtual list`` and ``mgb device virtual stop``.
+"""Virtual phones left running in the background (``mgb device virtual start --detach``,
+``list`` and ``stop``): starting one in its own session, the records of those running,
+stopping them.
 
-A detached phone is an ``mgb device virtual start`` child process in its own session. Once
+A detached phone is a child process in its own session that serves the phone in the
+foreground (the caller gives its command line). Once
 its phone is online, the child writes a small record (serial, adb port, pid) into the state
 directory and removes it when it stops; ``stop`` sends the child SIGTERM, which it handles
 by shutting the phone and its private adb server down. Records whose process is gone (a
@@ -14,7 +16,6 @@ import os
 import secrets
 import shlex
 import signal
-import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -119,26 +120,17 @@ def _wait(condition: Callable[[], bool], timeout_s: float, interval_s: float = 0
     return condition()
 
 
-def start_detached(start_args: Sequence[str], timeout_s: float = 120.0) -> VirtualRecord:
-    """Start ``mgb device virtual start START_ARGS`` in the background; its record once
-    the phone is online."""
+def start_detached(start_command: Sequence[str], timeout_s: float = 120.0) -> VirtualRecord:
+    """Run ``start_command --record PATH`` in the background, in its own session (a command
+    that serves the phone until SIGTERM and writes a :class:`VirtualRecord` to ``PATH``
+    once it is online); that record."""
     folder = state_dir()
     token = secrets.token_hex(4)
     record_path, log_path = folder / f"{token}.json", folder / f"{token}.log"
-    command = [
-        sys.executable,
-        "-c",
-        "from transfer_eval.cli import mgb_app; mgb_app()",
-        "device",
-        "virtual",
-        "start",
-        *start_args,
-        "--record",
-        str(record_path),
-    ]
+    command = [*start_command, "--record", str(record_path)]
     # posix_spawn, not Popen: the child is meant to outlive this process, in its own session.
     pid = os.posix_spawn(
-        sys.executable,
+        command[0],
         command,
         os.environ,
         file_actions=[

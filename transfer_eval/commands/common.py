@@ -1,38 +1,33 @@
-"""What every command line shares: the console it prints on, the one-line error it exits
-with, and the line for an option its config model refused (the option as the user typed it,
+"""What every command line shares: the console it prints on and the progress it shows
+(:mod:`transfer_eval.progress`), the one error boundary, the one-line error it exits with,
+and the line for an option its config model refused (the option as the user typed it,
 the value, what it takes — never pydantic's multi-line report)."""
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Mapping
-from datetime import datetime
-from pathlib import Path
 from typing import Any
 
 import typer
 from pydantic import ValidationError
-from rich.console import Console
 from typer.core import TyperCommand, TyperGroup
 
 from bridge.env_checker import EnvCheckError
 from bridge.errors import BridgeError, EnvUsageError
-from bridge.schema import EpisodeRecord
-from bridge.trajectory import RunStore
+from transfer_eval.progress import ProgressLog, console, episode_progress, finished_before
 
 __all__ = [
     "GuardedCommand",
     "GuardedGroup",
     "ProgressLog",
     "console",
+    "episode_progress",
     "fail",
     "finished_before",
     "interrupted",
     "option_error",
 ]
 
-console = Console()
-"""The console every command prints on."""
 
 
 def interrupted(how_to_resume: str) -> typer.Exit:
@@ -100,38 +95,3 @@ class GuardedCommand(TyperCommand):
     def invoke(self, ctx: typer.Context) -> Any:
         """Invoke the command behind the boundary."""
         return _guarded(super().invoke, ctx)
-
-
-class ProgressLog:
-    """Progress of long work that a person can follow anywhere: every update is a plain
-    timestamped line appended to ``path`` (``RUN/progress.log``), and printed to stderr too
-    when stdout is not a terminal (nohup, slurm, CI), where Rich draws no bar."""
-
-    def __init__(self, path: Path | None, what: str) -> None:
-        """``path``: the log file (its folder is made); ``what``: the line's first word."""
-        self.path = path
-        self.what = what
-        self.on_terminal = console.is_terminal
-
-    def line(self, text: str) -> None:
-        """Log ``text`` with the time (and print it off a terminal)."""
-        stamped = f"{datetime.now().isoformat(timespec='seconds')} {self.what} {text}"
-        if self.path is not None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            with self.path.open("a", encoding="utf-8") as log:
-                log.write(stamped + "\n")
-        if not self.on_terminal:
-            print(stamped, file=sys.stderr, flush=True)
-
-
-def finished_before(out: Path) -> list[EpisodeRecord]:
-    """The episodes a run in ``out`` already finished (not the infra errors it will retry),
-    so a resumed run's progress starts where it stopped; none for a new or unreadable run
-    (the run itself will say what is wrong with it)."""
-    if not (out / "manifest.json").exists():
-        return []
-    try:
-        records = RunStore.open(out).completed().values()
-    except BridgeError:
-        return []
-    return [record for record in records if record.outcome != "infra_error"]

@@ -1,0 +1,145 @@
+"""``transfer-eval``: the paired base/trained evaluation in the simulator and on a phone
+(the composition root is :mod:`transfer_eval.evaluate`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from pydantic import ValidationError
+
+from bridge.errors import BridgeError
+from transfer_eval.commands.common import console, fail, interrupted, option_error
+from transfer_eval.commands.options import (
+    AllowOption,
+    AnimationMs,
+    FontScale,
+    LatencyMs,
+    PopupRate,
+)
+from transfer_eval.guards import GuardMode
+from transfer_eval.paired import PairedConfig, VirtualGap
+from transfer_eval.suites import suite_names
+
+__all__ = ["transfer_eval_command"]
+
+
+PairedGuard = Annotated[
+    GuardMode,
+    typer.Option(
+        help="End an episode that leaves its task's apps (apps), or that also touches "
+        "something marked sending/calling/paying/deleting/installing (all). Applied to the "
+        "simulator's cells and the phone's alike, so the comparison stays fair.",
+    ),
+]
+
+
+def transfer_eval_command(
+    ctx: typer.Context,
+    device: Annotated[str, typer.Option(help="An adb serial, or 'virtual'.")] = "virtual",
+    base: Annotated[str, typer.Option(help="Policy spec of the base model.")] = (
+        "learned:checkpoints/base"
+    ),
+    trained: Annotated[str, typer.Option(help="Policy spec of the trained model.")] = (
+        "learned:checkpoints/trained"
+    ),
+    suite: Annotated[
+        str, typer.Option(help=f"Suite: {', '.join(suite_names())}, or a .json path.")
+    ] = "paired",
+    repeats: Annotated[int, typer.Option(help="Episodes per (task, policy, world).")] = 1,
+    out: Annotated[Path, typer.Option(help="Run directory.")] = Path("runs/transfer-eval"),
+    resume: Annotated[
+        Path | None, typer.Option(help="Finish an earlier run, with the settings it began with.")
+    ] = None,
+    adb_port: Annotated[int, typer.Option(help="The adb server of a real phone.")] = 5037,
+    popup_rate: PopupRate = 0.0,
+    animation_ms: AnimationMs = 0.0,
+    latency_ms: LatencyMs = 0.0,
+    font_scale: FontScale = None,
+    guard: PairedGuard = "off",
+    allow: AllowOption = None,
+) -> None:
+    """Paired base/trained evaluation in the simulator and on a phone, with a report.
+
+    With --device virtual, the reality-gap options perturb the virtual phone (pop-ups,
+    animations, latency, larger text) to see how much of a gain survives them. --guard
+    ends episodes of both worlds alike, so pairs stay comparable.
+    """
+    from transfer_eval.evaluate import evaluate
+
+    if resume is not None:
+        config = _resumed(ctx, resume)
+        try:
+            evaluate(config, console)
+        except (BridgeError, ValueError) as exc:
+            raise fail(str(exc)) from exc
+        except KeyboardInterrupt:
+            raise interrupted(f"what finished is kept: transfer-eval --resume {resume}") from None
+        return
+    run_dir = out
+    try:
+        gap = VirtualGap(
+            popup_rate=popup_rate,
+            animation_ms=animation_ms,
+            latency_ms=latency_ms,
+            font_scale=font_scale,
+        )
+        config = PairedConfig(
+            device=device,
+            base=base,
+            trained=trained,
+            suite=suite,
+            repeats=repeats,
+            out=run_dir,
+            adb_port=adb_port,
+            gap=gap,
+            guard=guard,
+            allow=allow or [],
+        )
+    except ValidationError as exc:
+        raise fail(option_error(exc)) from exc
+    try:
+        evaluate(config, console)
+    except (BridgeError, ValueError) as exc:
+        raise fail(str(exc)) from exc
+    except KeyboardInterrupt:
+        raise interrupted(f"what finished is kept: transfer-eval --resume {run_dir}") from None
+
+
+_GAP_OPTIONS = ("popup_rate", "animation_ms", "latency_ms", "font_scale")
+
+
+def _resumed(ctx: typer.Context, run: Path) -> PairedConfig:
+    """The configuration ``run`` began with; an option given now that contradicts it is an
+    error (a resumed run must finish the grid it started, or its report would mix two)."""
+    from bridge.trajectory import RunStore
+
+    try:
+        store = RunStore.open(run)
+    except BridgeError as exc:
+        raise fail(f"cannot resume {run}: {exc}") from exc
+    try:
+        config = PairedConfig.model_validate({**store.manifest.config, "out": run})
+    except ValidationError as exc:
+        raise fail(
+            f"cannot resume {run}: it is not a transfer-eval run (its manifest has "
+            f"{', '.join(sorted(store.manifest.config)) or 'no settings'}); resume it with "
+            "the command that made it, or open it with `mgb replay`"
+        ) from exc
+    original = config.model_dump()
+    original.update(original.pop("gap"))
+    clashes = [
+        f"--{name.replace('_', '-')} {ctx.params[name]} (the run has {original[name]})"
+        for name in ctx.params
+        if name in original
+        and name != "out"
+        and getattr(ctx.get_parameter_source(name), "name", "") == "COMMANDLINE"
+        and ctx.params[name] != original[name]
+    ]
+    if clashes:
+        raise fail(
+            f"{run} was started with other settings: {'; '.join(clashes)}. Drop those options "
+            "to finish it as it began, or start a new run with --out"
+        )
+    return config

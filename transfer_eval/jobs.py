@@ -1,0 +1,79 @@
+"""The episodes of a run: tasks x seeds x languages, each with its file-safe id, as jobs for
+:func:`bridge.runner.run_episodes`.
+
+``mgb sim run`` and ``mgb device run`` describe what they run the same way
+(:class:`EpisodeGrid`) and build their jobs here, so an episode has one id in every run
+directory and a rerun into the same ``--out`` may extend exactly the grid's keys
+(:data:`GRID`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterator, Mapping
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from bridge.env import Env
+from bridge.guard import ActionGuard
+from bridge.runner import EpisodeJob
+from bridge.schema import TaskInstance
+from sim.tasks.registry import TaskRegistry
+from transfer_eval.policy_factory import policy_factory
+
+__all__ = ["GRID", "EpisodeGrid", "episode_id", "grid_jobs"]
+
+
+def episode_id(task_id: str, seed: int, lang: str) -> str:
+    """A file-safe episode id: ``settings.SetWifi-v1_s0_en``."""
+    return f"{task_id.replace('/', '.')}_s{seed}_{lang}"
+
+
+class EpisodeGrid(BaseModel):
+    """Which episodes a run holds: every task x seed x language."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    tasks: list[str] = Field(min_length=1)
+    seeds: list[int] = Field(default_factory=lambda: [0], min_length=1)
+    langs: list[Literal["en", "zh"]] = Field(default_factory=lambda: ["en"], min_length=1)
+
+    def episodes(self) -> Iterator[tuple[str, int, str]]:
+        """``(task_id, seed, lang)`` in run order: task-major, then seed, then language."""
+        for task_id in self.tasks:
+            for seed in self.seeds:
+                for lang in self.langs:
+                    yield task_id, seed, lang
+
+    def episode_ids(self) -> list[str]:
+        """The id of every episode of the grid, in run order."""
+        return [episode_id(*episode) for episode in self.episodes()]
+
+
+GRID = tuple(EpisodeGrid.model_fields)
+"""Config keys a rerun into the same ``--out`` may extend (new tasks, seeds, languages)."""
+
+
+def grid_jobs(
+    grid: EpisodeGrid,
+    registry: TaskRegistry,
+    world: Mapping[str, Mapping[str, Any]],
+    policy: str,
+    make_env: Callable[[], Awaitable[Env]],
+    guard_for: Callable[[TaskInstance], ActionGuard | None] | None = None,
+) -> list[EpisodeJob]:
+    """One job per episode of ``grid``: the task instantiated from its seed, the policy
+    ``policy`` built for it, ``make_env`` for its env and ``guard_for`` its guard."""
+    jobs = []
+    for task_id, seed, lang in grid.episodes():
+        task = registry.instantiate(task_id, seed, world, lang)
+        jobs.append(
+            EpisodeJob(
+                episode_id=episode_id(task_id, seed, lang),
+                task=task,
+                make_env=make_env,
+                make_policy=policy_factory(policy, registry.get(task_id), task),
+                guard=None if guard_for is None else guard_for(task),
+            )
+        )
+    return jobs
