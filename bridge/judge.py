@@ -14,27 +14,38 @@ from collections.abc import Iterable, Mapping, Sequence
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from bridge.android_contract import (
+    CALENDAR_OWNER_ACCESS,
+    CALENDARS,
     CONTACTS,
     DATA,
+    EVENTS,
     NAME,
     ORGANIZATION,
     PHONE,
     PHONE_TYPE_MOBILE,
     RAW_CONTACTS,
+    REMINDER_METHOD_ALERT,
+    REMINDERS,
+    as_sync_adapter,
     sql_text,
 )
-from bridge.android_state import AndroidState, StateUnavailable
+from bridge.android_state import AndroidState, BindValue, StateUnavailable
 from bridge.answers import answer_matches
 from bridge.errors import EnvError
 from bridge.observed import ObservedState, observe, side_effects
+from bridge.phone_time import local_ms, say_time
 from bridge.schema import AnswerValue, Check, Verdict, VerdictKind
 from bridge.spec_checks import check_longest_offered, check_rows, check_setting
+from bridge.spec_rows import read_rows, said
 from bridge.taskspec import (
     BondedFact,
     DeleteRows,
+    EnsureCalendar,
     EnsureContact,
+    EnsureEvent,
     EnsureOp,
     Fact,
+    LocalTimeFact,
     LongestOfferedCheck,
     PropFact,
     PutSetting,
@@ -102,6 +113,55 @@ async def _ensure_contact(state: AndroidState, op: EnsureContact) -> None:
         await state.update(CONTACTS, {"starred": int(op.starred)}, where)
 
 
+async def _calendar_id(state: AndroidState, account: str) -> int | None:
+    where = f"account_name={sql_text(account)} AND account_type='LOCAL'"
+    rows = await state.query(CALENDARS, ["_id"], where, "_id")
+    return int(str(rows[0]["_id"])) if rows else None
+
+
+async def _ensure_calendar(state: AndroidState, op: EnsureCalendar) -> None:
+    calendar = await _calendar_id(state, op.account)
+    if calendar is None:
+        _, zone_name = await state.now()
+        values: dict[str, BindValue] = {
+            "account_name": op.account, "account_type": "LOCAL", "name": op.name,
+            "calendar_displayName": op.name, "calendar_access_level": CALENDAR_OWNER_ACCESS,
+            "ownerAccount": op.account, "visible": 1, "sync_events": 1,
+            "calendar_color": -16540699, "calendar_timezone": zone_name,  # ARGB #FF039BE5
+        }  # fmt: skip
+        await state.insert(as_sync_adapter(CALENDARS, op.account), values)
+        calendar = await _calendar_id(state, op.account)
+        if calendar is None:
+            raise TaskNotPosed(f"the phone did not keep the calendar {op.name!r} of the task")
+    if op.clear:
+        await state.delete(EVENTS, f"calendar_id={calendar}")
+
+
+async def _ensure_event(state: AndroidState, op: EnsureEvent) -> None:
+    calendar = await _calendar_id(state, op.account)
+    if calendar is None:
+        raise TaskNotPosed(f"no calendar of account {op.account!r}: ensure it before its events")
+    now_ms, zone_name = await state.now()
+    start = local_ms(now_ms, zone_name, op.start, op.all_day)
+    end = local_ms(now_ms, zone_name, op.end, op.all_day)
+    values: dict[str, BindValue] = {
+        "calendar_id": calendar, "title": op.title, "dtstart": start, "dtend": end,
+        "allDay": int(op.all_day), "eventTimezone": "UTC" if op.all_day else zone_name,
+    }  # fmt: skip
+    for column, text in (("eventLocation", op.location), ("description", op.description)):
+        if text is not None:
+            values[column] = text
+    await state.insert(EVENTS, values)
+    where = f"calendar_id={calendar} AND title={sql_text(op.title)} AND dtstart={start}"
+    rows = await state.query(EVENTS, ["_id"], where, "_id DESC")
+    if not rows:
+        raise TaskNotPosed(f"the phone did not keep the event {op.title!r} of the task")
+    for minutes in op.reminders:
+        reminder = {"event_id": int(str(rows[0]["_id"])), "minutes": minutes,
+                    "method": REMINDER_METHOD_ALERT}  # fmt: skip
+        await state.insert(REMINDERS, reminder)
+
+
 async def apply_op(state: AndroidState, op: EnsureOp) -> None:
     """Carry out one ensure operation."""
     if isinstance(op, PutSetting):
@@ -112,12 +172,19 @@ async def apply_op(state: AndroidState, op: EnsureOp) -> None:
         await state.update(op.uri, op.values, op.where)
     elif isinstance(op, DeleteRows):
         await state.delete(op.uri, op.where)
+    elif isinstance(op, EnsureCalendar):
+        await _ensure_calendar(state, op)
+    elif isinstance(op, EnsureEvent):
+        await _ensure_event(state, op)
     else:  # pragma: no cover - the union is closed
         raise TypeError(f"unknown ensure operation {op!r}")
 
 
-async def read_fact(state: AndroidState, fact: Fact) -> list[JsonValue]:
-    """The values a fact reads now (absent values dropped)."""
+async def read_fact(
+    state: AndroidState, fact: Fact, truths: Mapping[str, list[JsonValue]] | None = None
+) -> list[JsonValue]:
+    """The values a fact reads now (absent values dropped); ``truths`` are those read before
+    it, which a rows fact's ``where`` may name."""
     if isinstance(fact, SettingFact):
         value = await state.get_setting(fact.namespace, fact.key)
         return [] if value is None else [value]
@@ -126,10 +193,19 @@ async def read_fact(state: AndroidState, fact: Fact) -> list[JsonValue]:
         return [prop] if prop else []
     if isinstance(fact, RowsFact):
         columns = [fact.column] + ([fact.number_column] if fact.number_column else [])
-        rows = await state.query(fact.uri, columns, fact.where, fact.sort)
+        rows = await read_rows(
+            state, fact.uri, columns, fact.where, fact.within, truths or {}, fact.sort
+        )
         if fact.number_column is not None:
             rows = [r for r in rows if answer_matches("phone", r[fact.number_column], fact.number)]
-        return [row[fact.column] for row in rows if row[fact.column] is not None]
+        values = await said(state, [row[fact.column] for row in rows], fact.as_time)
+        return [value for value in values if value is not None]
+    if isinstance(fact, LocalTimeFact):
+        now_ms, zone_name = await state.now()
+        moment = local_ms(now_ms, zone_name, fact.when, fact.all_day)
+        if fact.say is None:
+            return [moment]
+        return [say_time(moment, "UTC" if fact.all_day else zone_name, fact.say)]
     if isinstance(fact, WifiFact):
         ssid = await state.wifi_ssid()
         return [] if ssid is None else [ssid]
@@ -138,9 +214,11 @@ async def read_fact(state: AndroidState, fact: Fact) -> list[JsonValue]:
     raise TypeError(f"unknown fact {fact!r}")  # pragma: no cover
 
 
-async def read_truth(state: AndroidState, truth: Truth) -> list[JsonValue]:
-    """A truth's accepted values, the main one first."""
-    values = await read_fact(state, truth.fact)
+async def read_truth(
+    state: AndroidState, truth: Truth, before: Mapping[str, list[JsonValue]] | None = None
+) -> list[JsonValue]:
+    """A truth's accepted values, the main one first (``before``: the truths read earlier)."""
+    values = await read_fact(state, truth.fact, before)
     if truth.reduce == "count":
         main: list[JsonValue] = [len(values)]
     elif truth.reduce == "value" and len(values) != 1:
@@ -149,7 +227,7 @@ async def read_truth(state: AndroidState, truth: Truth) -> list[JsonValue]:
         raise TaskNotPosed(f"truth {truth.name!r}: the phone holds no value for it")
     else:
         main = values[:1] if truth.reduce in ("first", "value") else list(dict.fromkeys(values))
-    extra = [v for fact in truth.also for v in await read_fact(state, fact)]
+    extra = [v for fact in truth.also for v in await read_fact(state, fact, before)]
     return main + [v for v in dict.fromkeys(extra) if v not in main]
 
 
@@ -161,7 +239,9 @@ async def pose(spec: TaskSpec, state: AndroidState) -> StartRecord:
     """
     for op in spec.ensure:
         await apply_op(state, op)
-    truths = {truth.name: await read_truth(state, truth) for truth in spec.truths}
+    truths: dict[str, list[JsonValue]] = {}
+    for truth in spec.truths:  # in order: a rows truth's where may name the earlier ones
+        truths[truth.name] = await read_truth(state, truth, truths)
     try:
         record = StartRecord(truths=truths, observed=await observe(spec, state))
     except StateUnavailable as exc:

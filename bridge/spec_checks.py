@@ -13,6 +13,7 @@ from pydantic import JsonValue
 from bridge.android_state import AndroidState, printed
 from bridge.answers import answer_matches
 from bridge.schema import AnswerValue, Check
+from bridge.spec_rows import bind_truths, read_rows, said
 from bridge.taskspec import LongestOfferedCheck, RowsCheck, Scalar, SettingCheck, TruthRef
 from bridge.xpath_facts import CHOICE, CHOICE_LABEL, MIN_OPTIONS, longest_offered
 
@@ -95,8 +96,8 @@ def _matches(how: str, actual: str | None, expected: list[JsonValue]) -> bool:
 
 async def check_rows(state: AndroidState, rule: RowsCheck, truths: Truths) -> Check:
     """A condition on provider rows (see :class:`~bridge.taskspec.RowsCheck`)."""
-    rows = await state.query(rule.uri, [rule.column], rule.where)
-    values = [row[rule.column] for row in rows]
+    rows = await read_rows(state, rule.uri, [rule.column], rule.where, rule.within, truths)
+    values = await said(state, [row[rule.column] for row in rows], rule.as_time)
     expected = _resolve(rule.value, truths)
     if rule.expect == "count":
         passed = _number(expected[0]) == len(values)
@@ -109,7 +110,12 @@ async def check_rows(state: AndroidState, rule: RowsCheck, truths: Truths) -> Ch
             "only": hits == [True],
         }[rule.expect]
         actual = list(values)
-    where = f" --where {rule.where!r}" if rule.where else ""
+    where = f" --where {bind_truths(rule.where, truths)!r}" if rule.where else ""
+    if rule.within is not None:
+        where += f" (and {rule.within.column} in the {rule.within.of} of {rule.within.uri}"
+        where += (
+            f" --where {bind_truths(rule.within.where, truths)!r})" if rule.within.where else ")"
+        )
     return Check(
         name=rule.name,
         expected=f"{rule.expect} {expected[0] if len(expected) == 1 else expected}",

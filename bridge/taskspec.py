@@ -9,7 +9,8 @@ A spec says:
 
 * ``ensure``: operations that pose the task on *any* phone, one that holds none of the
   simulator's world data included — a contact the task needs is inserted if missing, a name
-  the task will create is deleted first, a setting is put away from its target;
+  the task will create is deleted first, a setting is put away from its target, the events a
+  task needs are seeded in a calendar of the task's own (never the user's);
 * ``truths``: values read from the phone right after posing (the answer a query expects
   is what *this* phone holds, never the simulator's prediction), through a closed set of pure
   reductions (value, count, first, all);
@@ -24,6 +25,7 @@ A spec says:
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -36,20 +38,26 @@ __all__ = [
     "BondedFact",
     "Check",
     "DeleteRows",
+    "EnsureCalendar",
     "EnsureContact",
+    "EnsureEvent",
     "EnsureOp",
     "ExpectedChanges",
     "Fact",
+    "LocalTime",
+    "LocalTimeFact",
     "LongestOfferedCheck",
     "PropFact",
     "PutSetting",
     "Requirement",
     "RowsCheck",
     "RowsFact",
+    "RowsIn",
     "RowsSelector",
     "SettingCheck",
     "SettingFact",
     "TaskSpec",
+    "TimeAs",
     "Truth",
     "TruthRef",
     "UpdateRows",
@@ -115,8 +123,46 @@ class DeleteRows(_Spec):
     where: str
 
 
+class LocalTime(_Spec):
+    """A wall-clock time on the phone, relative to its own today: ``days`` after today (in
+    the phone's time zone, read when the spec is posed or judged) at ``at`` (``HH:MM``,
+    midnight when None). Never a date taken from the simulator's clock: a phone's today
+    and zone are its own."""
+
+    days: int = 0
+    at: str | None = Field(default=None, pattern=r"^([01]\d|2[0-3]):[0-5]\d$")
+
+
+class EnsureCalendar(_Spec):
+    """The task's own local calendar (account ``account``, type ``LOCAL``), created as a sync
+    adapter when missing, and emptied of events when ``clear``: seeded and created events
+    of a task live there, the user's calendars are never read or touched by it."""
+
+    op: Literal["ensure_calendar"] = "ensure_calendar"
+    account: str = Field(min_length=1, pattern=r"^[A-Za-z0-9_.-]+$")
+    name: str = Field(min_length=1)
+    clear: bool = True
+
+
+class EnsureEvent(_Spec):
+    """An event in the task's calendar (an earlier :class:`EnsureCalendar` of ``account``):
+    ``start``/``end`` on the phone's own clock; an all-day event spans whole days (stored at
+    UTC midnight, as Android stores them); ``reminders`` in minutes before the start."""
+
+    op: Literal["ensure_event"] = "ensure_event"
+    account: str = Field(min_length=1, pattern=r"^[A-Za-z0-9_.-]+$")
+    title: str = Field(min_length=1)
+    start: LocalTime
+    end: LocalTime
+    all_day: bool = False
+    location: str | None = None
+    description: str | None = None
+    reminders: list[int] = Field(default_factory=list)
+
+
 EnsureOp = Annotated[
-    PutSetting | EnsureContact | UpdateRows | DeleteRows, Field(discriminator="op")
+    PutSetting | EnsureContact | UpdateRows | DeleteRows | EnsureCalendar | EnsureEvent,
+    Field(discriminator="op"),
 ]
 
 
@@ -138,9 +184,42 @@ class PropFact(_Spec):
     key: str
 
 
+class RowsIn(_Spec):
+    """Only the rows whose ``column`` is one of the ``of`` values of the rows of ``uri``
+    matching ``where``: a join done by the judge with two queries, as a phone's provider
+    has no joins across its tables (the reminders of the events titled X)."""
+
+    column: str = Field(min_length=1)
+    uri: str
+    where: str | None = None
+    of: str = "_id"
+
+
+TimeAs = Literal["local_date", "local_time", "utc_date"]
+"""An epoch-ms value as people say it: the phone's local date (``2026-05-14``) or time
+(``14:00``), or the UTC date (the day of an all-day event, stored at UTC midnight)."""
+
+
+class LocalTimeFact(_Spec):
+    """A time on the phone's own clock as epoch milliseconds (what ``dtstart`` holds): ``when``
+    in the phone's zone, or the UTC midnight of its day for ``all_day`` (Android's all-day
+    convention)."""
+
+    source: Literal["local_time"] = "local_time"
+    when: LocalTime
+    all_day: bool = False
+    say: TimeAs | None = None
+    """Read as people say it (see :data:`TimeAs`) instead of epoch ms."""
+
+
 class RowsFact(_Spec):
     """One column of the provider rows matching ``where`` (optionally only the rows whose
-    ``number_column`` is the phone number ``number``, as Android compares numbers)."""
+    ``number_column`` is the phone number ``number``, as Android compares numbers).
+
+    ``where`` may name truths read before this one: ``{truth.NAME}`` is that truth's main
+    value as an SQL literal (the bounds of a day on this phone). ``within`` keeps only rows
+    related to another table's rows. ``as_time`` reads an epoch-ms column as people say it
+    (:data:`TimeAs`)."""
 
     source: Literal["rows"] = "rows"
     uri: str
@@ -149,6 +228,8 @@ class RowsFact(_Spec):
     sort: str | None = None
     number_column: str | None = None
     number: str | None = None
+    within: RowsIn | None = None
+    as_time: TimeAs | None = None
 
 
 class WifiFact(_Spec):
@@ -164,7 +245,8 @@ class BondedFact(_Spec):
 
 
 Fact = Annotated[
-    SettingFact | PropFact | RowsFact | WifiFact | BondedFact, Field(discriminator="source")
+    SettingFact | PropFact | RowsFact | WifiFact | BondedFact | LocalTimeFact,
+    Field(discriminator="source"),
 ]
 
 
@@ -209,7 +291,9 @@ class RowsCheck(_Spec):
 
     ``match`` says how a column is compared: ``exact`` text, ``casefold`` text, ``number``
     (phone numbers as Android compares them). A ``guard`` is what the task must not break:
-    needed for success, no step of progress.
+    needed for success, no step of progress. ``where`` may name truths (``{truth.NAME}``),
+    ``within`` relates the rows to another table's, ``as_time`` compares an epoch-ms column
+    as people say it — as in :class:`RowsFact`.
     """
 
     check: Literal["rows"] = "rows"
@@ -221,6 +305,8 @@ class RowsCheck(_Spec):
     value: Scalar | TruthRef = None
     match: Literal["exact", "casefold", "number"] = "exact"
     guard: bool = False
+    within: RowsIn | None = None
+    as_time: TimeAs | None = None
 
 
 class LongestOfferedCheck(_Spec):
@@ -280,6 +366,24 @@ class Requirement(_Spec):
     reason: str
 
 
+_TRUTH_NAME = re.compile(r"\{truth\.([A-Za-z_]\w*)\}")
+
+
+def _named_truths(rows: object) -> list[str]:
+    """The truths a rows fact or check names in its ``where`` and ``within.where``."""
+    wheres = [getattr(rows, "where", None)]
+    within = getattr(rows, "within", None)
+    if within is not None:
+        wheres.append(within.where)
+    return [name for where in wheres if where for name in _TRUTH_NAME.findall(where)]
+
+
+def _known(names: list[str], read: list[str], user: str) -> None:
+    unknown = [name for name in names if name not in read]
+    if unknown:
+        raise ValueError(f"{user} names truths not read before it: {', '.join(unknown)}")
+
+
 class TaskSpec(_Spec):
     """One bound task instance, judged the same way in every world (module docstring)."""
 
@@ -301,6 +405,20 @@ class TaskSpec(_Spec):
     def _open_ended_checks_nothing(self) -> TaskSpec:
         if self.open_ended and (self.checks or self.answers):
             raise ValueError("an open-ended spec checks nothing: drop its checks and answers")
+        return self
+
+    @model_validator(mode="after")
+    def _wheres_name_known_truths(self) -> TaskSpec:
+        """A ``{truth.NAME}`` names a truth read before it (for a truth) or at all (for a
+        check), so a spec cannot fail half-way through posing or judging."""
+        read: list[str] = []
+        for truth in self.truths:
+            for fact in (truth.fact, *truth.also):
+                _known(_named_truths(fact), read, f"truth {truth.name!r}")
+            read.append(truth.name)
+        for check in self.checks:
+            if isinstance(check, RowsCheck):
+                _known(_named_truths(check), read, f"check {check.name!r}")
         return self
 
     @property

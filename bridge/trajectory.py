@@ -151,7 +151,9 @@ class RunStore:
             store.repair()
             return store
         if root.exists() and any(root.iterdir()):
-            raise TrajectoryError(f"{root} is not empty and has no {_MANIFEST}; pick a new dir")
+            raise TrajectoryError(
+                f"{root} is not empty and is not a run (no {_MANIFEST}): use a new --out"
+            )
         root.mkdir(parents=True, exist_ok=True)
         write_atomic(root / _MANIFEST, manifest.model_dump_json(indent=2).encode("utf-8"))
         (root / _EPISODES).mkdir(exist_ok=True)

@@ -91,3 +91,51 @@ def test_help_and_bad_options() -> None:
     missing = runner.invoke(app, ["train", "--init", "/nonexistent/ckpt", "--out", "x"])
     flat = re.sub(r"[\s│]+", " ", missing.output)  # Rich wraps the message in a panel
     assert missing.exit_code != 0 and "does not exist" in flat
+
+
+def _fake_training(rows: int, then: BaseException | None = None) -> object:
+    """A stand-in for ``run_training`` (unit test of the command's progress and Ctrl-C):
+    reports ``rows`` iterations, then raises ``then`` or returns a report."""
+    from policies.grpo import CurveRow
+    from transfer_eval.training import TrainReport
+
+    async def fake(options: TrainOptions, on_iteration: object) -> TrainReport:
+        for i in range(1, rows + 1):
+            on_iteration(CurveRow(i, 0.5, 0.25, 0.5 if i == rows else None, 1.0, 10))  # type: ignore[operator]
+        if then is not None:
+            raise then
+        return TrainReport(split=options.split, command=options.command(),
+                           checkpoint=options.out, curve_csv=options.out / "curve.csv",
+                           curve_png=options.out / "curve.png", init_success=0.5,
+                           trained_success=0.75, gain=0.25, eval_episodes=4, improved=1,
+                           worsened=0, train_instances=8, test_instances=4, train_steps=80,
+                           eval_steps=20, train_wall_s=1.0, wall_s=2.0)  # fmt: skip
+
+    return fake
+
+
+def test_train_logs_every_iteration_off_a_terminal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("transfer_eval.commands.train.run_training", _fake_training(3))
+    out = tmp_path / "ckpt"
+    result = CliRunner().invoke(_parent(), ["train", "--iters", "3", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    log = (out / "progress.log").read_text().splitlines()
+    assert [line.split(" ", 2)[2] for line in log] == [
+        "iteration 1/3 · reward 0.50 · train 25%",
+        "iteration 2/3 · reward 0.50 · train 25%",
+        "iteration 3/3 · reward 0.50 · train 25% · held 50%",
+    ]
+    assert "+25.0" in result.output
+
+
+def test_ctrl_c_in_training_says_it_does_not_resume(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake = _fake_training(1, then=KeyboardInterrupt())
+    monkeypatch.setattr("transfer_eval.commands.train.run_training", fake)
+    result = CliRunner().invoke(_parent(), ["train", "--out", str(tmp_path / "ckpt")])
+    assert result.exit_code == 130
+    said = " ".join(result.output.split())
+    assert "stopped by Ctrl-C" in said and "training is not resumable" in said

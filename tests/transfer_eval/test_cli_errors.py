@@ -129,3 +129,43 @@ def test_the_boundary_lets_bugs_through_with_their_traceback() -> None:
         _guarded(bug, None)  # type: ignore[arg-type]
     with pytest.raises(KeyError):
         _guarded(lambda _ctx: {}["x"], None)  # type: ignore[arg-type]
+
+
+def test_a_folder_that_is_not_a_run_is_refused_before_anything_starts(tmp_path: Path) -> None:
+    out = tmp_path / "photos"
+    out.mkdir()
+    (out / "holiday.jpg").write_bytes(b"\xff\xd8")
+    args = ["sim", "run", "--task", "settings/SetWifi-v1", "--out", str(out)]
+    result = runner.invoke(mgb_app, args)
+    assert result.exit_code == 1
+    line = " ".join(_error_line(result.output).split())
+    assert str(out) in line and "not a run" in line, line
+    assert sorted(p.name for p in out.iterdir()) == ["holiday.jpg"]  # nothing written
+
+
+def _commands(app: object, *path: str) -> list[tuple[str, ...]]:
+    import typer.main
+
+    group = typer.main.get_command(app)  # type: ignore[arg-type]
+    found = []
+
+    def walk(command: object, at: tuple[str, ...]) -> None:
+        found.append(at)
+        for name, sub in getattr(command, "commands", {}).items():
+            walk(sub, (*at, name))
+
+    walk(group, path)
+    return found
+
+
+def test_every_help_page_lists_what_it_has_and_single_commands_show_no_command() -> None:
+    for path in _commands(mgb_app):
+        shown = runner.invoke(mgb_app, [*path, "--help"], env={"COLUMNS": "100"})
+        assert shown.exit_code == 0, (path, shown.output)
+        usage = shown.output.split("Usage:")[1].splitlines()[0]
+        has_subcommands = "Commands" in shown.output
+        assert ("COMMAND" in usage) == has_subcommands, (path, usage)
+    help_text = runner.invoke(transfer_eval_app, ["--help"], env={"COLUMNS": "100"}).output
+    flat = " ".join(help_text.replace("│", " ").split())
+    assert "paired, paired-all, smoke" in flat
+    assert "learned:checkpoints/trained" in flat and "…" not in help_text

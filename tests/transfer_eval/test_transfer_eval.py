@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import time
+import uuid
 from pathlib import Path
 
 import pytest
@@ -52,6 +53,8 @@ def test_report_has_the_paired_numbers_and_labels_the_virtual_phone(run_dir: Pat
     assert report["rates"]["trained/real"]["successes"] == 2
     assert report["sim_gain"] > 0.5 and report["real_gain"] > 0.5
     assert report["retention"]["value"] is not None
+    log = (run_dir / "progress.log").read_text().splitlines()  # off a terminal too
+    assert len(log) == 8 and log[-1].split(" ", 1)[1].startswith("cells 8/8 · ")
     md = (run_dir / "report.md").read_text()
     assert "VIRTUAL" in md.splitlines()[2]
     assert {p.name for p in (run_dir / "replays").iterdir()} >= {
@@ -80,16 +83,19 @@ def test_pages_load_show_numbers_and_the_slider_moves(run_dir: Path, tmp_path: P
     assert (tmp_path / "report.png").stat().st_size > 20_000
 
 
-def _adb_servers() -> set[int]:
-    """Pids of the private adb servers running now (``adb -L tcp:PORT fork-server``), which
-    daemonize out of the process group of whoever started them."""
+def _adb_servers(tag: str) -> set[int]:
+    """Pids of the private adb servers (``adb -L tcp:PORT fork-server``) started by a run
+    whose environment holds ``MGB_TEST_RUN=tag``: they daemonize out of its process group,
+    but inherit its environment (so other tests' servers, running at once, are not ours)."""
     found = set()
+    marker = f"MGB_TEST_RUN={tag}".encode()
     for entry in Path("/proc").iterdir():
         try:
             args = (entry / "cmdline").read_bytes().split(b"\0")
+            env = (entry / "environ").read_bytes().split(b"\0")
         except (OSError, ValueError):
             continue
-        if entry.name.isdigit() and b"fork-server" in args and args[0].endswith(b"adb"):
+        if b"fork-server" in args and args[0].endswith(b"adb") and marker in env:
             found.add(int(entry.name))
     return found
 
@@ -102,9 +108,10 @@ def test_resume_after_a_kill_gives_the_same_report(tmp_path: Path) -> None:
     evaluate(whole, _quiet())
     killed = tmp_path / "killed"
     command = [sys.executable, "-m", "transfer_eval", *args, "--out", str(killed)]
-    adb_before = _adb_servers()
+    tag = uuid.uuid4().hex
     child = subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL,
-                             stderr=subprocess.DEVNULL, start_new_session=True)
+                             stderr=subprocess.DEVNULL, start_new_session=True,
+                             env={**os.environ, "MGB_TEST_RUN": tag})
     deadline = time.monotonic() + 240
     results = killed / "results.jsonl"
     while time.monotonic() < deadline and child.poll() is None:
@@ -113,7 +120,7 @@ def test_resume_after_a_kill_gives_the_same_report(tmp_path: Path) -> None:
         time.sleep(0.2)  # polling for a condition with a deadline
     os.killpg(child.pid, signal.SIGKILL)
     child.wait(timeout=30)
-    for pid in _adb_servers() - adb_before:  # a SIGKILLed run cannot stop its adb server
+    for pid in _adb_servers(tag):  # a SIGKILLed run cannot stop its adb server
         os.kill(pid, signal.SIGKILL)
     finished = len(results.read_text().splitlines())
     assert 1 <= finished < 4, "the kill should land mid-run"
