@@ -17,8 +17,11 @@ $(STAMP): pyproject.toml | $(PY)
 	$(PY) -m pip install --quiet -e '.[dev]'
 	touch $@
 
+# Two workers (this machine and CI have 2 cores); a test file runs on one worker, so its
+# module-scoped simulator or virtual phone is started once. `make test WORKERS=0` runs serially.
+WORKERS ?= 2
 test: setup
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q $(if $(filter 0,$(WORKERS)),,-n $(WORKERS) --dist loadfile)
 
 demo: setup
 	$(VENV)/bin/mgb demo
