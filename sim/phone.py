@@ -5,6 +5,11 @@ business: ``os:*`` actions from the page (navigation bar, launcher, recents, sha
 keyboard, a system dialog's buttons), hardware keys, typed text, focus and scroll reports.
 It holds no instance state itself — every method takes the
 :class:`~sim.state.InstanceState` to change — so one Phone serves any number of instances.
+
+The launcher (home screen) is the OS's too: its pages turn with a horizontal swipe, a swipe
+up opens the all-apps drawer, BACK (or a swipe down at the drawer's top) closes it, HOME
+shows page 1 with the drawer closed, and launching an app closes the drawer. Its layout is
+:mod:`sim.launcher`'s.
 """
 
 from __future__ import annotations
@@ -16,9 +21,17 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from sim.app import App, AppContext, Event, EventKind
 from sim.errors import SimError
+from sim.launcher import DEFAULT_GRID, Grid, LauncherEntry, drawer_apps, launcher_entries
+from sim.launcher import page_count as launcher_page_count
 from sim.radios import set_airplane, toggle_tile
 from sim.render import TemplateRenderer
-from sim.state import AppTask, InstanceState, Route
+from sim.state import (
+    LAUNCHER_DRAWER_SCROLL,
+    LAUNCHER_SEARCH_FIELD,
+    AppTask,
+    InstanceState,
+    Route,
+)
 
 __all__ = [
     "ActionEvent",
@@ -45,7 +58,8 @@ class _PageEvent(BaseModel):
 
 
 class ActionEvent(_PageEvent):
-    """A tap (or long press, double tap) the page resolved to a ``data-action``."""
+    """A tap (or long press, double tap) the page resolved to a ``data-action``, or a swipe
+    to a ``data-swipe-<direction>``."""
 
     type: Literal["action"] = "action"
     kind: EventKind = "tap"
@@ -83,9 +97,14 @@ PageEvent = Annotated[
 
 
 class Phone:
-    """The OS around the apps; stateless, shared by every instance."""
+    """The OS around the apps; stateless, shared by every instance.
 
-    def __init__(self, apps: Iterable[App]) -> None:
+    ``launcher_grid`` is the home screen's grid (:func:`sim.launcher.grid_for_screen` of
+    the screen the pages render; the default screen's unless told).
+    """
+
+    def __init__(self, apps: Iterable[App], launcher_grid: Grid = DEFAULT_GRID) -> None:
+        self.launcher_grid = launcher_grid
         self.apps: dict[str, App] = {}
         for app in apps:
             if app.id in self.apps:
@@ -108,11 +127,16 @@ class Phone:
         """An :class:`AppContext` for ``app_id`` in ``state``."""
         return AppContext(self.app(app_id), state, self.renderer.render)
 
+    def launcher_entries(self, lang: str) -> list[LauncherEntry]:
+        """The apps the launcher shows, in installation order, labelled in ``lang``."""
+        return launcher_entries(self.apps.values(), lang)
+
     # ---- app lifecycle
     def launch(self, state: InstanceState, app_id: str) -> None:
         """Bring ``app_id`` to the front, starting it on its first screen if not running."""
         app = self.app(app_id)
         self._close_panels(state)
+        self._close_drawer(state)
         task = state.os.task(app_id)
         if task is None:
             task = AppTask(app=app_id, stack=[Route()])
@@ -138,9 +162,12 @@ class Phone:
             self.home(state)
 
     def home(self, state: InstanceState) -> None:
-        """Go to the home screen; running apps keep their back stacks."""
+        """Go to the home screen, page 1, drawer closed; running apps keep their back
+        stacks."""
         self._close_panels(state)
+        self._close_drawer(state)
         state.os.foreground = None
+        state.os.launcher.page = 0
 
     def back(self, state: InstanceState) -> None:
         """Android's back: dismiss a system dialog, close a panel, hide the keyboard, or go
@@ -152,6 +179,8 @@ class Phone:
             ui.shade_open = ui.recents_open = False
         elif ui.keyboard_visible:
             ui.keyboard_visible = False
+        elif state.os.foreground is None and state.os.launcher.drawer_open:
+            self._close_drawer(state)
         elif state.os.foreground is not None:
             ctx = self.context(state, state.os.foreground)
             if not ctx.app.on_back(ctx):
@@ -211,10 +240,45 @@ class Phone:
             "clear_notifications": lambda: state.os.notifications.clear(),
             "key": lambda: self.keyboard_key(state, args["k"]),
             "dismiss_dialog": lambda: setattr(state.os, "dialog", None),
+            "launcher_next_page": lambda: self._turn_page(state, 1),
+            "launcher_prev_page": lambda: self._turn_page(state, -1),
+            "all_apps": lambda: self._open_drawer(state),
+            "close_all_apps": lambda: self._close_drawer(state),
+            "all_apps_go": lambda: self._launch_first_match(state),
         }
         if name not in handlers:
             raise SimError(f"unknown OS action 'os:{name}'")
         handlers[name]()
+
+    # ---- the launcher
+    def _turn_page(self, state: InstanceState, step: int) -> None:
+        launcher = state.os.launcher
+        if state.os.foreground is not None or launcher.drawer_open:
+            return
+        apps = len(self.launcher_entries(state.os.lang))
+        last = launcher_page_count(apps, self.launcher_grid) - 1
+        launcher.page = min(max(launcher.page + step, 0), last)
+
+    def _open_drawer(self, state: InstanceState) -> None:
+        if state.os.foreground is None:
+            state.os.launcher.drawer_open = True
+
+    def _close_drawer(self, state: InstanceState) -> None:
+        """Close the drawer: its search text, scroll and focus go; the page under it stays."""
+        ui = state.ui
+        state.os.launcher.drawer_open = False
+        ui.fields.pop(LAUNCHER_SEARCH_FIELD, None)
+        ui.scroll = {k: v for k, v in ui.scroll.items() if not k.startswith(LAUNCHER_DRAWER_SCROLL)}
+        if ui.focus == LAUNCHER_SEARCH_FIELD:
+            ui.focus, ui.focus_submit, ui.focus_args = None, None, {}
+            ui.keyboard_visible = False
+
+    def _launch_first_match(self, state: InstanceState) -> None:
+        """Enter in the drawer's search: the first app found opens, as on Launcher3."""
+        query = state.ui.fields.get(LAUNCHER_SEARCH_FIELD, "")
+        found = drawer_apps(self.launcher_entries(state.os.lang), query)
+        if state.os.launcher.drawer_open and query.strip() and found:
+            self.launch(state, found[0].id)
 
     def _recents(self, state: InstanceState) -> None:
         opening = not state.ui.recents_open
@@ -302,7 +366,9 @@ class Phone:
         ui = state.ui
         if ui.focus is None:
             return None
-        if ui.focus_submit and state.os.foreground is not None:
+        if ui.focus_submit and ui.focus_submit.startswith("os:"):
+            self._os_action(state, ui.focus_submit[3:], dict(ui.focus_args))
+        elif ui.focus_submit and state.os.foreground is not None:
             ctx = self.context(state, state.os.foreground)
             ctx.app.handle(ctx, Event("submit", ui.focus_submit, dict(ui.focus_args)))
         else:

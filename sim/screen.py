@@ -13,13 +13,12 @@ from typing import Any
 
 from markupsafe import Markup
 
+from sim.launcher import launcher_view
 from sim.phone import Phone
 from sim.radios import QUICK_TILES, is_on
-from sim.state import InstanceState, SystemDialog
+from sim.state import LAUNCHER_DRAWER_SCROLL, LAUNCHER_SEARCH_FIELD, InstanceState, SystemDialog
 
 __all__ = ["render_screen", "system_strings"]
-
-_APP_COLORS = ("#3b7dd8", "#2e9e6a", "#d9822b", "#8e5bd0", "#d04a5b", "#2a9bb0", "#6b7a8f")
 
 _KEYBOARD_ROWS = {
     "abc": ("qwertyuiop", "asdfghjkl", "zxcvbnm"),
@@ -50,18 +49,26 @@ def _date(state: InstanceState, s: dict[str, str]) -> str:
 
 
 def _launcher(phone: Phone, state: InstanceState, s: dict[str, str]) -> str:
-    lang = state.os.lang
-    apps = [
-        {
-            "id": app.id,
-            "label": app.label(lang),
-            "icon": Markup(app.icon_svg()),
-            "color": _APP_COLORS[index % len(_APP_COLORS)],
-        }
-        for index, app in enumerate(phone.apps.values())
-        if not getattr(app, "hidden", False)
-    ]
-    values = {"apps": apps, "time": _clock(state), "date": _date(state, s)}
+    launcher, ui = state.os.launcher, state.ui
+    query = ui.fields.get(LAUNCHER_SEARCH_FIELD, "") if launcher.drawer_open else ""
+    view = launcher_view(
+        phone.launcher_entries(state.os.lang),
+        phone.launcher_grid,
+        launcher.page,
+        launcher.drawer_open,
+        query,
+    )
+    values = {
+        "v": view,
+        "s": s,
+        "time": _clock(state),
+        "date": _date(state, s),
+        "indicator": s["page_indicator"].format(page=view.page + 1, count=view.page_count),
+        "search_field": LAUNCHER_SEARCH_FIELD,
+        "search_focused": ui.focus == LAUNCHER_SEARCH_FIELD,
+        "list_key": f"{LAUNCHER_DRAWER_SCROLL}?{query}" if query else LAUNCHER_DRAWER_SCROLL,
+        "no_results": s["all_apps_no_results"].format(query=query.strip()),
+    }
     return phone.renderer.render("launcher.html", values)
 
 

@@ -23,6 +23,7 @@ from sim.app import App
 from sim.browser import launch_chromium
 from sim.errors import SimError
 from sim.instance import Instance
+from sim.launcher import grid_for_screen
 from sim.pages import PagePool, SimProfile
 from sim.phone import Phone
 from sim.state import InstanceState
@@ -83,7 +84,8 @@ class Simulator:
         tasks: TaskRegistry | None = None,
     ) -> None:
         self.config = config or SimConfig()
-        self.phone = Phone(default_apps() if apps is None else apps)
+        grid = grid_for_screen(*self.config.profile.css_size)
+        self.phone = Phone(default_apps() if apps is None else apps, launcher_grid=grid)
         self._tasks = tasks
         self.instances: dict[str, Instance] = {}
         self._ids = itertools.count(1)

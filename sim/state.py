@@ -25,11 +25,14 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 __all__ = [
     "DEFAULT_CLOCK_MS",
+    "LAUNCHER_DRAWER_SCROLL",
+    "LAUNCHER_SEARCH_FIELD",
     "SIM_UTC_OFFSET_HOURS",
     "TIME_ZONE",
     "TIME_ZONE_ABBREVIATION",
     "AppTask",
     "InstanceState",
+    "LauncherState",
     "Notification",
     "OsState",
     "Route",
@@ -122,6 +125,26 @@ def default_settings() -> dict[str, dict[str, Any]]:
     }
 
 
+class LauncherState(_State):
+    """The home screen: the workspace page shown and whether the all-apps drawer is open.
+
+    The drawer's search text is the draft of its field (``ui.fields`` under
+    :data:`LAUNCHER_SEARCH_FIELD`), so every way of typing reaches it as any other field.
+    """
+
+    page: int = Field(default=0, ge=0)
+    """The workspace page (0-based); HOME shows page 0."""
+    drawer_open: bool = False
+    """The all-apps drawer is over the workspace (which keeps its page under it)."""
+
+
+LAUNCHER_SEARCH_FIELD = "launcher.search"
+"""The field key of the drawer's search box."""
+LAUNCHER_DRAWER_SCROLL = "launcher.all_apps"
+"""The scroll key of the drawer's app list (``launcher.all_apps?<query>`` for a search's
+results: each list of results starts at its top)."""
+
+
 class OsState(_State):
     """The simulated Android around the apps: settings, tasks, clock, notifications."""
 
@@ -133,6 +156,8 @@ class OsState(_State):
     screen_on: bool = True
     dialog: SystemDialog | None = None
     """A system dialog over the screen, None almost always (see :class:`SystemDialog`)."""
+    launcher: LauncherState = Field(default_factory=LauncherState)
+    """The home screen's page and drawer (what the launcher app keeps on a phone)."""
     text_zoom: float = Field(default=1.0, gt=0)
     """Text enlargement on top of the font-size setting, as a ROM's larger default text or
     Android's Display size gives; the simulator never changes it (a virtual phone may)."""

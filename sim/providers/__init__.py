@@ -10,7 +10,7 @@ virtual phone's ``content`` command and :class:`sim.android_state.SimAndroidStat
 through this package, so they cannot disagree.
 """
 
-from sim.providers.engine import ContentResolver, Cursor, split_uri
+from sim.providers.engine import ContentResolver, Cursor, split_uri, uri_parameters
 from sim.providers.errors import ProviderError, SqlError, UnknownAuthority
 from sim.providers.table import Column, Provider, ProviderContext, ProviderTable
 from sim.providers.text import cell_text, format_value
@@ -28,4 +28,5 @@ __all__ = [
     "cell_text",
     "format_value",
     "split_uri",
+    "uri_parameters",
 ]

@@ -15,6 +15,10 @@ Errors: an SQL error is a :class:`~sim.providers.errors.SqlError` (``SQLiteExcep
 an unbound ``?`` is ``SQLiteBindOrColumnIndexOutOfRangeException``, as ``content`` has no
 selection arguments); a URI without a table is an ``IllegalArgumentException``; an unknown
 authority is :class:`~sim.providers.errors.UnknownAuthority`.
+
+A URI's query (``?caller_is_syncadapter=true&account_name=A``) never selects rows: it is
+split off (:func:`split_uri`, :func:`uri_parameters`) and handed to the table's functions
+as :attr:`~sim.providers.table.ProviderContext.params`.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import parse_qsl
 
 from sim.errors import SimError
 from sim.phone import Phone
@@ -38,7 +43,7 @@ from sim.providers.settings import settings_provider
 from sim.providers.table import Provider, ProviderContext, ProviderTable
 from sim.state import InstanceState
 
-__all__ = ["ContentResolver", "Cursor", "split_uri"]
+__all__ = ["ContentResolver", "Cursor", "split_uri", "uri_parameters"]
 
 _BIND_EXCEPTION = "android.database.sqlite.SQLiteBindOrColumnIndexOutOfRangeException"
 _PARAMETER = re.compile(r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|(\?\d*|[:@$][A-Za-z_]\w*)")
@@ -58,12 +63,29 @@ class _Target:
 
     table: ProviderTable
     filters: tuple[str, ...]
+    params: Mapping[str, str]
+
+
+def _without_query(uri: str) -> tuple[str, str]:
+    """``(uri before '?', the query)``, a ``#fragment`` dropped."""
+    rest, _, query = uri.partition("#")[0].partition("?")
+    return rest, query
 
 
 def split_uri(uri: str) -> tuple[str, list[str]]:
-    """``content://AUTHORITY/a/b`` → (AUTHORITY, [a, b]) (no check that it is a content URI)."""
-    authority, _, path = uri.removeprefix("content://").partition("/")
+    """``content://AUTHORITY/a/b?q=1`` → (AUTHORITY, [a, b]) (no check that it is a content
+    URI; the query is :func:`uri_parameters`)."""
+    authority, _, path = _without_query(uri)[0].removeprefix("content://").partition("/")
     return authority, [part for part in path.split("/") if part]
+
+
+def uri_parameters(uri: str) -> dict[str, str]:
+    """The query parameters of ``uri``, decoded: ``…?a=1&b=x%20y`` → ``{a: 1, b: x y}``
+    (a repeated name keeps its first value, as ``Uri.getQueryParameter`` does)."""
+    found: dict[str, str] = {}
+    for name, value in parse_qsl(_without_query(uri)[1], keep_blank_values=True):
+        found.setdefault(name, value)
+    return found
 
 
 def _literal(value: str, numeric: bool) -> str:
@@ -117,7 +139,7 @@ class ContentResolver:
         columns = ", ".join(projection) if projection else "*"
         sql = f"SELECT {columns} FROM {_quote(target.table.name)}"
         sql += self._where(target, where) + (f" ORDER BY {sort}" if sort else "")
-        with self._database(state, target.table) as (db, _):
+        with self._database(state, target) as (db, _):
             cursor = self._run(db, sql, where)
             names = tuple(item[0] for item in cursor.description)
             return Cursor(names, [tuple(row) for row in cursor.fetchall()])
@@ -133,7 +155,7 @@ class ContentResolver:
             raise ProviderError(f"Cannot insert into {uri}: use {whole}", UNSUPPORTED_OPERATION)
         if table.insert is None:
             raise ProviderError(table.read_only_reason, UNSUPPORTED_OPERATION)
-        return table.insert(self._context(state), _stored(table, values))
+        return table.insert(self._context(state, target), _stored(table, values))
 
     def update(
         self, state: InstanceState, uri: str, values: Mapping[str, Any], where: str | None = None
@@ -144,7 +166,7 @@ class ContentResolver:
             raise ProviderError(target.table.read_only_reason, UNSUPPORTED_OPERATION)
         rows = self._matching(state, target, where)
         if rows:
-            target.table.update(self._context(state), rows, _stored(target.table, values))
+            target.table.update(self._context(state, target), rows, _stored(target.table, values))
         return len(rows)
 
     def delete(self, state: InstanceState, uri: str, where: str | None = None) -> int:
@@ -154,12 +176,12 @@ class ContentResolver:
             raise ProviderError(target.table.read_only_reason, UNSUPPORTED_OPERATION)
         rows = self._matching(state, target, where)
         if rows:
-            target.table.delete(self._context(state), rows)
+            target.table.delete(self._context(state, target), rows)
         return len(rows)
 
     # ---- the machinery
-    def _context(self, state: InstanceState) -> ProviderContext:
-        return ProviderContext(self.phone, state)
+    def _context(self, state: InstanceState, target: _Target) -> ProviderContext:
+        return ProviderContext(self.phone, state, target.params)
 
     def _target(self, uri: str) -> _Target:
         if not uri.startswith("content://"):
@@ -183,7 +205,7 @@ class ContentResolver:
             if numeric and not rest[0].isdigit():
                 raise invalid
             filters.append(f"{_quote(table.item_column)} = {_literal(rest[0], numeric)}")
-        return _Target(table, tuple(filters))
+        return _Target(table, tuple(filters), uri_parameters(uri))
 
     @staticmethod
     def _where(target: _Target, where: str | None) -> str:
@@ -194,10 +216,12 @@ class ContentResolver:
 
     @contextmanager
     def _database(
-        self, state: InstanceState, table: ProviderTable
+        self, state: InstanceState, target: _Target
     ) -> Iterator[tuple[sqlite3.Connection, list[Mapping[str, Any]]]]:
-        """An in-memory database holding ``table``'s rows (and those rows, in order)."""
-        rows = list(table.rows(self._context(state)))
+        """An in-memory database holding the target table's rows (and those rows, in
+        order)."""
+        table = target.table
+        rows = list(table.rows(self._context(state, target)))
         with closing(sqlite3.connect(":memory:")) as db:
             for name in ("LOCALIZED", "UNICODE"):
                 db.create_collation(name, _collate)
@@ -215,7 +239,7 @@ class ContentResolver:
     ) -> list[Mapping[str, Any]]:
         """The table's rows (as its rows function gave them) that SQLite selects."""
         sql = f"SELECT rowid FROM {_quote(target.table.name)}" + self._where(target, where)
-        with self._database(state, target.table) as (db, rows):
+        with self._database(state, target) as (db, rows):
             return [rows[rowid - 1] for (rowid,) in self._run(db, sql, where).fetchall()]
 
     @staticmethod

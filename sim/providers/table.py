@@ -10,7 +10,10 @@ SQLite.
 
 URIs: ``content://AUTHORITY/TABLE`` is every row; ``…/TABLE/ITEM`` the row whose
 ``item_column`` is ITEM (``_id`` by default, digits only for an ``INTEGER`` column);
-``…/TABLE/VIEW[/ITEM]`` the rows whose column has the view's value (``data/phones``).
+``…/TABLE/VIEW[/ITEM]`` the rows whose column has the view's value (``data/phones``). A
+URI's query parameters (``…/calendars?caller_is_syncadapter=true&account_name=A``) select
+nothing: they reach the handlers as :attr:`ProviderContext.params`, for the table to honour
+(Android's providers read such flags the same way).
 """
 
 from __future__ import annotations
@@ -54,10 +57,13 @@ class Column:
 
 @dataclass(frozen=True)
 class ProviderContext:
-    """What a rows function or a write handler works on: the apps and one instance."""
+    """What a rows function or a write handler works on: the apps, one instance and the
+    query parameters of the URI it was called with."""
 
     phone: Phone
     state: InstanceState
+    params: Mapping[str, str] = field(default_factory=dict)
+    """The URI's query parameters (``?a=1&b=x`` → ``{"a": "1", "b": "x"}``), decoded."""
 
 
 Values = dict[str, Any]

@@ -197,6 +197,31 @@
   // stroke was classified by its release speed before it got here).
   const FLING_GLIDE = 1;
 
+  // A swipe that scrolls nothing belongs to the innermost view declaring swipe actions,
+  // data-swipe-left/-right/-up/-down by the finger's direction (the launcher's pages and
+  // its drawer); that view owns every swipe on it, so a direction it does not declare
+  // does nothing, as on a pager.
+  const SWIPE_ATTRS = ["swipeLeft", "swipeRight", "swipeUp", "swipeDown"];
+
+  function swipeOwner(x, y) {
+    let el = elementAt(x, y);
+    while (el && el !== document.body) {
+      if (el.dataset && SWIPE_ATTRS.some((attr) => el.dataset[attr] !== undefined)) return el;
+      el = el.parentElement;
+    }
+    return null;
+  }
+
+  async function swipeAction(x1, y1, dx, dy, vertical) {
+    const travel = vertical ? Math.abs(dy) : Math.abs(dx);
+    const owner = travel > SWIPE_MIN ? swipeOwner(x1, y1) : null;
+    const direction = vertical ? (dy < 0 ? "Up" : "Down") : (dx < 0 ? "Left" : "Right");
+    const action = owner ? owner.dataset[`swipe${direction}`] : undefined;
+    if (!action) return null;
+    await post({ type: "action", kind: "swipe", action, args: args(owner) });
+    return { hit: describe(owner), posted: true, reason: null, swiped: direction.toLowerCase() };
+  }
+
   async function swipe(x1, y1, x2, y2, opts) {
     const fling = !!(opts && opts.fling);
     const dx = x2 - x1;
@@ -206,20 +231,21 @@
     if (vertical && y1 <= STATUS_BAR && dy > SWIPE_MIN) return edge("top");
     if (vertical && shadeOpen && dy < -SWIPE_MIN) return edge("shade_up");
     if (vertical && y1 >= screenEl().clientHeight - NAV_BAR && dy < -SWIPE_MIN) return edge("bottom");
-    const el = scrollContainer(x1, y1, vertical);
-    if (!el || !vertical) {
-      await settle();
-      return { hit: describe(elementAt(x1, y1)), posted: false, reason: "nothing to scroll" };
+    const el = vertical ? scrollContainer(x1, y1, true) : null;
+    if (el) {
+      const before = el.scrollTop;
+      el.scrollTop = Math.round(before - dy * (fling ? 1 + FLING_GLIDE : 1));
+      const top = Math.round(el.scrollTop);
+      if (top !== before) {
+        await post({ type: "scrolled", key: el.dataset.scrollKey, top });
+        return { hit: describe(el), posted: true, reason: null, scrolled: top - before };
+      }
     }
-    const before = el.scrollTop;
-    el.scrollTop = Math.round(before - dy * (fling ? 1 + FLING_GLIDE : 1));
-    const top = Math.round(el.scrollTop);
-    if (top === before) {
-      await settle();
-      return { hit: describe(el), posted: false, reason: "already at the end" };
-    }
-    await post({ type: "scrolled", key: el.dataset.scrollKey, top });
-    return { hit: describe(el), posted: true, reason: null, scrolled: top - before };
+    const swiped = await swipeAction(x1, y1, dx, dy, vertical);
+    if (swiped) return swiped;
+    await settle();
+    if (el) return { hit: describe(el), posted: false, reason: "already at the end" };
+    return { hit: describe(elementAt(x1, y1)), posted: false, reason: "nothing to scroll" };
   }
 
   async function edge(which) {
@@ -262,7 +288,8 @@
       editable,
       focusable: clickable || editable,
       focused: d.focused === "true",
-      scrollable: d.scrollKey !== undefined && el.scrollHeight > el.clientHeight,
+      // data-scrollable: a pager (the launcher's workspace) that scrolls by swipe actions
+      scrollable: (d.scrollKey !== undefined && el.scrollHeight > el.clientHeight) || d.scrollable === "true",
       enabled,
       selected: d.selected === "true",
       password: d.password === "true",

@@ -20,6 +20,8 @@ from sim.providers import (
     ProviderTable,
     UnknownAuthority,
     format_value,
+    split_uri,
+    uri_parameters,
 )
 from sim.state import InstanceState
 
@@ -142,3 +144,29 @@ def test_declarations_are_checked() -> None:
         ProviderTable(name="t", columns=(Column("_id"),), rows=_rows, views={"v": ("x", "1")})
     with pytest.raises(SimError, match="authority"):
         ContentResolver(_phone(NotesApp(), type("Notes2", (NotesApp,), {"id": "notes2"})()))
+
+
+def test_uri_query_parameters_reach_the_handlers_and_select_nothing(
+    world: tuple[ContentResolver, Any],
+) -> None:
+    resolver, state = world
+    assert split_uri(f"{URI}/2?a=1&b=x%20y#top") == ("com.example.notes", ["notes", "2"])
+    assert uri_parameters(f"{URI}?a=1&b=x%20y&a=2&flag=") == {"a": "1", "b": "x y", "flag": ""}
+    assert uri_parameters(URI) == {}
+    seen: list[dict[str, str]] = []
+
+    def insert(ctx: ProviderContext, values: dict[str, Any]) -> int:
+        seen.append(dict(ctx.params))
+        return 1
+
+    def rows(ctx: ProviderContext) -> list[Mapping[str, Any]]:
+        return [{"_id": 1, "caller": ctx.params.get("caller", "")}]
+
+    table = ProviderTable(name="t", columns=(Column("_id", "INTEGER"), Column("caller")),
+                          rows=rows, insert=insert)  # fmt: skip
+    resolver.providers["p"] = Provider("p", (table,))
+    resolver.insert(state, "content://p/t?caller_is_syncadapter=true&account_name=A", {"x": 1})
+    assert seen == [{"caller_is_syncadapter": "true", "account_name": "A"}]
+    assert resolver.query(state, "content://p/t/1?caller=me", ["caller"]).rows == [("me",)]
+    ids = [row[0] for row in resolver.query(state, f"{URI}?limit=1", ["_id"], sort="_id").rows]
+    assert ids == [1, 2, 3]  # parameters never filter rows by themselves
