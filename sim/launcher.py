@@ -19,14 +19,11 @@ from __future__ import annotations
 
 import math
 import re
-import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
-
-from pypinyin import lazy_pinyin
 
 from sim.app import App
+from sim.collation import fold, is_han, letter_order, pinyin_matches, syllables
 
 __all__ = [
     "APP_COLORS",
@@ -149,27 +146,13 @@ def page_of(entries: Sequence[LauncherEntry], grid: Grid, app_id: str) -> int:
 
 def _fold(text: str) -> str:
     """Case- and accent-free, single-spaced."""
-    decomposed = unicodedata.normalize("NFKD", text.casefold())
-    plain = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
-    return " ".join(plain.split())
-
-
-def _is_han(ch: str) -> bool:
-    return "\u3400" <= ch <= "\u9fff" or "\uf900" <= ch <= "\ufaff"
-
-
-@lru_cache(maxsize=4096)
-def _syllables(label: str) -> tuple[str, ...]:
-    """Pinyin of each Han character (phrase readings: 音乐 is yin yue), other runs folded."""
-    return tuple(part for part in (_fold(p) for p in lazy_pinyin(label)) if part)
+    return " ".join(fold(text).split())
 
 
 def collation_key(label: str) -> tuple[int, str, str]:
     """The drawer's order: labels starting with a letter A–Z (Chinese by pinyin among
-    Latin), then the rest; ties by the label itself."""
-    latin = " ".join(_syllables(label))
-    starts_with_letter = latin[:1].isascii() and latin[:1].isalpha()
-    return (0 if starts_with_letter else 1, latin, label)
+    Latin), then the rest; ties by the label itself (:func:`sim.collation.letter_order`)."""
+    return letter_order(" ".join(syllables(label)), label)
 
 
 def _words(name: str) -> list[str]:
@@ -182,7 +165,7 @@ def _words(name: str) -> list[str]:
 def _name_matches(name: str, query: str) -> bool:
     """A Chinese query anywhere in the name; any other from the start of a word of it,
     spaces between its words or not (``answer sh``, ``answersh``, ``sheet``)."""
-    if any(map(_is_han, query)):
+    if any(map(is_han, query)):
         return query in _fold(name)
     words = _words(name)
     compact = query.replace(" ", "")
@@ -192,18 +175,6 @@ def _name_matches(name: str, query: str) -> bool:
     )
 
 
-def _pinyin_matches(label: str, query: str) -> bool:
-    """A Chinese label's pinyin from any syllable, or its initials (``shezhi``, ``zhi``,
-    ``sz`` → 设置)."""
-    compact = query.replace(" ", "")
-    if not (compact.isascii() and compact.isalpha()) or not any(map(_is_han, label)):
-        return False
-    syllables = _syllables(label)
-    if "".join(s[0] for s in syllables).startswith(compact):
-        return True
-    return any("".join(syllables[i:]).startswith(compact) for i in range(len(syllables)))
-
-
 def matches(entry: LauncherEntry, query: str) -> bool:
     """Whether the drawer's search for ``query`` finds ``entry``: by its label (a Chinese
     one by pinyin too) or by an alias; an empty query finds everything."""
@@ -211,7 +182,9 @@ def matches(entry: LauncherEntry, query: str) -> bool:
     if not folded:
         return True
     names = (entry.label, *entry.aliases)
-    return any(_name_matches(n, folded) for n in names) or _pinyin_matches(entry.label, folded)
+    return any(_name_matches(n, folded) for n in names) or pinyin_matches(
+        entry.label, folded.replace(" ", "")
+    )
 
 
 def drawer_apps(entries: Iterable[LauncherEntry], query: str = "") -> list[LauncherEntry]:

@@ -18,13 +18,11 @@ sort by pinyin among the Latin ones, the index letters run A–Z and then ``#``.
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from typing import Any
 
-from pypinyin import lazy_pinyin
-
+from sim.collation import fold, is_han, letter_order, pinyin_matches, syllables
 from sim.errors import SimError
 
 __all__ = [
@@ -188,33 +186,20 @@ def find_by_name(contacts: Iterable[Mapping[str, Any]], name: str) -> Mapping[st
     for contact in candidates:
         if contact["name"] == wanted:
             return contact
-    folded = _fold(wanted)
-    return next((c for c in candidates if _fold(c["name"]) == folded), None)
+    folded = fold(wanted)
+    return next((c for c in candidates if fold(c["name"]) == folded), None)
 
 
 # ---- names: transliteration, sorting, grouping
 
 
-def _fold(text: str) -> str:
-    """Casefold and drop accents (``García`` → ``garcia``)."""
-    decomposed = unicodedata.normalize("NFKD", text.casefold())
-    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
-
-
-def _is_han(ch: str) -> bool:
-    return "\u3400" <= ch <= "\u9fff" or "\uf900" <= ch <= "\ufaff"
-
-
 @lru_cache(maxsize=8192)
 def _syllables(name: str) -> tuple[str, ...]:
-    """Pinyin of each Han character, other runs folded; the surname gets its name reading.
-
-    Cached: every render of the list sorts every name, and pinyin lookup dominates.
-    """
-    parts = [_fold(part).strip() for part in lazy_pinyin(name)]
-    if name[:1] in _SURNAME_READINGS:
+    """The name's pinyin (:func:`sim.collation.syllables`), its surname read as in names."""
+    parts = list(syllables(name))
+    if parts and name[:1] in _SURNAME_READINGS:
         parts[0] = _SURNAME_READINGS[name[0]]
-    return tuple(part for part in parts if part)
+    return tuple(parts)
 
 
 def transliterate(name: str) -> str:
@@ -231,9 +216,7 @@ def index_letter(name: str) -> str:
 
 def sort_key(name: str) -> tuple[int, str, str]:
     """Android's order: letters A–Z (Chinese by pinyin among Latin), then ``#``."""
-    letter = index_letter(name)
-    bucket = 26 if letter == "#" else ord(letter) - ord("A")
-    return (bucket, transliterate(name), name)
+    return letter_order(transliterate(name), name)
 
 
 def sort_contacts(contacts: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
@@ -261,19 +244,9 @@ def _digits(text: str) -> str:
     return re.sub(r"\D", "", text)
 
 
-def _pinyin_match(name: str, query: str) -> bool:
-    """Full pinyin from any syllable (``wei``, ``zhangwei``) or initials (``zw``)."""
-    if not query.isascii() or not query.isalpha() or not any(map(_is_han, name)):
-        return False
-    syllables = _syllables(name)
-    if "".join(s[0] for s in syllables).startswith(query):
-        return True
-    return any("".join(syllables[i:]).startswith(query) for i in range(len(syllables)))
-
-
 def _name_match(name: str, query: str) -> bool:
     """Chinese: any substring (``移动``); otherwise a word prefix (``smi`` in ``Bob Smith``)."""
-    if any(map(_is_han, query)):
+    if any(map(is_han, query)):
         return query in name
     starts = (i for i in range(len(name)) if i == 0 or not name[i - 1].isalnum())
     return any(name.startswith(query, i) for i in starts)
@@ -287,14 +260,14 @@ def matches(contact: Mapping[str, Any], query: str) -> bool:
     same way (``acme``), or a run of a phone number's digits (``138 0013`` → ``+86 138 0013
     8000``).
     """
-    folded = _fold(query.strip())
+    folded = fold(query.strip())
     if not folded:
         return True
-    if _name_match(_fold(contact["name"]), folded):
+    if _name_match(fold(contact["name"]), folded):
         return True
-    if contact.get("company") and _name_match(_fold(contact["company"]), folded):
+    if contact.get("company") and _name_match(fold(contact["company"]), folded):
         return True
-    if _pinyin_match(contact["name"], folded.replace(" ", "")):
+    if pinyin_matches(contact["name"], folded.replace(" ", ""), _syllables(contact["name"])):
         return True
     digits = _digits(folded)
     if digits and _NUMBER_QUERY_RE.fullmatch(folded):
