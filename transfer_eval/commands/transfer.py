@@ -70,41 +70,35 @@ def transfer_eval_command(
 
     if resume is not None:
         config = _resumed(ctx, resume)
+    else:
         try:
-            evaluate(config, console)
-        except (BridgeError, ValueError) as exc:
-            raise fail(str(exc)) from exc
-        except KeyboardInterrupt:
-            raise interrupted(f"what finished is kept: transfer-eval --resume {resume}") from None
-        return
-    run_dir = out
-    try:
-        gap = VirtualGap(
-            popup_rate=popup_rate,
-            animation_ms=animation_ms,
-            latency_ms=latency_ms,
-            font_scale=font_scale,
-        )
-        config = PairedConfig(
-            device=device,
-            base=base,
-            trained=trained,
-            suite=suite,
-            repeats=repeats,
-            out=run_dir,
-            adb_port=adb_port,
-            gap=gap,
-            guard=guard,
-            allow=allow or [],
-        )
-    except ValidationError as exc:
-        raise fail(option_error(exc)) from exc
+            gap = VirtualGap(
+                popup_rate=popup_rate,
+                animation_ms=animation_ms,
+                latency_ms=latency_ms,
+                font_scale=font_scale,
+            )
+            config = PairedConfig(
+                device=device,
+                base=base,
+                trained=trained,
+                suite=suite,
+                repeats=repeats,
+                out=out,
+                adb_port=adb_port,
+                gap=gap,
+                guard=guard,
+                allow=allow or [],
+            )
+        except ValidationError as exc:
+            raise fail(option_error(exc)) from exc
     try:
         evaluate(config, console)
     except (BridgeError, ValueError) as exc:
         raise fail(str(exc)) from exc
     except KeyboardInterrupt:
-        raise interrupted(f"what finished is kept: transfer-eval --resume {run_dir}") from None
+        hint = f"what finished is kept: transfer-eval --resume {config.out}"
+        raise interrupted(hint) from None
 
 
 _GAP_OPTIONS = ("popup_rate", "animation_ms", "latency_ms", "font_scale")
