@@ -19,6 +19,7 @@ from importlib import resources
 from pydantic import BaseModel, ConfigDict, Field
 
 from bridge.android_state import NAMESPACES, AndroidState, Row
+from bridge.spec_rows import read_rows
 from bridge.taskspec import RowsSelector, TaskSpec
 
 __all__ = ["ObservedState", "observe", "row_digest", "side_effects", "volatile_settings"]
@@ -52,7 +53,7 @@ def row_digest(row: Row) -> str:
 
 
 async def _ids(state: AndroidState, selector: RowsSelector) -> list[str]:
-    rows = await state.query(selector.uri, ["_id"], selector.where)
+    rows = await read_rows(state, selector.uri, ["_id"], selector.where, selector.within, {})
     return sorted(str(row["_id"]) for row in rows)
 
 

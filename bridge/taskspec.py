@@ -337,10 +337,12 @@ class AnswerRule(_Spec):
 
 
 class RowsSelector(_Spec):
-    """Rows of ``uri`` matching ``where`` (all rows when None)."""
+    """Rows of ``uri`` matching ``where`` (all rows when None), related to another table's
+    rows by ``within`` (the reminders of the event titled X); names no truths."""
 
     uri: str
     where: str | None = None
+    within: RowsIn | None = None
 
 
 class WatchedRows(_Spec):
@@ -419,6 +421,8 @@ class TaskSpec(_Spec):
         for check in self.checks:
             if isinstance(check, RowsCheck):
                 _known(_named_truths(check), read, f"check {check.name!r}")
+        for selector in self.expected.rows:  # read before and after, without truths
+            _known(_named_truths(selector), [], f"expected rows of {selector.uri}")
         return self
 
     @property

@@ -33,6 +33,8 @@ from functools import cache
 from importlib import resources
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
+
 from bridge.app_catalog import AOSP, AppIdentity, app_catalog
 from sim.errors import SimError
 from sim.state import InstanceState, Notification, OsState, Route
@@ -40,7 +42,16 @@ from sim.state import InstanceState, Notification, OsState, Route
 if TYPE_CHECKING:
     from sim.providers.table import Provider
 
-__all__ = ["App", "AppContext", "Event", "EventKind", "Handler", "on"]
+__all__ = [
+    "App",
+    "AppContext",
+    "Event",
+    "EventKind",
+    "GalleryAction",
+    "GalleryScreen",
+    "Handler",
+    "on",
+]
 
 EventKind = Literal["tap", "long_press", "double_tap", "swipe", "submit"]
 Handler = Callable[["App", "AppContext", "Event"], None]
@@ -91,6 +102,40 @@ def _strings(package: str, app_id: str, lang: str) -> Mapping[str, str]:
     strings = dict(table.get(lang) or table.get("en", {}))
     strings["app_name"] = app_catalog().get(app_id).name(lang)
     return strings
+
+
+class GalleryAction(BaseModel):
+    """One action of the app dispatched to its handler, as a tap on the element that
+    carries it would (``data-action`` and its ``data-arg-*``)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    action: str = Field(min_length=1)
+    args: dict[str, str] = Field(default_factory=dict)
+
+
+class GalleryScreen(BaseModel):
+    """A recipe for one screen of an app to show in the gallery (:mod:`sim.gallery`).
+
+    The app is launched, ``path`` with ``params`` is pushed (unless it is ``/``, the
+    first screen), ``overlay`` and then ``localized[lang]`` are merged into the app's runtime
+    overlay, ``fields`` into the drafts, then ``actions`` run through the app's own handlers,
+    so a dialog or an editor opens exactly as a tap opens it.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]*$")
+    """A short id, unique within the app (file names of the screenshots)."""
+    title: str = Field(min_length=1)
+    """What a person calls the screen, in English (the gallery's caption)."""
+    path: str = "/"
+    params: dict[str, JsonValue] = Field(default_factory=dict)
+    overlay: dict[str, JsonValue] = Field(default_factory=dict)
+    localized: dict[str, dict[str, JsonValue]] = Field(default_factory=dict)
+    """Overlay values per language: data a task would pose in its own (a question)."""
+    fields: dict[str, str] = Field(default_factory=dict)
+    actions: tuple[GalleryAction, ...] = ()
 
 
 class App:
@@ -171,6 +216,11 @@ class App:
     def activity_for(self, route: Route) -> str:
         """The Android activity reported for ``route`` (``dumpsys``-style, short form)."""
         return self.activity
+
+    def gallery_screens(self) -> tuple[GalleryScreen, ...]:
+        """The screens a person wants to see of this app (:mod:`sim.gallery` renders them in
+        every language); by default its first screen."""
+        return (GalleryScreen(name="main", title=self.identity.name("en")),)
 
     def providers(self) -> tuple[Provider, ...]:
         """The content providers this app has on Android (:mod:`sim.providers`), its data

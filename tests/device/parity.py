@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from datetime import date, datetime, timedelta
 from typing import Any
 
 from bridge.android_state import AndroidState
@@ -149,6 +150,28 @@ def _full_width(text: str) -> str:
     return "".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else c for c in text)
 
 
+def _time_forms(text: str) -> tuple[list[Any], list[Any]]:
+    """A clock time (``HH:MM``) as people write it, and times one hour or 15 minutes off."""
+    moment = datetime.strptime(text, "%H:%M")
+    hour, minute = moment.hour, moment.minute
+    twelve, half = (hour % 12) or 12, ("pm", "下午") if hour >= 12 else ("am", "上午")
+    right = [text, f"{hour}:{minute:02d}", f"{twelve}:{minute:02d} {half[0].upper()}",
+             f"{half[1]}{twelve}点{minute:02d}分", _full_width(text)]  # fmt: skip
+    hour_off = (moment + timedelta(hours=1)).strftime("%H:%M")
+    wrong = [hour_off, (moment + timedelta(minutes=15)).strftime("%H:%M"), ""]
+    return right, wrong
+
+
+def _date_forms(text: str) -> tuple[list[Any], list[Any]]:
+    """A date (ISO) as people write it, and the days around it."""
+    day = date.fromisoformat(text)
+    month = day.strftime("%B")
+    right = [text, f"{month} {day.day}, {day.year}", f"{day.year}年{day.month}月{day.day}日",
+             f"{day.month}/{day.day}/{day.year}", f"{day.day} {month[:3]} {day.year}"]  # fmt: skip
+    wrong = [(day + timedelta(days=1)).isoformat(), (day - timedelta(days=7)).isoformat(), ""]
+    return right, wrong
+
+
 def answer_forms(match: str, truth: Any) -> tuple[list[Any], list[Any]]:
     """(answers that must match, answers that must not) for a truth, as models write them."""
     text = str(truth)
@@ -167,6 +190,10 @@ def answer_forms(match: str, truth: Any) -> tuple[list[Any], list[Any]]:
         return right, wrong
     if match == "version":
         return [text, f"Android {text}", f"{text}.0"], [str(int(text.split(".")[0]) + 1), "x"]
+    if match == "time":
+        return _time_forms(text)
+    if match == "date":
+        return _date_forms(text)
     right = [text, text.upper(), text.lower(), _full_width(text), f"  {text} "]
     wrong = [text[:-1] if len(text) > 1 else text + "x", f"{text} 2", ""]
     return right, wrong

@@ -122,8 +122,8 @@ def test_catalog_covers_levels_and_kinds() -> None:
     assert len(templates) >= 26
     assert len(TEMPLATE_IDS) == len(set(TEMPLATE_IDS)) == len(templates)
     for template in templates:
-        assert re.fullmatch(r"(settings|contacts)/[A-Z][A-Za-z]+-v\d+", template.id)
-        assert set(template.apps) <= {"settings", "contacts"}
+        assert re.fullmatch(r"(settings|contacts|calendar)/[A-Z][A-Za-z]+-v\d+", template.id)
+        assert set(template.apps) <= {"settings", "contacts", "calendar"}
         assert template.__doc__, f"{template.id} needs a docstring saying what it asks"
     levels = Counter(t.level for t in templates)
     kinds = Counter(t.kind for t in templates)

@@ -31,6 +31,16 @@ from bridge.schema import EpisodeRecord, TaskInstance
 from policies.scripted import PlanPolicy
 from sim.apps.settings import model
 from sim.simulator import Simulator
+from sim.tasks.calendar_query_tasks import PROJECTS, search_event, simulated_date
+from sim.tasks.calendar_tasks import (
+    WEEK,
+    later,
+    new_event_plan,
+    open_day,
+    open_event,
+    reminder_text,
+    set_time,
+)
 from sim.tasks.contacts_tasks import editor_plan, named, open_contact, single_phone
 from sim.tasks.registry import default_registry
 from sim.tasks.settings_tasks import pick_radio, settings_plan, settings_text, timeout_text
@@ -102,6 +112,25 @@ def _other_number(p: P, world: World) -> str:
 
 def _other_name(p: P, world: World) -> str:
     return next(c["name"] for c in named(world) if c["name"] != p["name"])
+
+
+_CAL_SAVE = TapStep(on=Selector(resource_id="action_done"))
+_CAL_DELETE = [
+    TapStep(on=Selector(resource_id="info_action_delete")),
+    TapStep(on=Selector(resource_id="button1")),
+]
+_CAL_EDIT = TapStep(on=Selector(resource_id="info_action_edit"))
+
+
+def _new_event(p: P, lang: str, end: str | None = None) -> Plan:
+    """The editor on the task's new event, its end ``end`` (default: the task's)."""
+    return new_event_plan(p["days"], p["title"], lang, p["start"], end or p["end"])
+
+
+def _other_seeded(p: P, *, editable: bool = False) -> dict[str, Any]:
+    """Another event of the seeded week (one without reminders when ``editable``)."""
+    pool = [e for e in WEEK if e.title != p["target"] and not (editable and e.reminders)]
+    return pool[0].model_dump()
 
 
 WRONG: dict[str, WrongPlan] = {
@@ -204,6 +233,74 @@ WRONG: dict[str, WrongPlan] = {
         _BACK,
         *settings_plan("sound_settings", "zen_mode"),
         _FINISH,
+    ],
+    # calendar: half an hour off, a timed event, the next reminder, another place or event
+    "calendar/CreateEvent-v1": lambda p, lang, w: [
+        *_new_event(p, lang, end=later(p["end"], 30)),
+        _CAL_SAVE,
+        _FINISH,
+    ],
+    "calendar/CreateAllDayEvent-v1": lambda p, lang, w: [
+        *new_event_plan(p["days"], p["title"], lang, None, None),  # left a timed event
+        _CAL_SAVE,
+        _FINISH,
+    ],
+    "calendar/CreateEventWithReminder-v1": lambda p, lang, w: [
+        *_new_event(p, lang),
+        TapStep(on=Selector(resource_id="reminder")),
+        pick_radio(reminder_text(_other((5, 15, 30, 60, 1440), p["reminder"]), lang)),
+        _CAL_SAVE,
+        _FINISH,
+    ],
+    "calendar/CreateEventWithLocation-v1": lambda p, lang, w: [
+        *_new_event(p, lang),
+        TypeStep(text=p["place"], into=Selector(resource_id="description")),
+        _CAL_SAVE,
+        _FINISH,
+    ],
+    "calendar/DeleteEvent-v1": lambda p, lang, w: [
+        *open_event(_other_seeded(p, editable=True)["title"]),
+        *_CAL_DELETE,
+        _FINISH,
+    ],
+    "calendar/RescheduleEvent-v1": lambda p, lang, w: [
+        *open_event(p["target"]),
+        _CAL_EDIT,
+        *set_time("start", later(p["start"], 60)),
+        _CAL_SAVE,
+        _FINISH,
+    ],
+    "calendar/EditEventLocation-v1": lambda p, lang, w: [
+        *open_event(p["target"]),
+        _CAL_EDIT,
+        TypeStep(text=p["place"], into=Selector(resource_id="description")),
+        _CAL_SAVE,
+        _FINISH,
+    ],
+    "calendar/QueryEventDate-v1": lambda p, lang, w: [
+        *search_event(p["target"]),
+        AnswerStep(fields={"date": simulated_date(p["event"]["days"] + 1)}),
+    ],
+    "calendar/QueryEventTime-v1": lambda p, lang, w: [
+        *open_event(p["target"]),
+        AnswerStep(fields={"time": p["event"]["end"]}),
+    ],
+    "calendar/QueryEventLocation-v1": lambda p, lang, w: [
+        *open_event(p["target"]),
+        AnswerStep(fields={"location": _other_seeded(p)["location"]}),
+    ],
+    "calendar/QueryFirstProjectEvent-v1": lambda p, lang, w: [
+        *open_day(p["days"], lang),  # the project's first event of the week, not of that day
+        AnswerStep(fields={"title": PROJECTS[p["project"]][3], "time": "08:00"}),
+    ],
+    "calendar/DeleteProjectEvents-v1": lambda p, lang, w: [
+        *search_event(p["project"]),
+        *[
+            step
+            for title in PROJECTS[p["project"]][: p["count"] - 1]  # one left behind
+            for step in (TapStep(on=Selector(resource_id="title", text=title)), *_CAL_DELETE)
+        ],
+        AnswerStep(fields={"count": p["count"]}),
     ],
     # contacts: a wrong digit, swapped fields, the default label, the wrong contact
     "contacts/CreateContact-v1": lambda p, lang, w: [

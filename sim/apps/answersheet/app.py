@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from sim.app import App, AppContext, Event, on
+from sim.app import App, AppContext, Event, GalleryScreen, on
 from sim.state import Route
 
 __all__ = ["AnswerSheetApp", "pose_questions"]
@@ -101,6 +101,40 @@ class AnswerSheetApp(App):
         for name, value in (ctx.data.get("answers") or {}).items():
             ctx.set_field(_PREFIX + name, str(value))
         ctx.data["submitted"] = False
+
+    def gallery_screens(self) -> tuple[GalleryScreen, ...]:
+        """The empty sheet, a sheet posing one field of every kind (in each language, as a
+        task poses it), and that sheet answered."""
+        words = {
+            "en": (
+                "What is Zhang Wei's work phone, when does the next team meeting start, how "
+                "many events are on May 18, and is Wi-Fi on?",
+                ("Work phone", "Date", "Start time", "Events on May 18", "Wi-Fi", "Yes", "No"),
+            ),
+            "zh": (
+                "张伟的工作电话是多少？下一次团队周会哪天几点开始？"
+                "5月18日有几个日程？WLAN 是否已开启？",
+                ("工作电话", "日期", "开始时间", "5月18日的日程数", "WLAN", "是", "否"),
+            ),
+        }
+        posed: dict[str, dict[str, Any]] = {}
+        answered: dict[str, dict[str, Any]] = {}
+        for lang, (question, (phone, day, start, count, wifi, yes, no)) in words.items():
+            kinds = (("phone", "text", phone), ("date", "date", day), ("time", "time", start))
+            fields: list[dict[str, Any]] = [
+                {"name": name, "kind": kind, "label": label} for name, kind, label in kinds
+            ]
+            fields.append({"name": "count", "kind": "number", "label": count})
+            fields.append({"name": "wifi", "kind": "choice", "label": wifi, "choices": [yes, no]})
+            pose_questions(posed.setdefault(lang, {}), question, fields)
+            answers: dict[str, Any] = {"phone": "010-6552 3344", "date": "2026-05-19"}
+            answers.update(time="10:00", count=3, wifi=yes)
+            answered[lang] = {**posed[lang], "submitted": True, "answers": answers}
+        return (
+            GalleryScreen(name="empty", title="Empty sheet"),
+            GalleryScreen(name="sheet", title="Answer sheet", localized=posed),
+            GalleryScreen(name="submitted", title="Submitted answers", localized=answered),
+        )
 
     def activity_for(self, route: Route) -> str:
         """A single activity."""

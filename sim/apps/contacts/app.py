@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from sim.app import App, AppContext, Event, on
+from sim.app import App, AppContext, Event, GalleryAction, GalleryScreen, on
 from sim.apps.contacts import editor, screens
 from sim.apps.contacts.model import (
     delete_contact,
@@ -59,6 +59,28 @@ class ContactsApp(App):
         return (contacts_provider(),)
 
     # ---- screens
+    def gallery_screens(self) -> tuple[GalleryScreen, ...]:
+        """The list, a full contact card, its editor and the delete confirmation."""
+        card = {"id": "c013"}  # two phones, an email, a company and a title
+        return (
+            GalleryScreen(name="list", title="Contact list"),
+            GalleryScreen(name="card", title="Contact card", path="/contact", params=card),
+            GalleryScreen(
+                name="editor",
+                title="Contact editor",
+                path="/contact",
+                params=card,
+                actions=(GalleryAction(action="edit", args=card),),
+            ),
+            GalleryScreen(
+                name="delete-dialog",
+                title="Delete confirmation",
+                path="/contact",
+                params=card,
+                actions=(GalleryAction(action="delete", args=card),),
+            ),
+        )
+
     def activity_for(self, route: Route) -> str:
         """AOSP Contacts' activity for each route."""
         return self.ACTIVITIES.get(route.path, self.activity)

@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from sim import radios
-from sim.app import App, AppContext, Event, on
+from sim.app import App, AppContext, Event, GalleryAction, GalleryScreen, on
 from sim.apps.settings import model
 from sim.apps.settings.pages import (
     DEVICE_NAME_FIELD,
@@ -83,6 +83,28 @@ class SettingsApp(App):
         if read_overlay(ctx).get("dialog") == "rename":
             html += ctx.render("rename_dialog.html", **dialog_values(ctx))
         return html
+
+    def gallery_screens(self) -> tuple[GalleryScreen, ...]:
+        """The main list, the radio, display, sound, language and about pages, and the
+        device-name dialog (keyboard up)."""
+        pages = (
+            ("wifi", "Wi-Fi"),
+            ("bluetooth", "Bluetooth"),
+            ("display", "Display"),
+            ("sound", "Sound"),
+            ("language", "Languages"),
+            ("about", "About phone"),
+        )
+        return (
+            GalleryScreen(name="main", title="Settings"),
+            *(GalleryScreen(name=name, title=title, path=f"/{name}") for name, title in pages),
+            GalleryScreen(
+                name="rename-dialog",
+                title="Device name dialog",
+                path="/about",
+                actions=(GalleryAction(action="rename"),),
+            ),
+        )
 
     def activity_for(self, route: Route) -> str:
         """``.Settings`` for the main list, the AOSP-style fragment name for sub-pages."""
