@@ -119,6 +119,11 @@ class AndroidState(Protocol):
         """The phone's clock: (epoch milliseconds, time-zone id such as ``Asia/Shanghai``)."""
         ...
 
+    async def next_alarm(self) -> int | None:
+        """The next alarm clock as epoch milliseconds (None: no alarm is set to ring), as
+        ``dumpsys alarm`` reports it under ``Next alarm clock information:``."""
+        ...
+
     async def start_app(self, package: str) -> None:
         """Start an app's launcher activity (``am start`` / ``monkey -p``)."""
         ...

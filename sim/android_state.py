@@ -10,7 +10,9 @@ simulator directly reads what it would read through the virtual phone's adb.
   value printed by :func:`sim.providers.format_value` (None for NULL);
 * properties — :func:`sim.device_props.system_properties` of a :class:`DeviceIdentity`;
 * radios — :func:`sim.radios.connected_ssid`, :func:`sim.radios.paired_devices`;
-* clock — ``state.os.clock_ms`` in :data:`sim.state.TIME_ZONE`.
+* clock — ``state.os.clock_ms`` in :data:`sim.state.TIME_ZONE`;
+* next alarm — :func:`sim.apps.clock.alarms.next_alarm_ms` over the Clock app's alarms
+  (:func:`next_alarm_clock`, which the virtual phone's ``dumpsys alarm`` prints).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TypeVar
 
 from bridge.android_state import BindValue, Namespace, Row, StateUnavailable
+from sim.apps.clock.alarms import alarm_rows, next_alarm_ms
 from sim.device_props import DEFAULT_DENSITY_DPI, DeviceIdentity, system_properties
 from sim.observe import foreground_of
 from sim.phone import Phone
@@ -27,9 +30,20 @@ from sim.radios import connected_ssid, paired_devices, settings_world
 from sim.settings_store import apply_setting, get_setting, list_settings
 from sim.state import TIME_ZONE, InstanceState
 
-__all__ = ["SimAndroidState"]
+__all__ = ["SimAndroidState", "next_alarm_clock"]
 
 T = TypeVar("T")
+
+
+def next_alarm_clock(phone: Phone, state: InstanceState) -> int | None:
+    """Epoch ms of the soonest ring among the Clock app's enabled alarms after the
+    instance's clock (repeat days honoured), None when none is on or no Clock is installed:
+    what AlarmManager holds as the next alarm clock."""
+    app = phone.apps.get("clock")
+    if app is None:
+        return None
+    alarms = alarm_rows(app.world, state.apps.get(app.id) or {})
+    return next_alarm_ms(alarms, state.os.clock_ms, TIME_ZONE)
 
 
 class SimAndroidState:
@@ -134,6 +148,10 @@ class SimAndroidState:
     async def now(self) -> tuple[int, str]:
         """(``state.os.clock_ms``, :data:`sim.state.TIME_ZONE`)."""
         return self.state.os.clock_ms, TIME_ZONE
+
+    async def next_alarm(self) -> int | None:
+        """The Clock app's next ring (:func:`next_alarm_clock`)."""
+        return next_alarm_clock(self.phone, self.state)
 
     # ---- apps
     async def start_app(self, package: str) -> None:

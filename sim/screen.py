@@ -75,7 +75,7 @@ def _launcher(phone: Phone, state: InstanceState, s: dict[str, str]) -> str:
 def _recents(phone: Phone, state: InstanceState, s: dict[str, str]) -> str:
     lang = state.os.lang
     cards = [
-        {"id": task.app, "label": phone.app(task.app).label(lang), "subtitle": task.stack[-1].path}
+        {"id": task.app, "label": phone.app(task.app).label(lang)}
         for task in reversed(state.os.tasks)
     ]
     return phone.renderer.render("recents.html", {"cards": cards, "s": s})

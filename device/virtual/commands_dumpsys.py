@@ -9,12 +9,14 @@
   (``mWakefulness``, ``mHoldingDisplaySuspendBlocker``), ``input_method`` (``mInputShown``),
   ``SurfaceFlinger --display-id``, ``battery``, ``package PKG``.
 * ``bluetooth_manager``: the status and bonded devices (see :mod:`.commands_radios`).
+* ``alarm``: the next alarm clock and its pending alarm (see :mod:`.commands_alarm`).
 """
 
 from __future__ import annotations
 
 import zlib
 
+from device.virtual.commands_alarm import dumpsys_alarm
 from device.virtual.commands_radios import dumpsys_bluetooth
 from device.virtual.commands_system import DEFAULT_IME, pid_of
 from device.virtual.packages import component, lookup, short_component
@@ -239,6 +241,8 @@ async def dumpsys(ctx: CommandContext) -> int:
         await _package_section(ctx, rest[-1])
     elif service == "bluetooth_manager":
         await dumpsys_bluetooth(ctx)
+    elif service == "alarm":
+        await dumpsys_alarm(ctx)
     elif service == "SurfaceFlinger" and "--display-id" in rest:
         await ctx.println(
             'Display 0 (HWC display 0): port=0 pnpId=QCM displayName="Built-in Screen"'

@@ -1,4 +1,5 @@
-"""``mgb sim``: serve the simulator, list its tasks, run episodes, benchmark it."""
+"""``mgb sim``: serve the simulator, list its tasks, run episodes, benchmark it, and shoot
+and check the gallery of its apps' screens."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from rich.table import Table
 
 from policies.registry import PolicySpecError
 from sim.bench import run_bench
+from sim.gallery import LOCALES, SYSTEM, GalleryReport, run_gallery
 from sim.server import is_loopback
 from sim.simulator import SimConfig, Simulator, default_apps
 from sim.tasks.registry import UnknownTask, default_registry
@@ -33,7 +35,7 @@ __all__ = ["sim_app"]
 
 
 sim_app = typer.Typer(
-    help="The simulator: serve it, list tasks, run episodes, benchmark.",
+    help="The simulator: serve it, list tasks, run episodes, benchmark, check its apps' gallery.",
     no_args_is_help=True,
     add_completion=False,
 )
@@ -194,3 +196,68 @@ def bench_command(
         except KeyboardInterrupt:
             raise interrupted("nothing was measured; run it again to start over") from None
     print(json.dumps(result, indent=2))
+
+
+def _gallery_table(report: GalleryReport) -> Table:
+    """One row per screen: its app and name, and per language ✓ or its problem count."""
+    table = Table(title="gallery")
+    table.add_column("app", no_wrap=True)
+    table.add_column("screen", no_wrap=True)
+    for lang in report.langs:
+        table.add_column(lang, justify="center")
+    for section in report.sections:
+        for screen in section.screens:
+            cells = [f"[red]{len(s.problems)}[/]" if s.problems else "✓" for s in screen.shots]
+            table.add_row(section.app, screen.name, *cells)
+    return table
+
+
+@sim_app.command("gallery")
+def gallery_command(
+    out: Annotated[Path, typer.Option(help="Folder for the page (index.html) and screens/.")],
+    lang: Annotated[str, typer.Option(help="Comma-separated languages (en, zh).")] = "en,zh",
+    app: Annotated[
+        list[str] | None,
+        typer.Option(help=f"Only this app (repeatable); {SYSTEM!r} is the system UI."),
+    ] = None,
+    pages: Annotated[int, typer.Option(min=1, max=16, help="Chromium pages at once.")] = 2,
+) -> None:
+    """Render every app's main screens in each language, check them (string keys and
+    untranslated English, text overflow, missing CJK glyphs) and write a gallery page.
+
+    Exits 1, listing the problems, when any check failed.
+    """
+    langs = [part.strip() for part in lang.split(",") if part.strip()]
+    unknown = [part for part in langs if part not in LOCALES]
+    if not langs or unknown:
+        raise fail(f"--lang {lang!r}: languages are {', '.join(LOCALES)}")
+    known = [a.id for a in default_apps()] + [SYSTEM]
+    for name in app or []:
+        if name not in known:
+            raise fail(f"--app {name!r}: not installed; apps are {', '.join(known)}")
+    log = ProgressLog(None, "gallery")
+    shots = 0
+    with console.status("rendering the gallery") as status:
+
+        def shot(name: str) -> None:
+            nonlocal shots
+            shots += 1
+            status.update(f"rendering the gallery: {shots} shots, last {name}")
+            log.line(f"{shots} {name}")
+
+        try:
+            report = asyncio.run(run_gallery(out, langs, app or None, pages, on_shot=shot))
+        except KeyboardInterrupt:
+            raise interrupted("no page was written; run the command again") from None
+    console.print(_gallery_table(report))
+    console.print(f"gallery: [bold]{(out / 'index.html').resolve()}[/]")
+    problems = list(report.problems())
+    if problems:
+        for section, screen, shot_lang, problem in problems:
+            console.print(
+                f"[red]{section}/{screen}/{shot_lang}[/] {problem.check}: {problem.message}",
+                highlight=False,
+                soft_wrap=True,
+            )
+        raise fail(f"{len(problems)} problem(s) on {report.shot_count} screenshots")
+    console.print(f"{report.shot_count} screenshots, every check passed")

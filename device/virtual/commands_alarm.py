@@ -1,0 +1,99 @@
+"""``dumpsys alarm``: AlarmManagerService's dump, the parts a judge reads (Android 14's shape).
+
+The section that matters is the next alarm clock, which AOSP prints per user as::
+
+    Current Alarm Manager state:
+      ...
+      Next alarm clock information:
+        user:0 pendingSend:false time:1778596200000 = 2026-05-12 22:30:00.000 = +13h0m0s0ms
+
+(the trigger time in epoch ms, then as local wall time ``yyyy-MM-dd HH:mm:ss.SSS``, then
+how far from now in ``TimeUtils.formatDuration``'s form). With no alarm clock set the
+section has no user line. The Clock app's pending alarm follows with its ``Alarm clock:``
+block. The value is :func:`sim.android_state.next_alarm_clock`, the very computation the
+simulator's ``AndroidState.next_alarm`` returns.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+from zoneinfo import ZoneInfo
+
+from device.virtual.phone import VirtualPhone
+from device.virtual.shell_context import CommandContext
+from sim.android_state import next_alarm_clock
+from sim.state import TIME_ZONE
+
+__all__ = ["alarm_lines", "dumpsys_alarm", "format_duration", "format_wall_time"]
+
+_CLOCK_PACKAGE = "com.android.deskclock"
+
+
+def format_wall_time(epoch_ms: int, zone: str = TIME_ZONE) -> str:
+    """``2026-05-13 22:30:00.000``: epoch ms as the phone's local wall time."""
+    utc = datetime(1970, 1, 1, tzinfo=timezone.utc) + timedelta(milliseconds=epoch_ms)
+    local = utc.astimezone(ZoneInfo(zone))
+    return local.strftime("%Y-%m-%d %H:%M:%S.") + f"{epoch_ms % 1000:03d}"
+
+
+def format_duration(ms: int) -> str:
+    """A duration as Android's ``TimeUtils.formatDuration`` prints it: ``+13h0m0s0ms``,
+    ``-5s20ms``, ``0`` (days, hours, minutes, seconds once a larger unit shows; ms always)."""
+    if ms == 0:
+        return "0"
+    sign, rest = ("+" if ms > 0 else "-"), abs(ms)
+    rest, millis = divmod(rest, 1000)
+    rest, seconds = divmod(rest, 60)
+    rest, minutes = divmod(rest, 60)
+    days, hours = divmod(rest, 24)
+    text, shown = sign, False
+    for amount, unit in ((days, "d"), (hours, "h"), (minutes, "m"), (seconds, "s")):
+        if amount or shown:
+            text += f"{amount}{unit}"
+            shown = True
+    return f"{text}{millis}ms"
+
+
+def _pending(next_ms: int, now_ms: int) -> list[str]:
+    when = format_wall_time(next_ms)
+    return [
+        "",
+        "  Pending alarms:",
+        f"  RTC_WAKEUP #0: Alarm{{5b1e3a7 type 0 origWhen {next_ms} window 0 "
+        f"exactAllowReason=policy_permission {_CLOCK_PACKAGE}}}",
+        f"    tag=*walarm*:{_CLOCK_PACKAGE}.ALARM_ALERT",
+        f"    type=RTC_WAKEUP origWhen={when} window=0 repeatInterval=0 count=0 flags=0x3",
+        f"    policyWhenElapsed: requester={format_duration(next_ms - now_ms)}",
+        "    Alarm clock:",
+        f"      triggerTime={when}",
+        f"      showIntent=PendingIntent{{8c4d2f1: PendingIntentRecord{{3e9a0b6 "
+        f"{_CLOCK_PACKAGE} startActivity}}}}",
+        f"    operation=PendingIntent{{a27f5c8: PendingIntentRecord{{71d3e09 "
+        f"{_CLOCK_PACKAGE} broadcastIntent}}}}",
+    ]
+
+
+def alarm_lines(phone: VirtualPhone) -> list[str]:
+    """The lines ``dumpsys alarm`` prints for the virtual phone."""
+    state = phone.instance.state
+    now_ms = state.os.clock_ms
+    next_ms = next_alarm_clock(phone.sim.phone, state)
+    lines = [
+        "Current Alarm Manager state:",
+        f"  nowRTC={now_ms}={format_wall_time(now_ms)} nowELAPSED=+1h2m3s456ms",
+        "",
+        "  Next alarm clock information: ",
+    ]
+    if next_ms is not None:
+        lines.append(
+            f"    user:0 pendingSend:false time:{next_ms} = {format_wall_time(next_ms)} = "
+            f"{format_duration(next_ms - now_ms)}"
+        )
+        lines += _pending(next_ms, now_ms)
+    lines += ["", "  Pending user blocked background alarms: ", "    none"]
+    return lines
+
+
+async def dumpsys_alarm(ctx: CommandContext) -> None:
+    """``dumpsys alarm``: see the module docstring."""
+    await ctx.println(*alarm_lines(ctx.phone))

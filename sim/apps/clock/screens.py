@@ -1,0 +1,211 @@
+"""What the Clock's screens show: template values from the state (pure: nothing here
+changes it).
+
+Routes: ``/`` (AOSP's DeskClock; param ``tab``: ``alarm``, the default, ``clock``,
+``timer`` or ``stopwatch``) and ``/cities`` (CitySelectionActivity, the searchable city
+list). UI state lives in the route's params: the alarm expanded (``expanded``), an open
+dialog (``dialog``: ``{"name": "label"|"remove_city", "id": …}``), the alarm just deleted
+(``deleted``, for the snackbar's Undo) and an open time picker (:mod:`sim.pickers`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from sim.app import AppContext
+from sim.apps.clock.alarms import alarm_rows
+from sim.apps.clock.cities import city_time, search_cities, selected_cities
+from sim.apps.clock.labels import day_names, repeat_summary, world_line
+from sim.apps.clock.timers import (
+    input_parts,
+    stopwatch_elapsed,
+    stopwatch_text,
+    timer_left,
+    timer_text,
+)
+from sim.pickers import picker_view
+from sim.pickers.formats import date_header, is_24_hour, time_text
+from sim.state import TIME_ZONE
+
+__all__ = [
+    "CITY_SEARCH_KEY",
+    "LABEL_KEY",
+    "TABS",
+    "cities_values",
+    "main_values",
+    "overlay",
+    "selected_tab",
+]
+
+TABS = ("alarm", "clock", "timer", "stopwatch")
+"""The tabs along the top, in order."""
+LABEL_KEY = "clock.label"
+"""Draft key of the label dialog's text field."""
+CITY_SEARCH_KEY = "clock.city_search"
+"""Draft key of the city list's search box."""
+
+Values = dict[str, Any]
+
+
+def overlay(ctx: AppContext) -> Mapping[str, Any]:
+    """The app's overlay for reading (``ctx.data`` would create one: renders stay pure)."""
+    return ctx.state.apps.get(ctx.app.id) or ctx.app.initial_overlay()
+
+
+def selected_tab(ctx: AppContext) -> str:
+    """The tab on show."""
+    tab = ctx.route.params.get("tab")
+    return tab if isinstance(tab, str) and tab in TABS else "alarm"
+
+
+def _dialog(ctx: AppContext) -> Mapping[str, Any] | None:
+    dialog = ctx.route.params.get("dialog")
+    return dialog if isinstance(dialog, dict) else None
+
+
+def _alarm(ctx: AppContext, alarm: Mapping[str, Any], expanded: int | None) -> Values:
+    shown = time_text(
+        ctx.now().replace(hour=alarm["hour"], minute=alarm["minute"]),
+        ctx.lang,
+        is_24_hour(ctx.settings),
+    )
+    short, full = day_names(ctx.lang, "weekday_initials"), day_names(ctx.lang, "weekdays")
+    days = [
+        {"day": d, "text": short[d], "desc": full[d], "checked": d in alarm["days"]}
+        for d in range(7)
+    ]
+    return {
+        "id": alarm["id"],
+        "time": shown,
+        "desc": ctx.t("alarm_desc", time=shown),
+        "label": alarm["label"],
+        "summary": repeat_summary(alarm, ctx.now(), ctx.lang, ctx.t),
+        "enabled": alarm["enabled"],
+        "expanded": alarm["id"] == expanded,
+        "days": days,
+    }
+
+
+def alarm_values(ctx: AppContext) -> Values:
+    """The Alarm tab: the alarms by time of day, the label dialog, the Undo snackbar."""
+    expanded = ctx.route.params.get("expanded")
+    alarms = alarm_rows(ctx.world, overlay(ctx))
+    dialog = _dialog(ctx)
+    label = None
+    if dialog and dialog.get("name") == "label":
+        label = {
+            "key": LABEL_KEY,
+            "value": ctx.field(LABEL_KEY),
+            "focused": ctx.state.ui.focus == LABEL_KEY,
+        }
+    return {
+        "alarms": [_alarm(ctx, a, expanded if isinstance(expanded, int) else None) for a in alarms],
+        "label_dialog": label,
+        "snackbar": ctx.route.params.get("deleted") is not None,
+    }
+
+
+def clock_values(ctx: AppContext) -> Values:
+    """The Clock tab: the phone's time and date, then each world clock."""
+    now, twenty_four = ctx.now(), is_24_hour(ctx.settings)
+    rows = []
+    for city in selected_cities(ctx.world, overlay(ctx)):
+        there = city_time(city, ctx.os.clock_ms, TIME_ZONE)
+        rows.append(
+            {
+                "id": city.id,
+                "name": city.name(ctx.lang),
+                "time": time_text(there.local, ctx.lang, twenty_four),
+                "line": world_line(there, ctx.t),
+            }
+        )
+    dialog = _dialog(ctx)
+    remove = None
+    if dialog and dialog.get("name") == "remove_city":
+        name = next((r["name"] for r in rows if r["id"] == dialog.get("id")), None)
+        if name is not None:
+            remove = {"id": dialog["id"], "title": ctx.t("remove_city_title", city=name)}
+    return {
+        "now_time": time_text(now, ctx.lang, twenty_four),
+        "now_date": date_header(now.date(), ctx.lang),
+        "cities": rows,
+        "remove": remove,
+    }
+
+
+def timer_values(ctx: AppContext) -> Values:
+    """The Timer tab: the keypad while setting, else the countdown and its buttons."""
+    timer = overlay(ctx).get("timer") or {}
+    if "duration_ms" not in timer:
+        hours, minutes, seconds = input_parts(str(timer.get("input", "")))
+        return {
+            "setting": True,
+            "parts": [
+                {"value": f"{hours:02d}", "unit": ctx.t("hours_unit"), "rid": "hours"},
+                {"value": f"{minutes:02d}", "unit": ctx.t("minutes_unit"), "rid": "minutes"},
+                {"value": f"{seconds:02d}", "unit": ctx.t("seconds_unit"), "rid": "seconds"},
+            ],
+            "can_start": bool(str(timer.get("input", "")).strip("0")),
+        }
+    left = timer_left(timer, ctx.os.clock_ms)
+    running = timer.get("since") is not None
+    return {
+        "setting": False,
+        "left": timer_text(left),
+        "running": running and left > 0,
+        "done": left == 0,
+    }
+
+
+def stopwatch_values(ctx: AppContext) -> Values:
+    """The Stopwatch tab: the time run, its buttons, the laps newest first."""
+    watch = overlay(ctx).get("stopwatch") or {}
+    elapsed = stopwatch_elapsed(watch, ctx.os.clock_ms)
+    laps = [int(ms) for ms in watch.get("laps", [])]
+    rows = []
+    for index, total in enumerate(laps):
+        previous = laps[index - 1] if index else 0
+        rows.append(
+            {
+                "name": ctx.t("lap_n", n=index + 1),
+                "lap": stopwatch_text(total - previous),
+                "total": stopwatch_text(total),
+            }
+        )
+    return {
+        "elapsed": stopwatch_text(elapsed),
+        "running": watch.get("since") is not None,
+        "started": elapsed > 0 or watch.get("since") is not None,
+        "laps": list(reversed(rows)),
+    }
+
+
+def main_values(ctx: AppContext) -> Values:
+    """Everything ``main.html`` shows: the tabs and the tab on show."""
+    tab = selected_tab(ctx)
+    builders = {
+        "alarm": alarm_values,
+        "clock": clock_values,
+        "timer": timer_values,
+        "stopwatch": stopwatch_values,
+    }
+    return {
+        "tab": tab,
+        "tabs": [{"id": name, "label": ctx.t(f"tab_{name}")} for name in TABS],
+        "picker": picker_view(ctx),
+        **builders[tab](ctx),
+    }
+
+
+def cities_values(ctx: AppContext) -> Values:
+    """The city list: the search box and the matching cities, the chosen ones checked."""
+    query = ctx.field(CITY_SEARCH_KEY)
+    chosen = {c.id for c in selected_cities(ctx.world, overlay(ctx))}
+    found = search_cities(query)
+    return {
+        "key": CITY_SEARCH_KEY,
+        "query": query,
+        "focused": ctx.state.ui.focus == CITY_SEARCH_KEY,
+        "rows": [{"id": c.id, "name": c.name(ctx.lang), "checked": c.id in chosen} for c in found],
+    }
