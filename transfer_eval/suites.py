@@ -149,12 +149,15 @@ class Suite(BaseModel):
 
 class Split(BaseModel):
     """Which task instances ``mgb train`` trains on and which it holds out: two suites whose
-    seeds never overlap (an ``*-unseen`` split also holds out whole templates)."""
+    seeds never overlap (an ``*-unseen`` split also holds out whole templates); ``apps``:
+    the apps a policy trained on it may open (part of what it learns, so a split gives the
+    same checkpoint however many apps the simulator has grown since)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     name: str = ""
     description: str = ""
+    apps: list[str] = Field(min_length=1)
     train: Suite
     test: Suite
 

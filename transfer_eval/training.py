@@ -16,7 +16,7 @@ split measures transfer to templates never trained on.
 from __future__ import annotations
 
 import shlex
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from bridge.schema import TaskInstance
 from policies.grpo import CurveRow, EvalResult, GRPOConfig, TrainResult, train
+from policies.learned.checkpoint import CheckpointConfig
 from policies.learned.curve import draw_curve_png, write_curve_csv
 from policies.learned.policy import LearnedPolicy
 from policies.learned.prior import INITS, initial_weights
@@ -104,10 +105,12 @@ class TrainReport(BaseModel):
     wall_s: float
 
 
-def init_policy(init: str) -> LearnedPolicy:
-    """The initial policy: a named initialization or a checkpoint directory."""
+def init_policy(init: str, apps: Sequence[str] | None = None) -> LearnedPolicy:
+    """The initial policy: a named initialization that may open ``apps`` (every simulated
+    app when None), or a checkpoint directory (which keeps its own)."""
     if init in INITS:
-        return LearnedPolicy(initial_weights(init))
+        config = None if apps is None else CheckpointConfig(apps=list(apps))
+        return LearnedPolicy(initial_weights(init), config)
     return LearnedPolicy.load(init)
 
 
@@ -163,7 +166,7 @@ async def run_training(
 ) -> TrainReport:
     """Train in a fresh simulator (no screenshots) and write checkpoint, curve CSV and PNG."""
     split = load_split(options.split)
-    init = init_policy(options.init)
+    init = init_policy(options.init, split.apps)
     if options.save_init is not None:
         init.save(options.save_init, training={"init": options.init, "role": "initialization"})
     async with Simulator(SimConfig(pages=options.pages)) as sim:

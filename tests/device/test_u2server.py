@@ -475,9 +475,10 @@ async def test_click_on_settings_then_home(phone: VirtualPhone) -> None:
 @pytest.mark.browser
 async def test_selector_methods_on_the_launcher(phone: VirtualPhone) -> None:
     icons = sel(className="android.widget.TextView", clickable=True)
-    assert await call(phone, "count", icons) == 3
+    home = [app.label("en") for app in phone.sim.phone.apps.values()]  # apps.json order
+    assert await call(phone, "count", icons) == len(home) >= 3
     infos = await call(phone, "objInfoOfAllInstances", icons)
-    assert [i["text"] for i in infos] == ["Settings", "Contacts", "AnswerSheet"]
+    assert [i["text"] for i in infos] == home
     assert await call(phone, "count", sel(text="Contacts", instance=0)) == 1
     clock = await call(phone, "objInfo", sel(resourceId="com.android.systemui:id/clock"))
     assert list(clock) == OBJINFO_KEYS and clock["packageName"] == "com.android.systemui"

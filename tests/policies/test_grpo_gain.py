@@ -47,7 +47,7 @@ def test_sign_test() -> None:
 
 
 def test_grpo_beats_its_initialization_on_held_out_instances(tmp_path: Path) -> None:
-    grpo = GRPOConfig(envs=4, group=8, iters=8, seed=0)
+    grpo = GRPOConfig(envs=8, group=8, iters=8, seed=0)
     options = TrainOptions(split="settings-l1-hard", out=tmp_path / "trained", grpo=grpo)
     report = asyncio.run(run_training(options))
     assert report.eval_episodes >= 20
