@@ -17,11 +17,11 @@ $(STAMP): pyproject.toml | $(PY)
 	$(PY) -m pip install --quiet -e '.[dev]'
 	touch $@
 
-# Two workers (this machine and CI have 2 cores), each taking a contiguous run of tests (so a
-# module's simulator starts once per worker) and stealing from the other when idle. WORKERS=0: serial.
+# Two workers (this machine and CI have 2 cores); a test file runs on one worker, so its
+# module-scoped simulator or virtual phone starts once. `make test WORKERS=0` runs serially.
 WORKERS ?= 2
 test: setup
-	$(PY) -m pytest -q $(if $(filter 0,$(WORKERS)),,-n $(WORKERS) --dist worksteal)
+	$(PY) -m pytest -q $(if $(filter 0,$(WORKERS)),,-n $(WORKERS) --dist loadfile)
 
 demo: setup
 	$(VENV)/bin/mgb demo
