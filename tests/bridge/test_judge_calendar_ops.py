@@ -150,8 +150,10 @@ async def test_a_where_names_earlier_truths_and_within_joins_two_tables() -> Non
     assert start.truths["first"] == ["Zephyr kickoff"]
     verdict = await judge(spec, state, start)
     assert not verdict.success
-    assert "(and event_id in the _id of content://com.android.calendar/events --where " \
+    assert (
+        "(and event_id in the _id of content://com.android.calendar/events --where "
         "\"title='Zephyr kickoff'\")" in verdict.checks[0].evidence
+    )
     kickoff = (await state.query(EVENTS, ["_id"], "title='Zephyr kickoff'"))[0]["_id"]
     await state.insert(REMINDERS, {"event_id": int(kickoff), "minutes": "00:00", "method": 1})
     assert (await judge(spec, state, start)).success

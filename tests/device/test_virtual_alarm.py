@@ -17,20 +17,22 @@ from sim.simulator import Simulator
 from sim.state import DEFAULT_CLOCK_MS
 from tests.device.parity import InMemoryShell
 
-ANDROID_14 = "\n".join([
-    "Current Alarm Manager state:",
-    "  Settings:",
-    "    min_futurity=+5s0ms",
-    "  nowRTC=1778549400000=2026-05-12 09:30:00.000 nowELAPSED=+3h1m2s3ms",
-    "",
-    "  Next alarm clock information: ",
-    "    user:0 pendingSend:false time:1778623200000 = 2026-05-13 06:00:00.000 = +20h30m0s0ms",
-    "    user:10 pendingSend:false time:1778549700000 = 2026-05-12 09:35:00.000 = +5m0s0ms",
-    "",
-    "  Pending user blocked background alarms: ",
-    "    none",
-    "",
-])
+ANDROID_14 = "\n".join(
+    [
+        "Current Alarm Manager state:",
+        "  Settings:",
+        "    min_futurity=+5s0ms",
+        "  nowRTC=1778549400000=2026-05-12 09:30:00.000 nowELAPSED=+3h1m2s3ms",
+        "",
+        "  Next alarm clock information: ",
+        "    user:0 pendingSend:false time:1778623200000 = 2026-05-13 06:00:00.000 = +20h30m0s0ms",
+        "    user:10 pendingSend:false time:1778549700000 = 2026-05-12 09:35:00.000 = +5m0s0ms",
+        "",
+        "  Pending user blocked background alarms: ",
+        "    none",
+        "",
+    ]
+)
 """A phone's dump, trimmed (AOSP prints the header with a trailing space)."""
 
 
@@ -42,8 +44,9 @@ def test_parse_next_alarm_reads_the_users_line() -> None:
     assert parse_next_alarm(ANDROID_14) == 1_778_623_200_000
     assert parse_next_alarm(ANDROID_14, user=10) == 1_778_549_700_000
     assert parse_next_alarm(ANDROID_14, user=11) is None
-    unset = ANDROID_14.replace("time:1778623200000 = 2026-05-13 06:00:00.000 = +20h30m0s0ms",
-                               "time:0")
+    unset = ANDROID_14.replace(
+        "time:1778623200000 = 2026-05-13 06:00:00.000 = +20h30m0s0ms", "time:0"
+    )
     assert parse_next_alarm(unset) is None
     empty = "Current Alarm Manager state:\n  Next alarm clock information: \n\n  Pending\n"
     assert parse_next_alarm(empty) is None

@@ -17,7 +17,6 @@ from bridge.schema import AnswerValue, Verdict
 from bridge.taskspec import TaskSpec
 from sim.android_state import SimAndroidState
 from sim.phone import Phone
-from sim.simulator import default_apps
 from sim.state import InstanceState
 from sim.sync_call import complete
 from sim.tasks.calendar_query_tasks import PROJECTS, project_rows
@@ -28,16 +27,6 @@ REGISTRY = default_registry()
 CALENDAR_IDS = [task_id for task_id in REGISTRY.ids() if task_id.startswith("calendar/")]
 World = Mapping[str, Mapping[str, Any]]
 MINUTE = 60_000
-
-
-@pytest.fixture(scope="module")
-def phone() -> Phone:
-    return Phone(default_apps())
-
-
-@pytest.fixture(scope="module")
-def world(phone: Phone) -> World:
-    return {app_id: app.world for app_id, app in phone.apps.items()}
 
 
 @dataclass

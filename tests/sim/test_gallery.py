@@ -30,6 +30,7 @@ on_chromium = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.browser]
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 
+
 @pytest.fixture(scope="module")
 def tables() -> StringTables:
     """Every strings table of a phone with the real apps."""

@@ -29,7 +29,6 @@ from bridge.taskspec import EnsureContact, LongestOfferedCheck, PutSetting, Task
 from bridge.uitree import to_xml
 from sim.android_state import SimAndroidState
 from sim.phone import Phone
-from sim.simulator import default_apps
 from sim.state import InstanceState
 from sim.sync_call import complete
 from sim.tasks.base import UI_LOCALES
@@ -43,16 +42,6 @@ SEEDS = range(8)
 HAN = re.compile(r"[\u4e00-\u9fff]")
 World = Mapping[str, Mapping[str, Any]]
 Answer = dict[str, AnswerValue]
-
-
-@pytest.fixture(scope="module")
-def phone() -> Phone:
-    return Phone(default_apps())
-
-
-@pytest.fixture(scope="module")
-def world(phone: Phone) -> World:
-    return {app_id: app.world for app_id, app in phone.apps.items()}
 
 
 @dataclass

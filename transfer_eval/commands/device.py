@@ -44,6 +44,7 @@ device_app = typer.Typer(
 )
 device_app.add_typer(virtual_app, name="virtual")
 
+
 @device_app.command("list")
 def list_command(adb_host: AdbHost = "127.0.0.1", adb_port: AdbPort = 5037) -> None:
     """List the devices the adb server knows, in any state."""

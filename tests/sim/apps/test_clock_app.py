@@ -73,8 +73,10 @@ def test_repeat_summaries_in_english_and_chinese() -> None:
 
     def both(days: list[int], enabled: bool = True, hour: int = 8) -> tuple[str, str]:
         alarm = {"hour": hour, "minute": 0, "days": days, "enabled": enabled}
-        return (repeat_summary(alarm, TUESDAY_0930, "en", en),
-                repeat_summary(alarm, TUESDAY_0930, "zh", zh))
+        return (
+            repeat_summary(alarm, TUESDAY_0930, "en", en),
+            repeat_summary(alarm, TUESDAY_0930, "zh", zh),
+        )
 
     assert both(list(range(7))) == ("Every day", "每天")
     assert both([0, 1, 2, 3, 4]) == ("Weekdays", "工作日")
@@ -148,8 +150,10 @@ def test_world_clock_offsets_use_each_zones_own_dst() -> None:
     march_ms = _ms(datetime(2026, 3, 20, 9, 30))
     paris = find_city("paris")
     assert paris is not None
-    gap = (city_time(paris, march_ms, TIME_ZONE).offset_minutes
-           - city_time(new_york, march_ms, TIME_ZONE).offset_minutes)
+    gap = (
+        city_time(paris, march_ms, TIME_ZONE).offset_minutes
+        - city_time(new_york, march_ms, TIME_ZONE).offset_minutes
+    )
     assert gap == 5 * 60  # 6 h the rest of the year
     auckland = city_time(find_city("auckland"), DEFAULT_CLOCK_MS, TIME_ZONE)  # type: ignore[arg-type]
     assert world_line(auckland, en) == "Today, +4 hrs"
