@@ -21,7 +21,7 @@ $(STAMP): pyproject.toml | $(PY)
 # module-scoped simulator or virtual phone starts once. `make test WORKERS=0` runs serially.
 WORKERS ?= 2
 test: setup
-	$(PY) -m pytest -q $(if $(filter 0,$(WORKERS)),,-n $(WORKERS) --dist loadfile)
+	$(PY) -m pytest -q $(if $(filter 0,$(WORKERS)),,-n $(WORKERS) --dist loadgroup)
 
 demo: setup
 	$(VENV)/bin/mgb demo

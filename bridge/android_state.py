@@ -16,6 +16,10 @@ Writes are made *as a user would make them*: :meth:`AndroidState.put_setting` of
 phone follows ``settings put`` with the service command (``cmd connectivity airplane-mode``)
 that makes the change real.
 
+Files are the shared storage as ``ls``/``stat`` show it (:class:`FileStat`, paths absolute
+under ``/sdcard``); a judge writes files only inside a task's own folder
+(:data:`TASK_FILES_ROOT`), never the user's.
+
 A world that cannot read something raises :class:`StateUnavailable` (a phone without a
 contacts provider, a ROM without ``cmd wifi status``); the judge then says so in its
 verdict instead of guessing.
@@ -26,15 +30,20 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Literal, Protocol
 
+from pydantic import BaseModel, ConfigDict
+
 from bridge.errors import EnvError
 
 __all__ = [
     "NAMESPACES",
+    "TASK_FILES_ROOT",
     "AndroidState",
     "BindValue",
+    "FileStat",
     "Namespace",
     "Row",
     "StateUnavailable",
+    "in_task_folder",
     "printed",
 ]
 
@@ -48,6 +57,33 @@ Row = dict[str, str | None]
 BindValue = str | int | float | bool | None
 """A value bound in a provider write (``content --bind col:TYPE:value``): the Python type
 picks the binding type (s, i, f, b; None binds NULL)."""
+
+
+TASK_FILES_ROOT = "/sdcard/Download"
+"""Task folders live directly under this directory; a judge writes nowhere else."""
+
+
+class FileStat(BaseModel):
+    """One entry of the shared storage as ``stat -c '%i %s %Y %F %n'`` shows it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str
+    kind: Literal["dir", "file"]
+    size: int
+    mtime_ms: int
+    """Modification time, epoch ms in whole seconds (``%Y`` has seconds only)."""
+    inode: int
+    """The inode number: a rename or move keeps it, a copy gets a new one."""
+
+
+def in_task_folder(path: str) -> bool:
+    """Whether the absolute ``path`` lies inside a task folder (``/sdcard/Download/<name>``
+    or below it, no ``..``): the only place a judge may write files."""
+    parts = path.split("/")
+    if any(part in ("", ".", "..") for part in parts[1:]) or not path.startswith("/"):
+        return False
+    return path.startswith(TASK_FILES_ROOT + "/")
 
 
 def printed(value: object) -> str | None:
@@ -102,6 +138,18 @@ class AndroidState(Protocol):
         """``content delete`` of the rows matching ``where``."""
         ...
 
+    async def deliver_sms(self, address: str, body: str, date_ms: int, read: bool) -> None:
+        """An inbound SMS as a carrier delivers it: a row of ``content://sms/inbox`` from
+        ``address`` at ``date_ms``, in the thread of that address. The shell cannot write
+        SMS (its ``WRITE_SMS`` app-op is ignored), so a world that cannot be made to
+        receive one raises :class:`StateUnavailable` (a retail phone without ``su``)."""
+        ...
+
+    async def delete_sms(self, where: str) -> None:
+        """Delete the SMS rows matching ``where`` as the system would (root, not the shell);
+        :class:`StateUnavailable` where the phone does not allow it."""
+        ...
+
     async def getprop(self, key: str) -> str:
         """A system property as ``getprop KEY`` prints it ("" when unset)."""
         ...
@@ -130,4 +178,26 @@ class AndroidState(Protocol):
 
     async def foreground_package(self) -> str | None:
         """The package of the focused window (None: nothing focused)."""
+        ...
+
+    async def stat_path(self, path: str) -> FileStat | None:
+        """``stat`` of an absolute path under ``/sdcard`` (None: nothing is there)."""
+        ...
+
+    async def list_files(self, path: str) -> list[FileStat]:
+        """The entries of a directory by name (``ls -a`` without ``.``/``..``); [] when
+        there is no such directory."""
+        ...
+
+    async def write_file(self, path: str, text: str, mtime_ms: int) -> None:
+        """Create or replace a text file, then set its modification time (``touch -m -d``);
+        only inside a task folder under :data:`TASK_FILES_ROOT`."""
+        ...
+
+    async def make_dir(self, path: str) -> None:
+        """``mkdir -p``; only inside a task folder under :data:`TASK_FILES_ROOT`."""
+        ...
+
+    async def remove(self, path: str) -> None:
+        """``rm -rf`` (nothing there is no error); only inside a task folder."""
         ...

@@ -9,7 +9,10 @@ by this code and nothing else.
 
 from __future__ import annotations
 
+import re
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime, timedelta
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
@@ -33,20 +36,43 @@ from bridge.android_state import AndroidState, BindValue, StateUnavailable
 from bridge.answers import answer_matches
 from bridge.errors import EnvError
 from bridge.observed import ObservedState, observe, side_effects
-from bridge.phone_time import local_ms, say_time
+from bridge.phone_time import (
+    local_clock,
+    local_ms,
+    next_time_ms,
+    say_time,
+    zone_gap_hours,
+    zone_time,
+)
 from bridge.schema import AnswerValue, Check, Verdict, VerdictKind
-from bridge.spec_checks import check_longest_offered, check_rows, check_setting
+from bridge.spec_checks import (
+    check_longest_offered,
+    check_next_alarm,
+    check_rows,
+    check_setting,
+)
+from bridge.spec_files import check_folder, check_path, ensure_folder, read_files
 from bridge.spec_rows import read_rows, said
 from bridge.taskspec import (
     BondedFact,
+    ClockFact,
     DeleteRows,
+    DeliverSms,
     EnsureCalendar,
     EnsureContact,
     EnsureEvent,
+    EnsureFolder,
     EnsureOp,
     Fact,
+    FilesFact,
+    FolderCheck,
+    InsertRow,
     LocalTimeFact,
     LongestOfferedCheck,
+    NextAlarmCheck,
+    NextAlarmFact,
+    NextTimeFact,
+    PathCheck,
     PropFact,
     PutSetting,
     RowsCheck,
@@ -57,6 +83,8 @@ from bridge.taskspec import (
     Truth,
     UpdateRows,
     WifiFact,
+    ZoneGapFact,
+    ZoneTimeFact,
 )
 
 __all__ = [
@@ -162,6 +190,16 @@ async def _ensure_event(state: AndroidState, op: EnsureEvent) -> None:
         await state.insert(REMINDERS, reminder)
 
 
+async def _deliver_sms(state: AndroidState, op: DeliverSms) -> None:
+    now_ms, _ = await state.now()
+    if op.clear:
+        addresses = ",".join(sql_text(a) for a in sorted({m.address for m in op.messages}))
+        await state.delete_sms(f"address IN ({addresses})")
+    for message in sorted(op.messages, key=lambda m: -m.minutes_ago):  # oldest first
+        date_ms = now_ms - message.minutes_ago * 60_000
+        await state.deliver_sms(message.address, message.body, date_ms, message.read)
+
+
 async def apply_op(state: AndroidState, op: EnsureOp) -> None:
     """Carry out one ensure operation."""
     if isinstance(op, PutSetting):
@@ -172,10 +210,16 @@ async def apply_op(state: AndroidState, op: EnsureOp) -> None:
         await state.update(op.uri, op.values, op.where)
     elif isinstance(op, DeleteRows):
         await state.delete(op.uri, op.where)
+    elif isinstance(op, InsertRow):
+        await state.insert(op.uri, op.values)
     elif isinstance(op, EnsureCalendar):
         await _ensure_calendar(state, op)
     elif isinstance(op, EnsureEvent):
         await _ensure_event(state, op)
+    elif isinstance(op, DeliverSms):
+        await _deliver_sms(state, op)
+    elif isinstance(op, EnsureFolder):
+        await ensure_folder(state, op)
     else:  # pragma: no cover - the union is closed
         raise TypeError(f"unknown ensure operation {op!r}")
 
@@ -199,19 +243,62 @@ async def read_fact(
         if fact.number_column is not None:
             rows = [r for r in rows if answer_matches("phone", r[fact.number_column], fact.number)]
         values = await said(state, [row[fact.column] for row in rows], fact.as_time)
-        return [value for value in values if value is not None]
+        found = [value for value in values if value is not None]
+        return found if fact.extract is None else _extracted(found, fact.extract)
+    if isinstance(fact, ClockFact):
+        return [(await state.now())[0]]
     if isinstance(fact, LocalTimeFact):
         now_ms, zone_name = await state.now()
         moment = local_ms(now_ms, zone_name, fact.when, fact.all_day)
         if fact.say is None:
             return [moment]
         return [say_time(moment, "UTC" if fact.all_day else zone_name, fact.say)]
+    if isinstance(fact, NextTimeFact):
+        now_ms, zone_name = await state.now()
+        at = fact.at
+        if fact.of_truth is not None:
+            at = local_clock(int(str((truths or {})[fact.of_truth][0])), zone_name)
+        assert at is not None  # the model validates one of the two
+        moment = datetime.strptime(at, "%H:%M") + timedelta(minutes=fact.offset_minutes)
+        return [next_time_ms(now_ms, zone_name, moment.strftime("%H:%M"), fact.days)]
+    if isinstance(fact, NextAlarmFact):
+        ring = await state.next_alarm()
+        if ring is None:
+            return []
+        _, zone_name = await state.now()
+        return [ring if fact.say is None else say_time(ring, zone_name, fact.say)]
+    if isinstance(fact, ZoneGapFact):
+        now_ms, _ = await state.now()
+        gap = zone_gap_hours(now_ms, fact.ahead, fact.behind)
+        return [int(gap) if gap.is_integer() else gap]
+    if isinstance(fact, ZoneTimeFact):
+        now_ms, zone_name = await state.now()
+        return [zone_time(now_ms, zone_name, fact.at, fact.source_zone, fact.to)]
     if isinstance(fact, WifiFact):
         ssid = await state.wifi_ssid()
         return [] if ssid is None else [ssid]
+    if isinstance(fact, FilesFact):
+        return await read_files(state, fact)
     if isinstance(fact, BondedFact):
         return list(await state.bonded_devices())
     raise TypeError(f"unknown fact {fact!r}")  # pragma: no cover
+
+
+def _extracted(values: list[str], pattern: str) -> list[JsonValue]:
+    """Each value's first match of ``pattern`` (its first group when it has one)."""
+    found: list[JsonValue] = []
+    for value in values:
+        match = re.search(pattern, value)
+        if match is not None:
+            found.append(match.group(1) if match.groups() else match.group(0))
+    return found
+
+
+def _most(values: list[JsonValue]) -> list[JsonValue]:
+    """The values that occur most often, in order of first occurrence."""
+    counts = Counter(str(value) for value in values)
+    top = max(counts.values())
+    return [value for value in dict.fromkeys(values) if counts[str(value)] == top]
 
 
 async def read_truth(
@@ -225,6 +312,8 @@ async def read_truth(
         raise TaskNotPosed(f"truth {truth.name!r} should be one value, the phone holds {values}")
     elif not values:
         raise TaskNotPosed(f"truth {truth.name!r}: the phone holds no value for it")
+    elif truth.reduce == "most":
+        main = _most(values)
     else:
         main = values[:1] if truth.reduce in ("first", "value") else list(dict.fromkeys(values))
     extra = [v for fact in truth.also for v in await read_fact(state, fact, before)]
@@ -242,6 +331,9 @@ async def pose(spec: TaskSpec, state: AndroidState) -> StartRecord:
     truths: dict[str, list[JsonValue]] = {}
     for truth in spec.truths:  # in order: a rows truth's where may name the earlier ones
         truths[truth.name] = await read_truth(state, truth, truths)
+    for check in spec.checks:
+        if isinstance(check, NextAlarmCheck):
+            await _alarm_judgeable(state, check, truths)
     try:
         record = StartRecord(truths=truths, observed=await observe(spec, state))
     except StateUnavailable as exc:
@@ -251,6 +343,33 @@ async def pose(spec: TaskSpec, state: AndroidState) -> StartRecord:
         if not start or all(check.passed for check in start):
             raise TaskNotPosed("the goal already holds after posing (or nothing is checked)")
     return record
+
+
+async def _alarm_judgeable(
+    state: AndroidState, check: NextAlarmCheck, truths: Mapping[str, list[JsonValue]]
+) -> None:
+    """A phone shows only its soonest alarm: the task's must be the one it would show, and
+    must not ring during the episode.
+
+    Raises:
+        TaskNotPosed: this phone cannot judge the check (the message says why and what to do).
+    """
+    target = int(str(truths[check.value.truth][0]))
+    now_ms, zone_name = await state.now()
+    when = f"{say_time(target, zone_name, 'local_date')} {local_clock(target, zone_name)}"
+    if target - now_ms < check.margin_minutes * 60_000:
+        raise TaskNotPosed(
+            f"{check.name}: the alarm would ring at {when}, within {check.margin_minutes} "
+            "minutes, during the episode; pose the task at another time of day"
+        )
+    ring = await state.next_alarm()
+    if ring is not None and ring < target:
+        own = f"{say_time(ring, zone_name, 'local_date')} {local_clock(ring, zone_name)}"
+        raise TaskNotPosed(
+            f"{check.name}: this phone's own alarm rings at {own}, before the task's ({when}), "
+            "and a phone shows only its soonest alarm; turn off the alarms before it to judge "
+            "this task here"
+        )
 
 
 # ------------------------------------------------------------------ judging
@@ -270,8 +389,14 @@ async def read_checks(
             checks.append(await check_setting(state, rule, start.truths))
         elif isinstance(rule, RowsCheck):
             checks.append(await check_rows(state, rule, start.truths))
+        elif isinstance(rule, NextAlarmCheck):
+            checks.append(await check_next_alarm(state, rule, start.truths))
         elif isinstance(rule, LongestOfferedCheck):
             checks += await check_longest_offered(state, rule, trees, answer)
+        elif isinstance(rule, PathCheck):
+            checks.append(await check_path(state, rule, start.truths))
+        elif isinstance(rule, FolderCheck):
+            checks.append(await check_folder(state, rule))
     return checks
 
 
@@ -325,7 +450,7 @@ async def judge(
         except StateUnavailable as exc:
             clean, reason = None, str(exc)
         else:
-            effects = side_effects(spec, start.observed, after, volatile)
+            effects = side_effects(spec, start.observed, after, volatile, start.truths)
             clean = not effects
     return Verdict.from_checks(
         checks, clean=clean, clean_reason=reason, side_effects=effects, kind=_kind(spec)

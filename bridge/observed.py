@@ -1,10 +1,13 @@
 """Side effects as a phone can see them: the observable state before and after, diffed.
 
 The observable state of a spec is every settings namespace (minus the volatile keys Android
-rewrites by itself, :func:`volatile_settings`, which a world may extend) and the provider
-rows the spec watches, keyed by ``_id``. A changed setting is expected when a glob of the
-spec's ``expected.settings`` matches ``namespace.key``; a changed row when it matches one of
-the spec's row selectors before or after the episode. Everything else is a side effect.
+rewrites by itself, :func:`volatile_settings`, which a world may extend), the provider
+rows the spec watches, keyed by ``_id``, and everything below the task folders it watches,
+keyed by path. A changed setting is expected when a glob of the spec's
+``expected.settings`` matches ``namespace.key``; a changed row when it matches one of the
+spec's row selectors before or after the episode; a changed, added or removed path when a
+glob of ``expected.files`` matches it (truths it names filled in). Everything else is a
+side effect: ``namespace.key``, ``URI/_id`` or the absolute path (``/sdcard/Download/…``).
 """
 
 from __future__ import annotations
@@ -12,13 +15,14 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from functools import cache
 from importlib import resources
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
-from bridge.android_state import NAMESPACES, AndroidState, Row
+from bridge.android_state import NAMESPACES, TASK_FILES_ROOT, AndroidState, Row
+from bridge.spec_files import bind_path, folder_tree
 from bridge.spec_rows import read_rows
 from bridge.taskspec import RowsSelector, TaskSpec
 
@@ -37,13 +41,16 @@ def volatile_settings() -> tuple[str, ...]:
 class ObservedState(BaseModel):
     """Settings by namespace, a digest of each watched row by uri and ``_id`` (a row changed
     when its digest did; digests keep a start record small, since every live instance holds
-    one), and the ``_id``s each expected row selector matched (by its index in the spec)."""
+    one), the ``_id``s each expected row selector matched (by its index in the spec), and
+    each entry below the watched folders by its path under ``/sdcard/Download``
+    (:func:`~bridge.spec_files.folder_tree`)."""
 
     model_config = ConfigDict(extra="forbid")
 
     settings: dict[str, dict[str, str]] = Field(default_factory=dict)
     rows: dict[str, dict[str, str]] = Field(default_factory=dict)
     selected: list[list[str]] = Field(default_factory=list)
+    files: dict[str, str] = Field(default_factory=dict)
 
 
 def row_digest(row: Row) -> str:
@@ -66,7 +73,10 @@ async def observe(spec: TaskSpec, state: AndroidState) -> ObservedState:
         found = await state.query(watched.uri, watched.projection)
         rows[watched.uri] = {str(row["_id"]): row_digest(row) for row in found}
     selected = [await _ids(state, selector) for selector in spec.expected.rows]
-    return ObservedState(settings=settings, rows=rows, selected=selected)
+    files: dict[str, str] = {}
+    for folder in spec.watch_folders:
+        files.update(await folder_tree(state, folder.folder))
+    return ObservedState(settings=settings, rows=rows, selected=selected, files=files)
 
 
 def _setting_changes(before: ObservedState, after: ObservedState) -> list[str]:
@@ -79,14 +89,32 @@ def _setting_changes(before: ObservedState, after: ObservedState) -> list[str]:
     return changed
 
 
+def _file_changes(
+    spec: TaskSpec,
+    before: ObservedState,
+    after: ObservedState,
+    truths: Mapping[str, list[JsonValue]],
+) -> list[str]:
+    globs = [bind_path(glob, truths) for glob in spec.expected.files]
+    old, new = before.files, after.files
+    return [
+        f"{TASK_FILES_ROOT}/{path}"
+        for path in sorted(set(old) | set(new))
+        if old.get(path) != new.get(path)
+        and not any(fnmatch.fnmatchcase(path, glob) for glob in globs)
+    ]
+
+
 def side_effects(
     spec: TaskSpec,
     before: ObservedState,
     after: ObservedState,
     volatile: Iterable[str] = (),
+    truths: Mapping[str, list[JsonValue]] | None = None,
 ) -> list[str]:
     """Changes of the observable state that the spec does not expect, as
-    ``namespace.key`` for settings and ``URI/_id`` for rows."""
+    ``namespace.key`` for settings, ``URI/_id`` for rows and the absolute path for files
+    (``truths``: those read at the start, which ``expected.files`` may name)."""
     allowed = (*spec.expected.settings, *volatile_settings(), *volatile)
     unexpected = [
         path
@@ -102,7 +130,7 @@ def side_effects(
         for row_id in sorted(set(old) | set(new), key=_id_order):
             if old.get(row_id) != new.get(row_id) and row_id not in expected:
                 unexpected.append(f"{uri}/{row_id}")
-    return unexpected
+    return unexpected + _file_changes(spec, before, after, truths or {})
 
 
 def _id_order(row_id: str) -> tuple[int, str]:

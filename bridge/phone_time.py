@@ -15,7 +15,15 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from bridge.errors import EnvError
 from bridge.taskspec import LocalTime, TimeAs
 
-__all__ = ["local_ms", "say_time", "zone"]
+__all__ = [
+    "local_clock",
+    "local_ms",
+    "next_time_ms",
+    "say_time",
+    "zone",
+    "zone_gap_hours",
+    "zone_time",
+]
 
 
 def zone(name: str) -> ZoneInfo:
@@ -46,3 +54,44 @@ def say_time(value_ms: object, zone_name: str, kind: TimeAs) -> str | None:
         return None
     moment = datetime.fromtimestamp(ms / 1000, UTC if kind == "utc_date" else zone(zone_name))
     return moment.strftime("%H:%M") if kind == "local_time" else moment.date().isoformat()
+
+
+def next_time_ms(now_ms: int, zone_name: str, at: str, days: list[int] | None = None) -> int:
+    """Epoch ms of the first moment strictly after ``now_ms`` the phone's wall clock reads
+    ``at`` (``HH:MM``) on one of ``days`` (0 Monday … 6 Sunday; any day when empty): when an
+    alarm set for ``at`` rings. A time a DST jump skips rings when the clock passes it."""
+    tz = zone(zone_name)
+    now = datetime.fromtimestamp(now_ms / 1000, tz)
+    hour, minute = (int(part) for part in at.split(":"))
+    for offset in range(8):
+        day = now.date() + timedelta(days=offset)
+        moment = datetime.combine(day, time(hour, minute), tz)
+        ms = int(moment.timestamp() * 1000)
+        if ms > now_ms and (not days or day.weekday() in days):
+            return ms
+    raise AssertionError("a week always holds one of the days")  # pragma: no cover
+
+
+def local_clock(value_ms: int, zone_name: str) -> str:
+    """The wall-clock time ``HH:MM`` of epoch ms ``value_ms`` in the zone."""
+    return datetime.fromtimestamp(value_ms / 1000, zone(zone_name)).strftime("%H:%M")
+
+
+def _offset_hours(moment: datetime, zone_name: str) -> float:
+    offset = moment.astimezone(zone(zone_name)).utcoffset()
+    return (offset or timedelta()).total_seconds() / 3600
+
+
+def zone_gap_hours(now_ms: int, ahead: str, behind: str) -> float:
+    """How many hours zone ``ahead``'s clocks are ahead of zone ``behind``'s at ``now_ms``."""
+    moment = datetime.fromtimestamp(now_ms / 1000, UTC)
+    return _offset_hours(moment, ahead) - _offset_hours(moment, behind)
+
+
+def zone_time(now_ms: int, phone_zone: str, at: str, source_zone: str, to: str) -> str:
+    """What a clock in ``to`` reads when one in ``source_zone`` reads ``at`` on the phone's
+    today (in ``phone_zone``)."""
+    today = datetime.fromtimestamp(now_ms / 1000, zone(phone_zone)).date()
+    hour, minute = (int(part) for part in at.split(":"))
+    moment = datetime.combine(today, time(hour, minute), zone(source_zone))
+    return moment.astimezone(zone(to)).strftime("%H:%M")

@@ -12,12 +12,20 @@ from pydantic import JsonValue
 
 from bridge.android_state import AndroidState, printed
 from bridge.answers import answer_matches
+from bridge.phone_time import local_clock, say_time
 from bridge.schema import AnswerValue, Check
 from bridge.spec_rows import bind_truths, read_rows, said
-from bridge.taskspec import LongestOfferedCheck, RowsCheck, Scalar, SettingCheck, TruthRef
+from bridge.taskspec import (
+    LongestOfferedCheck,
+    NextAlarmCheck,
+    RowsCheck,
+    Scalar,
+    SettingCheck,
+    TruthRef,
+)
 from bridge.xpath_facts import CHOICE, CHOICE_LABEL, MIN_OPTIONS, longest_offered
 
-__all__ = ["check_longest_offered", "check_rows", "check_setting"]
+__all__ = ["check_longest_offered", "check_next_alarm", "check_rows", "check_setting"]
 
 Truths = Mapping[str, list[JsonValue]]
 
@@ -123,6 +131,25 @@ async def check_rows(state: AndroidState, rule: RowsCheck, truths: Truths) -> Ch
         passed=passed,
         evidence=f"content query --uri {rule.uri} --projection {rule.column}{where}",
         guard=rule.guard,
+    )
+
+
+async def check_next_alarm(state: AndroidState, rule: NextAlarmCheck, truths: Truths) -> Check:
+    """The phone's next alarm rings exactly at the truth (compared in epoch ms; shown as the
+    phone's local date and time); fails when no alarm is set."""
+    target = int(str(truths[rule.value.truth][0]))
+    ring = await state.next_alarm()
+    _, zone_name = await state.now()
+
+    def said(ms: int) -> str:
+        return f"{say_time(ms, zone_name, 'local_date')} {local_clock(ms, zone_name)}"
+
+    return Check(
+        name=rule.name,
+        expected=said(target),
+        actual=None if ring is None else said(ring),
+        passed=ring == target,
+        evidence="dumpsys alarm: Next alarm clock information",
     )
 
 

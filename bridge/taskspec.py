@@ -11,14 +11,18 @@ A spec says:
   simulator's world data included — a contact the task needs is inserted if missing, a name
   the task will create is deleted first, a setting is put away from its target, the events a
   task needs are seeded in a calendar of the task's own (never the user's);
+* files: a task's own folder ``/sdcard/Download/<folder>`` is emptied and seeded
+  (:class:`EnsureFolder`); facts and checks read that folder only (:class:`FilesFact`,
+  :class:`PathCheck`, :class:`FolderCheck`), never the user's files;
 * ``truths``: values read from the phone right after posing (the answer a query expects
   is what *this* phone holds, never the simulator's prediction), through a closed set of pure
   reductions (value, count, first, all);
 * ``checks``: the goal, over settings, provider rows, properties and the episode's saved UI
   trees, with their tolerances stated once for both worlds;
 * ``answers``: the typed answer fields and how each is matched to its truth;
-* ``watch`` / ``expected``: the observable state diffed before/after (every settings
-  namespace, the provider rows named here) and the changes the task may make;
+* ``watch`` / ``watch_folders`` / ``expected``: the observable state diffed before/after
+  (every settings namespace, the provider rows and the task folders named here) and the
+  changes the task may make;
 * ``requires``: facts a retail phone cannot be made to hold (the template then runs in the
   simulator and on the virtual phone only), each with the reason.
 """
@@ -28,7 +32,7 @@ from __future__ import annotations
 import re
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
 from bridge.android_state import BindValue, Namespace
 
@@ -37,16 +41,27 @@ __all__ = [
     "AnswerRule",
     "BondedFact",
     "Check",
+    "ClockFact",
     "DeleteRows",
+    "DeliverSms",
     "EnsureCalendar",
     "EnsureContact",
     "EnsureEvent",
+    "EnsureFolder",
     "EnsureOp",
     "ExpectedChanges",
     "Fact",
+    "FilesFact",
+    "FolderCheck",
+    "InboundSms",
+    "InsertRow",
     "LocalTime",
     "LocalTimeFact",
     "LongestOfferedCheck",
+    "NextAlarmCheck",
+    "NextAlarmFact",
+    "NextTimeFact",
+    "PathCheck",
     "PropFact",
     "PutSetting",
     "Requirement",
@@ -54,6 +69,7 @@ __all__ = [
     "RowsFact",
     "RowsIn",
     "RowsSelector",
+    "SeedFile",
     "SettingCheck",
     "SettingFact",
     "TaskSpec",
@@ -61,8 +77,11 @@ __all__ = [
     "Truth",
     "TruthRef",
     "UpdateRows",
+    "WatchedFolder",
     "WatchedRows",
     "WifiFact",
+    "ZoneGapFact",
+    "ZoneTimeFact",
 ]
 
 SPEC_VERSION = 1
@@ -123,6 +142,15 @@ class DeleteRows(_Spec):
     where: str
 
 
+class InsertRow(_Spec):
+    """``content insert`` of one row into ``uri`` (a task's own alarm: pair it with a
+    :class:`DeleteRows` of the same time first, so posing twice leaves one)."""
+
+    op: Literal["insert_row"] = "insert_row"
+    uri: str
+    values: dict[str, BindValue]
+
+
 class LocalTime(_Spec):
     """A wall-clock time on the phone, relative to its own today: ``days`` after today (in
     the phone's time zone, read when the spec is posed or judged) at ``at`` (``HH:MM``,
@@ -160,8 +188,70 @@ class EnsureEvent(_Spec):
     reminders: list[int] = Field(default_factory=list)
 
 
+class InboundSms(_Spec):
+    """An SMS a task has delivered: from ``address``, ``minutes_ago`` minutes before the
+    phone's clock when posed, already ``read`` or not."""
+
+    address: str = Field(min_length=1)
+    body: str = Field(min_length=1)
+    minutes_ago: int = Field(default=1, ge=0)
+    read: bool = False
+
+
+class DeliverSms(_Spec):
+    """The task's inbound SMS, delivered as a carrier delivers them
+    (``AndroidState.deliver_sms``), oldest first; when ``clear``, every earlier SMS from or
+    to their addresses is deleted first (``AndroidState.delete_sms``), so the task's
+    conversations hold its own messages only. Only a phone that lets the judge write SMS
+    (the simulator; the virtual phone through ``su``) takes it: a template with this op
+    declares a :class:`Requirement`."""
+
+    op: Literal["deliver_sms"] = "deliver_sms"
+    messages: list[InboundSms] = Field(min_length=1)
+    clear: bool = True
+
+
+def _inside_folder(path: str) -> str:
+    parts = path.split("/")
+    if any(part in ("", ".", "..") or "\x00" in part for part in parts):
+        raise ValueError(f"{path!r} is not a relative path inside a folder")
+    return path
+
+
+InFolder = Annotated[str, AfterValidator(_inside_folder)]
+"""A relative path with no ``.``/``..`` component and no empty one."""
+
+
+class SeedFile(_Spec):
+    """A text file a task seeds in its folder: ``path`` inside it (``sub/a.txt`` makes the
+    subfolder), modified at ``mtime`` on the phone's own clock."""
+
+    path: InFolder
+    text: str = ""
+    mtime: LocalTime = Field(default_factory=LocalTime)
+
+
+class EnsureFolder(_Spec):
+    """The task's own folder ``/sdcard/Download/<folder>``, removed with everything in it and
+    made again with ``dirs`` (empty subfolders) and ``files``: all a task's files live there,
+    the only place a judge writes."""
+
+    op: Literal["ensure_folder"] = "ensure_folder"
+    folder: InFolder = Field(pattern=r"^[^/]+$")
+    dirs: list[InFolder] = Field(default_factory=list)
+    files: list[SeedFile] = Field(default_factory=list)
+
+
 EnsureOp = Annotated[
-    PutSetting | EnsureContact | UpdateRows | DeleteRows | EnsureCalendar | EnsureEvent,
+    PutSetting
+    | EnsureContact
+    | UpdateRows
+    | DeleteRows
+    | InsertRow
+    | EnsureCalendar
+    | EnsureEvent
+    | DeliverSms
+    | EnsureFolder,
     Field(discriminator="op"),
 ]
 
@@ -230,6 +320,66 @@ class RowsFact(_Spec):
     number: str | None = None
     within: RowsIn | None = None
     as_time: TimeAs | None = None
+    extract: str | None = None
+    """A regular expression: each value becomes its first match (its first group when it
+    has one), a value without a match is dropped (the code in an SMS body)."""
+
+
+class ClockFact(_Spec):
+    """The phone's clock now, epoch ms (when a task was posed: what a message sent during
+    the episode must be newer than)."""
+
+    source: Literal["clock"] = "clock"
+
+
+class NextTimeFact(_Spec):
+    """The next moment, strictly after now on the phone's clock, its wall clock reads a time
+    of day, as epoch ms (when an alarm set for that time rings): ``at`` (``HH:MM``), or the
+    local time of day of truth ``of_truth`` (epoch ms, an event's start); moved by
+    ``offset_minutes`` (-30: half an hour before); on one of ``days`` (0 Monday … 6 Sunday;
+    any day when empty)."""
+
+    source: Literal["next_time"] = "next_time"
+    at: str | None = Field(default=None, pattern=r"^([01]\d|2[0-3]):[0-5]\d$")
+    of_truth: str | None = None
+    offset_minutes: int = 0
+    days: list[int] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _one_time(self) -> NextTimeFact:
+        if (self.at is None) == (self.of_truth is None):
+            raise ValueError("a next-time fact names either a time of day or a truth")
+        if any(not 0 <= day <= 6 for day in self.days):
+            raise ValueError(f"days are 0 (Monday) to 6 (Sunday), not {self.days}")
+        return self
+
+
+class NextAlarmFact(_Spec):
+    """When the phone's next alarm clock rings (``dumpsys alarm``), as epoch ms or as people
+    say it (``say``); absent when no alarm is set."""
+
+    source: Literal["next_alarm"] = "next_alarm"
+    say: TimeAs | None = None
+
+
+class ZoneGapFact(_Spec):
+    """How many hours the clocks of zone ``ahead`` are ahead of zone ``behind`` now on the
+    phone's clock (IANA names; DST as each zone has it today: a phone's truth, never the
+    simulator's), e.g. 1 for Europe/Paris over Europe/London."""
+
+    source: Literal["zone_gap"] = "zone_gap"
+    ahead: str = Field(min_length=1)
+    behind: str = Field(min_length=1)
+
+
+class ZoneTimeFact(_Spec):
+    """What a clock in zone ``to`` reads (``HH:MM``) when one in zone ``source_zone`` reads
+    ``at`` on the phone's today (the offsets of that day, DST included)."""
+
+    source: Literal["zone_time"] = "zone_time"
+    at: str = Field(pattern=r"^([01]\d|2[0-3]):[0-5]\d$")
+    source_zone: str = Field(min_length=1)
+    to: str = Field(min_length=1)
 
 
 class WifiFact(_Spec):
@@ -244,20 +394,47 @@ class BondedFact(_Spec):
     source: Literal["bonded_devices"] = "bonded_devices"
 
 
+class FilesFact(_Spec):
+    """The entries of a folder under ``/sdcard/Download`` (``folder``: ``<task folder>`` or
+    a path below it) of ``kind`` whose names match the glob ``name``, in ``order`` (name,
+    mtime or size; ``descending`` for the newest or largest first), each read as ``field``:
+    ``name``, ``size`` (bytes), ``mtime_ms`` or ``inode``. No folder: no values."""
+
+    source: Literal["files"] = "files"
+    folder: InFolder
+    kind: Literal["file", "dir", "any"] = "file"
+    name: str = "*"
+    field: Literal["name", "size", "mtime_ms", "inode"] = "name"
+    order: Literal["name", "mtime", "size"] = "name"
+    descending: bool = False
+
+
 Fact = Annotated[
-    SettingFact | PropFact | RowsFact | WifiFact | BondedFact | LocalTimeFact,
+    SettingFact
+    | PropFact
+    | RowsFact
+    | WifiFact
+    | BondedFact
+    | LocalTimeFact
+    | NextTimeFact
+    | NextAlarmFact
+    | ZoneGapFact
+    | ZoneTimeFact
+    | ClockFact
+    | FilesFact,
     Field(discriminator="source"),
 ]
 
 
 class Truth(_Spec):
     """A value read right after posing; ``reduce`` turns the fact's values into one:
-    ``value`` (the single value), ``count``, ``first``, ``all`` (every value is accepted).
+    ``value`` (the single value), ``count``, ``first``, ``all`` (every value is accepted),
+    ``most`` (the value that occurs most often; every value tied for most is accepted).
     ``also`` facts are accepted answers too (a model code and its marketing name)."""
 
     name: str = Field(min_length=1)
     fact: Fact
-    reduce: Literal["value", "count", "first", "all"] = "value"
+    reduce: Literal["value", "count", "first", "all", "most"] = "value"
     also: list[Fact] = Field(default_factory=list)
 
 
@@ -309,6 +486,19 @@ class RowsCheck(_Spec):
     as_time: TimeAs | None = None
 
 
+class NextAlarmCheck(_Spec):
+    """The phone's next alarm clock rings at truth ``value`` (epoch ms, a
+    :class:`NextTimeFact`). A phone shows only its soonest alarm, so
+    a task is posed only when nothing of the phone's own rings before ``value``, and when
+    ``value`` is at least ``margin_minutes`` away (it must not ring during the episode);
+    otherwise this phone cannot judge it and says so."""
+
+    check: Literal["next_alarm"] = "next_alarm"
+    name: str = Field(min_length=1)
+    value: TruthRef
+    margin_minutes: int = Field(default=30, ge=0)
+
+
 class LongestOfferedCheck(_Spec):
     """XPath over the episode's saved UI trees: the longest duration any screen's chooser
     offered; the setting must hold it and the answer ``answer_field`` must give it in
@@ -321,7 +511,38 @@ class LongestOfferedCheck(_Spec):
     answer_unit_ms: int = Field(default=60_000, gt=0)
 
 
-Check = Annotated[SettingCheck | RowsCheck | LongestOfferedCheck, Field(discriminator="check")]
+class PathCheck(_Spec):
+    """A path under ``/sdcard/Download`` (inside the task's folder) is a ``file``, a ``dir``,
+    ``exists`` as either, or is ``absent``; with ``inode``, the node there has the inode of
+    that truth (a file seeded at pose renamed or moved, not copied). A ``guard`` is needed for
+    success but no step of progress (a file the task must keep). ``path`` may name truths:
+    ``{truth.NAME}`` is that truth's main value as text (a folder named after a date read on
+    the phone)."""
+
+    check: Literal["path"] = "path"
+    name: str = Field(min_length=1)
+    path: InFolder
+    expect: Literal["file", "dir", "exists", "absent"]
+    inode: TruthRef | None = None
+    guard: bool = False
+
+
+class FolderCheck(_Spec):
+    """The entries of ``kind`` in a folder under ``/sdcard/Download`` are exactly ``names``
+    (no more, no fewer)."""
+
+    check: Literal["folder"] = "folder"
+    name: str = Field(min_length=1)
+    folder: InFolder
+    kind: Literal["file", "dir", "any"] = "file"
+    names: list[str]
+    guard: bool = False
+
+
+Check = Annotated[
+    SettingCheck | RowsCheck | NextAlarmCheck | LongestOfferedCheck | PathCheck | FolderCheck,
+    Field(discriminator="check"),
+]
 
 
 class AnswerRule(_Spec):
@@ -352,13 +573,24 @@ class WatchedRows(_Spec):
     projection: list[str] = Field(min_length=1)
 
 
+class WatchedFolder(_Spec):
+    """A folder under ``/sdcard/Download`` (a task's own) snapshotted before and after with
+    everything below it, keyed by path: a file's kind, size, modification time and inode, a
+    folder's kind and inode (a folder's own time follows its entries)."""
+
+    folder: InFolder
+
+
 class ExpectedChanges(_Spec):
-    """What the task may change: setting globs (``global.wifi_on``, ``global.*_saved_state``)
-    and provider rows (a changed row is expected when it matches a selector before or
-    after the episode)."""
+    """What the task may change: setting globs (``global.wifi_on``, ``global.*_saved_state``),
+    provider rows (a changed row is expected when it matches a selector before or after the
+    episode) and path globs under ``/sdcard/Download`` of a watched folder (``改名/a.txt``,
+    ``整理PDF/final/*``; ``*`` matches ``/`` too; ``{truth.NAME}`` names a truth's main
+    value)."""
 
     settings: list[str] = Field(default_factory=list)
     rows: list[RowsSelector] = Field(default_factory=list)
+    files: list[str] = Field(default_factory=list)
 
 
 class Requirement(_Spec):
@@ -377,7 +609,9 @@ def _named_truths(rows: object) -> list[str]:
     within = getattr(rows, "within", None)
     if within is not None:
         wheres.append(within.where)
-    return [name for where in wheres if where for name in _TRUTH_NAME.findall(where)]
+    names = [name for where in wheres if where for name in _TRUTH_NAME.findall(where)]
+    of_truth = getattr(rows, "of_truth", None)
+    return names + ([of_truth] if of_truth else [])
 
 
 def _known(names: list[str], read: list[str], user: str) -> None:
@@ -397,6 +631,7 @@ class TaskSpec(_Spec):
     checks: list[Check] = Field(default_factory=list)
     answers: list[AnswerRule] = Field(default_factory=list)
     watch: list[WatchedRows] = Field(default_factory=list)
+    watch_folders: list[WatchedFolder] = Field(default_factory=list)
     expected: ExpectedChanges = Field(default_factory=ExpectedChanges)
     requires: list[Requirement] = Field(default_factory=list)
     open_ended: bool = False
@@ -421,8 +656,16 @@ class TaskSpec(_Spec):
         for check in self.checks:
             if isinstance(check, RowsCheck):
                 _known(_named_truths(check), read, f"check {check.name!r}")
+            elif isinstance(check, NextAlarmCheck):
+                _known([check.value.truth], read, f"check {check.name!r}")
+            elif isinstance(check, PathCheck):
+                names = _TRUTH_NAME.findall(check.path)
+                names += [check.inode.truth] if check.inode is not None else []
+                _known(names, read, f"check {check.name!r}")
         for selector in self.expected.rows:  # read before and after, without truths
             _known(_named_truths(selector), [], f"expected rows of {selector.uri}")
+        for glob in self.expected.files:
+            _known(_TRUTH_NAME.findall(glob), read, f"expected file {glob!r}")
         return self
 
     @property

@@ -25,9 +25,19 @@ import math
 import re
 import shlex
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from datetime import datetime
 from typing import TypeVar
 
-from bridge.android_state import BindValue, Namespace, Row, StateUnavailable
+from bridge.android_contract import SMS, SMS_INBOX, SMS_TYPE_INBOX, sql_text
+from bridge.android_state import (
+    BindValue,
+    FileStat,
+    Namespace,
+    Row,
+    StateUnavailable,
+    in_task_folder,
+)
+from bridge.phone_time import zone
 from device.errors import DeviceError
 from device.shell import Shell
 from device.shell_output import (
@@ -44,10 +54,12 @@ from device.shell_output import (
     parse_wifi_status,
 )
 
-__all__ = ["NEXT_ALARM_HEADER", "SERVICE_COMMANDS", "AdbAndroidState", "bind_argument",
-           "parse_next_alarm"]
+__all__ = ["NEXT_ALARM_HEADER", "SERVICE_COMMANDS", "STAT_FORMAT", "AdbAndroidState",
+           "bind_argument", "parse_next_alarm", "parse_stat_line"]
 
 _T = TypeVar("_T")
+_NO_SU = re.compile(r"(^|\s)su: (inaccessible or not found|not found)", re.MULTILINE)
+"""How a shell without ``su`` answers ``su …`` (mksh / toybox sh)."""
 
 SERVICE_COMMANDS: dict[tuple[Namespace, str], tuple[str, str]] = {
     ("global", "wifi_on"): ("svc wifi enable", "svc wifi disable"),
@@ -92,6 +104,26 @@ def parse_next_alarm(output: str, user: int = 0) -> int | None:
             ms = int(found["ms"])
             return ms if ms > 0 else None
     return None
+
+
+STAT_FORMAT = "%i/%s/%Y/%F/%n"
+"""``stat -c`` of a file: inode, size, mtime (s), type, path ("/" cannot be in a name, so
+the first four fields split cleanly and the path is the rest)."""
+
+
+def parse_stat_line(line: str) -> FileStat | None:
+    """One line of ``stat -c STAT_FORMAT`` (None: not such a line, e.g. an error)."""
+    fields = line.split("/", 4)
+    if len(fields) != 5 or not all(f.isdigit() for f in fields[:3]):
+        return None
+    inode, size, mtime, kind, path = fields
+    return FileStat(
+        name=path.rstrip("/").rsplit("/", 1)[-1],
+        kind="dir" if kind == "directory" else "file",
+        size=int(size),
+        mtime_ms=int(mtime) * 1000,
+        inode=int(inode),
+    )
 
 
 def _turns_on(key: str, value: str) -> bool:
@@ -195,9 +227,20 @@ class AdbAndroidState:
 
     # ------------------------------------------------------------------ providers
 
-    async def _content(self, operation: str, uri: str, arguments: Sequence[str]) -> str:
+    async def _content(
+        self, operation: str, uri: str, arguments: Sequence[str], as_root: bool = False
+    ) -> str:
         command = " ".join(["content", operation, "--uri", shlex.quote(uri), *arguments])
+        if as_root:
+            command = f"su 0 {command}"
         output = await self.shell(command)
+        if as_root and _NO_SU.search(output):
+            raise StateUnavailable(
+                "this phone has no su, and its shell cannot write SMS (its WRITE_SMS app-op "
+                "is ignored: `content insert` of content://sms writes nothing), so it cannot "
+                "be made to receive the task's messages; pose the task in the simulator or "
+                "on the virtual phone"
+            )
         failure = parse_content_failure(output)
         if failure is None:
             return output
@@ -255,6 +298,37 @@ class AdbAndroidState:
     async def delete(self, uri: str, where: str | None) -> None:
         """``content delete`` of the rows matching ``where``."""
         await self._content("delete", uri, ["--where", shlex.quote(where)] if where else [])
+
+    async def deliver_sms(self, address: str, body: str, date_ms: int, read: bool) -> None:
+        """An inbound SMS, written as root (``su 0 content insert --uri content://sms``): the
+        shell's own write would be dropped without a word (its ``WRITE_SMS`` app-op is
+        ``MODE_IGNORED``), so the row is read back to be sure it is there.
+
+        Raises:
+            StateUnavailable: the phone has no ``su`` (a retail phone), or kept no row.
+        """
+        values: dict[str, BindValue] = {
+            "address": address, "body": body, "date": date_ms, "date_sent": date_ms,
+            "type": SMS_TYPE_INBOX, "read": int(read), "seen": int(read),
+        }  # fmt: skip
+        binds = [bind_argument(column, value) for column, value in values.items()]
+        await self._content("insert", SMS, binds, as_root=True)
+        where = f"address={sql_text(address)} AND date={date_ms} AND body={sql_text(body)}"
+        if not await self.query(SMS_INBOX, ["_id"], where):
+            raise StateUnavailable(
+                f"the phone kept no SMS from {address} after `su 0 content insert`: its "
+                "SMS provider ignored the write, so the task's messages cannot be delivered"
+            )
+
+    async def delete_sms(self, where: str) -> None:
+        """Delete SMS rows as root (``su 0 content delete``), then check none is left.
+
+        Raises:
+            StateUnavailable: the phone has no ``su``, or kept the rows.
+        """
+        await self._content("delete", SMS, ["--where", shlex.quote(where)], as_root=True)
+        if await self.query(SMS, ["_id"], where):
+            raise StateUnavailable(f"the phone kept the SMS rows matching {where!r} after su")
 
     # ------------------------------------------------------------------ system facts
 
@@ -335,6 +409,59 @@ class AdbAndroidState:
         """The next alarm clock of the shell's user (0) as epoch ms, from ``dumpsys alarm``
         (:func:`parse_next_alarm`); None when no alarm clock is set."""
         return parse_next_alarm(await self.shell("dumpsys alarm"))
+
+    # ------------------------------------------------------------------ files
+
+    async def stat_path(self, path: str) -> FileStat | None:
+        """``stat -c`` of one path (None: nothing there)."""
+        output = await self.shell(f"stat -c {STAT_FORMAT} {shlex.quote(path)} 2>/dev/null")
+        return next(filter(None, map(parse_stat_line, output.splitlines())), None)
+
+    async def list_files(self, path: str) -> list[FileStat]:
+        """``ls -a`` of a directory, then one ``stat -c`` of its entries ([] when ``path``
+        is no directory)."""
+        quoted = shlex.quote(path)
+        output = await self.shell(f"[ -d {quoted} ] && ls -a {quoted}")
+        names = [n for n in output.splitlines() if n not in ("", ".", "..")]
+        if not names:
+            return []
+        paths = " ".join(shlex.quote(f"{path.rstrip('/')}/{name}") for name in names)
+        printed = await self.shell(f"stat -c {STAT_FORMAT} {paths} 2>/dev/null")
+        found = [stat for stat in map(parse_stat_line, printed.splitlines()) if stat]
+        return sorted(found, key=lambda stat: stat.name)
+
+    def _task_path(self, path: str) -> str:
+        if not in_task_folder(path):
+            raise StateUnavailable(
+                f"refusing to write {path!r} on a phone: a task writes files only inside its "
+                "own folder under /sdcard/Download"
+            )
+        return shlex.quote(path)
+
+    async def _files(self, command: str, what: str) -> None:
+        output = await self.shell(f"{command} 2>&1; echo status=$?")
+        lines = output.rstrip().splitlines()
+        if not lines or lines[-1] != "status=0":
+            detail = " ".join(lines[:-1])[:200] or "no output"
+            raise StateUnavailable(f"the phone could not {what}: {detail}")
+
+    async def write_file(self, path: str, text: str, mtime_ms: int) -> None:
+        """``printf '%s' TEXT > PATH`` then ``touch -m -d "YYYY-MM-DD HH:MM:SS"`` in the
+        phone's zone (inside a task folder only)."""
+        quoted = self._task_path(path)
+        _, zone_name = await self.now()
+        local = datetime.fromtimestamp(mtime_ms / 1000, zone(zone_name))
+        stamp = shlex.quote(local.strftime("%Y-%m-%d %H:%M:%S"))
+        command = f"printf '%s' {shlex.quote(text)} > {quoted} && touch -m -d {stamp} {quoted}"
+        await self._files(command, f"write {path}")
+
+    async def make_dir(self, path: str) -> None:
+        """``mkdir -p`` (inside a task folder only)."""
+        await self._files(f"mkdir -p {self._task_path(path)}", f"make the folder {path}")
+
+    async def remove(self, path: str) -> None:
+        """``rm -rf`` (inside a task folder only)."""
+        await self._files(f"rm -rf {self._task_path(path)}", f"remove {path}")
 
     # ------------------------------------------------------------------ apps
 

@@ -11,6 +11,9 @@ simulator directly reads what it would read through the virtual phone's adb.
 * properties — :func:`sim.device_props.system_properties` of a :class:`DeviceIdentity`;
 * radios — :func:`sim.radios.connected_ssid`, :func:`sim.radios.paired_devices`;
 * clock — ``state.os.clock_ms`` in :data:`sim.state.TIME_ZONE`;
+* SMS — written as the shell writes them (never: :func:`sim.apps.messages.provider.
+  shell_may_write`), delivered and deleted as the system does (:meth:`deliver_sms`);
+* files — :mod:`sim.storage`, the instance's ``/sdcard`` tree (``stat`` shows whole seconds);
 * next alarm — :func:`sim.apps.clock.alarms.next_alarm_ms` over the Clock app's alarms
   (:func:`next_alarm_clock`, which the virtual phone's ``dumpsys alarm`` prints).
 """
@@ -20,8 +23,18 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TypeVar
 
-from bridge.android_state import BindValue, Namespace, Row, StateUnavailable
+from bridge.android_contract import SMS, SMS_TYPE_INBOX
+from bridge.android_state import (
+    BindValue,
+    FileStat,
+    Namespace,
+    Row,
+    StateUnavailable,
+    in_task_folder,
+)
+from sim import storage as sdcard
 from sim.apps.clock.alarms import alarm_rows, next_alarm_ms
+from sim.apps.messages.provider import shell_may_write
 from sim.device_props import DEFAULT_DENSITY_DPI, DeviceIdentity, system_properties
 from sim.observe import foreground_of
 from sim.phone import Phone
@@ -30,7 +43,7 @@ from sim.radios import connected_ssid, paired_devices, settings_world
 from sim.settings_store import apply_setting, get_setting, list_settings
 from sim.state import TIME_ZONE, InstanceState
 
-__all__ = ["SimAndroidState", "next_alarm_clock"]
+__all__ = ["SimAndroidState", "file_stat", "next_alarm_clock"]
 
 T = TypeVar("T")
 
@@ -44,6 +57,17 @@ def next_alarm_clock(phone: Phone, state: InstanceState) -> int | None:
         return None
     alarms = alarm_rows(app.world, state.apps.get(app.id) or {})
     return next_alarm_ms(alarms, state.os.clock_ms, TIME_ZONE)
+
+
+def file_stat(node: sdcard.Node) -> FileStat:
+    """A storage node as ``stat`` shows it: the time in whole seconds, as ``%Y`` has it."""
+    return FileStat(
+        name=node.name,
+        kind=node.kind,
+        size=node.size if node.kind == "file" else 4096,
+        mtime_ms=node.mtime_ms // 1000 * 1000,
+        inode=node.id,
+    )
 
 
 class SimAndroidState:
@@ -115,18 +139,33 @@ class SimAndroidState:
         return [dict(zip(cursor.columns, map(cell_text, row), strict=True)) for row in cursor.rows]
 
     async def insert(self, uri: str, values: Mapping[str, BindValue]) -> None:
-        """``content insert`` of one row."""
-        self._provider_call(lambda: self.resolver.insert(self.state, uri, values))
-        self._changed()
+        """``content insert`` of one row (an SMS one does nothing, as the shell's does)."""
+        if shell_may_write(uri):
+            self._provider_call(lambda: self.resolver.insert(self.state, uri, values))
+            self._changed()
 
     async def update(self, uri: str, values: Mapping[str, BindValue], where: str | None) -> None:
-        """``content update`` of the rows matching ``where``."""
-        self._provider_call(lambda: self.resolver.update(self.state, uri, values, where))
-        self._changed()
+        """``content update`` of the rows matching ``where`` (not SMS rows: see insert)."""
+        if shell_may_write(uri):
+            self._provider_call(lambda: self.resolver.update(self.state, uri, values, where))
+            self._changed()
 
     async def delete(self, uri: str, where: str | None) -> None:
-        """``content delete`` of the rows matching ``where``."""
-        self._provider_call(lambda: self.resolver.delete(self.state, uri, where))
+        """``content delete`` of the rows matching ``where`` (not SMS rows: see insert)."""
+        if shell_may_write(uri):
+            self._provider_call(lambda: self.resolver.delete(self.state, uri, where))
+            self._changed()
+
+    async def deliver_sms(self, address: str, body: str, date_ms: int, read: bool) -> None:
+        """An inbound SMS into the ``sms`` provider, as the radio's dispatcher stores it."""
+        values = {"address": address, "body": body, "date": date_ms, "date_sent": date_ms,
+                  "type": SMS_TYPE_INBOX, "read": int(read), "seen": int(read)}  # fmt: skip
+        self._provider_call(lambda: self.resolver.insert(self.state, SMS, values))
+        self._changed()
+
+    async def delete_sms(self, where: str) -> None:
+        """Delete SMS rows as the system does (the shell cannot)."""
+        self._provider_call(lambda: self.resolver.delete(self.state, SMS, where))
         self._changed()
 
     # ---- device facts
@@ -152,6 +191,49 @@ class SimAndroidState:
     async def next_alarm(self) -> int | None:
         """The Clock app's next ring (:func:`next_alarm_clock`)."""
         return next_alarm_clock(self.phone, self.state)
+
+    # ---- files
+    def _task_path(self, path: str) -> str:
+        if not in_task_folder(path):
+            raise StateUnavailable(f"a task writes files only inside a task folder, not {path!r}")
+        return path
+
+    async def stat_path(self, path: str) -> FileStat | None:
+        """The node at ``path`` as ``stat`` shows it (None: nothing there)."""
+        try:
+            node = sdcard.lookup(self.state.os.storage, path)
+        except sdcard.NotADirectory:
+            return None
+        return None if node is None else file_stat(node)
+
+    async def list_files(self, path: str) -> list[FileStat]:
+        """The entries of the directory ``path`` by name ([] when there is none)."""
+        found = await self.stat_path(path)
+        if found is None or found.kind != "dir":
+            return []
+        return [file_stat(n) for n in sdcard.children(self.state.os.storage, found.inode)]
+
+    async def write_file(self, path: str, text: str, mtime_ms: int) -> None:
+        """Create or replace a text file in a task folder, modified at ``mtime_ms``."""
+        tree = self.state.os.storage
+        sdcard.write(tree, self._task_path(path), text, self.state.os.clock_ms)
+        sdcard.set_mtime(tree, path, mtime_ms)
+        self._changed()
+
+    async def make_dir(self, path: str) -> None:
+        """``mkdir -p`` in a task folder."""
+        sdcard.make_dir(
+            self.state.os.storage, self._task_path(path), self.state.os.clock_ms, parents=True
+        )
+        self._changed()
+
+    async def remove(self, path: str) -> None:
+        """``rm -rf`` in a task folder."""
+        try:
+            sdcard.remove(self.state.os.storage, self._task_path(path), recursive=True)
+        except sdcard.NotFound:
+            return
+        self._changed()
 
     # ---- apps
     async def start_app(self, package: str) -> None:

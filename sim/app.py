@@ -143,6 +143,9 @@ class App:
 
     id: ClassVar[str]
     handlers: ClassVar[dict[str, Handler]] = {}
+    ACTIVITIES: ClassVar[dict[str, str]] = {}
+    """The activity of each route path other than the launcher's (``/cities`` →
+    ``.worldclock.CitySelectionActivity``)."""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -214,8 +217,9 @@ class App:
         """Called when the app comes to the foreground."""
 
     def activity_for(self, route: Route) -> str:
-        """The Android activity reported for ``route`` (``dumpsys``-style, short form)."""
-        return self.activity
+        """The Android activity reported for ``route`` (``dumpsys``-style, short form): the
+        app's :attr:`ACTIVITIES` entry for the route's path, else its launcher activity."""
+        return self.ACTIVITIES.get(route.path, self.activity)
 
     def gallery_screens(self) -> tuple[GalleryScreen, ...]:
         """The screens a person wants to see of this app (:mod:`sim.gallery` renders them in

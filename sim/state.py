@@ -23,6 +23,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
+from sim.storage import Storage, default_storage
+
 __all__ = [
     "DEFAULT_CLOCK_MS",
     "LAUNCHER_DRAWER_SCROLL",
@@ -161,6 +163,8 @@ class OsState(_State):
     text_zoom: float = Field(default=1.0, gt=0)
     """Text enlargement on top of the font-size setting, as a ROM's larger default text or
     Android's Display size gives; the simulator never changes it (a virtual phone may)."""
+    storage: Storage = Field(default_factory=default_storage)
+    """The shared storage ``/sdcard`` (:mod:`sim.storage`): what ``ls``/``stat`` show."""
 
     def task(self, app: str) -> AppTask | None:
         """The back stack of ``app`` if it is running."""

@@ -10,13 +10,19 @@ Output as ``Content.java`` prints it: ``Row: 0 col=val, col=val`` (NULL as ``NUL
 ``No result found.``; ``insert``, ``update`` and ``delete`` print nothing. Argument errors
 print the usage and ``[ERROR] …`` on stdout (exit 1); provider errors print ``Error while
 accessing provider:AUTHORITY`` and the Java exception on stderr (exit 1).
+
+Who writes matters: the shell's writes to the SMS providers are soft-rejected as Android
+rejects them (its ``WRITE_SMS`` app-op is ``MODE_IGNORED``: nothing is written, nothing is
+printed, exit 0; :func:`sim.apps.messages.provider.shell_may_write`); root's (``su 0
+content …``) are made.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from device.virtual.shell_context import CommandContext, CommandFn
+from device.virtual.shell_context import ROOT_UID, CommandContext, CommandFn
+from sim.apps.messages.provider import shell_may_write
 from sim.providers import ContentResolver, ProviderError, format_value, split_uri
 
 __all__ = ["COMMANDS", "where_argument"]
@@ -121,6 +127,9 @@ async def _execute(
                 f"Row: {index} " + ", ".join(f"{c}={format_value(v)}" for c, v in cells)
             )
         return
+    if ctx.uid != ROOT_UID and not shell_may_write(uri):
+        resolver.provider(split_uri(uri)[0])  # an unknown authority still fails loudly
+        return  # ContentProvider.Transport's soft rejection: no row, no output, exit 0
     if op == "insert":
         resolver.insert(state, uri, parsed["binds"])
     elif op == "update":

@@ -1,5 +1,7 @@
-"""File and text commands over the phone's files: ``ls``, ``cat``, ``rm``, ``mkdir``,
-``touch``, ``md5sum`` and the pipe filters ``grep``, ``head``, ``tail``, ``wc``.
+"""File and text commands over the phone's files (:mod:`device.virtual.vfs`): ``ls``,
+``stat``, ``cat``, ``rm``, ``mkdir``, ``touch``, ``mv``, ``cp``, ``md5sum``, the pipe filters
+``grep``, ``head``, ``tail``, ``wc``, and ``test``/``[``/``printf``
+(:mod:`device.virtual.commands_posix`).
 
 Messages follow toybox (``ls: /x: No such file or directory``, exit 1). ``md5sum`` prints
 ``<32 hex>  <path>``: uiautomator2 compares it with the md5 of its ``u2.jar`` to decide
@@ -9,12 +11,15 @@ whether to push the jar again.
 from __future__ import annotations
 
 import hashlib
+import posixpath
 import re
+from datetime import datetime, timedelta, timezone
 
-from device.virtual import vfs
+from device.virtual import commands_posix, vfs
 from device.virtual.shell_context import CommandContext, CommandFn
+from sim.state import SIM_UTC_OFFSET_HOURS
 
-__all__ = ["COMMANDS"]
+__all__ = ["COMMANDS", "parse_touch_date"]
 
 
 def _split_options(args: list[str]) -> tuple[set[str], list[str]]:
@@ -36,35 +41,127 @@ def _path(ctx: CommandContext, operand: str) -> str:
     return vfs.normalize(operand, ctx.env.get("PWD", "/"))
 
 
+def _local(ctx: CommandContext, ms: int) -> datetime:
+    return ctx.phone.instance.state.os.local_time(ms)
+
+
+def _mode_text(st: vfs.Stat) -> str:
+    return "drwxrws--x" if st.is_dir else "-rw-rw----"
+
+
+def _ls_lines(ctx: CommandContext, entries: dict[str, vfs.Stat]) -> list[str]:
+    """toybox ``ls -l``: mode, links, owner, group, size, ``YYYY-MM-DD HH:MM``, name;
+    columns padded to the widest entry."""
+    sizes = {name: str(st.size) for name, st in entries.items()}
+    links = {name: "2" if st.is_dir else "1" for name, st in entries.items()}
+    size_w = max((len(v) for v in sizes.values()), default=1)
+    link_w = max((len(v) for v in links.values()), default=1)
+    return [
+        f"{_mode_text(st)} {links[name]:>{link_w}} u0_a150 media_rw {sizes[name]:>{size_w}} "
+        f"{_local(ctx, st.mtime_ms):%Y-%m-%d %H:%M} {name}"
+        for name, st in entries.items()
+    ]
+
+
 async def ls(ctx: CommandContext) -> int:
-    """``ls [-l] [-a] [-d] [PATH…]``: one name per line (stdout is not a terminal)."""
+    """``ls [-l] [-a] [-d] [-1] [PATH…]``: one name per line (stdout is not a terminal);
+    ``-l`` in toybox's long format with a ``total`` line for a directory."""
     flags, operands = _split_options(ctx.args)
     status = 0
-    files = ctx.phone.files
     for operand in operands or ["."]:
         path = _path(ctx, operand)
-        found = vfs.stat(files, path)
+        found = vfs.stat(ctx.phone.files, path)
         if found is None:
             await ctx.eprintln(f"ls: {operand}: No such file or directory")
             status = 1
             continue
-        if not found.is_dir or "d" in flags:
-            entries = {operand: found}
-        else:
-            entries = vfs.list_dir(files, path)
-            if "a" in flags:
-                entries = {".": found, "..": vfs.Stat(vfs.DIR_MODE, 4096), **entries}
-        if len(operands) > 1 and found.is_dir and "d" not in flags:
+        listing = found.is_dir and "d" not in flags
+        entries = vfs.list_dir(ctx.phone.files, path) if listing else {operand: found}
+        if listing and "a" in flags:
+            parent = vfs.stat(ctx.phone.files, posixpath.dirname(path)) or found
+            entries = {".": found, "..": parent, **entries}
+        if len(operands) > 1 and listing:
             await ctx.println(f"{operand}:")
-        await ctx.println(*(_ls_line(name, st, "l" in flags) for name, st in entries.items()))
+        if "l" not in flags:
+            await ctx.println(*entries)
+            continue
+        if listing:
+            blocks = sum(-(-st.size // 4096) * 4 for st in entries.values())
+            await ctx.println(f"total {blocks}")
+        await ctx.println(*_ls_lines(ctx, entries))
     return status
 
 
-def _ls_line(name: str, st: vfs.Stat, long: bool) -> str:
-    if not long:
-        return name
-    kind = "d" if st.is_dir else "-"
-    return f"{kind}rw-rw---- 1 u0_a150 media_rw {st.size:>8} 2026-05-12 09:30 {name}"
+_FILE_TYPES = {True: "directory", False: "regular file"}
+
+
+def _stat_field(ctx: CommandContext, letter: str, operand: str, st: vfs.Stat) -> str:
+    local = _local(ctx, st.mtime_ms)
+    mode = st.mode & 0o7777
+    fields = {
+        "i": str(st.inode),
+        "s": str(st.size),
+        "Y": str(st.mtime_ms // 1000),
+        "X": str(st.mtime_ms // 1000),
+        "Z": str(st.mtime_ms // 1000),
+        "n": operand,
+        "N": f"'{operand}'",
+        "F": _FILE_TYPES[st.is_dir] if st.is_dir or st.size else "regular empty file",
+        "a": f"{mode:o}",
+        "A": _mode_text(st),
+        "f": f"{st.mode:x}",
+        "h": "2" if st.is_dir else "1",
+        "U": "u0_a150",
+        "G": "media_rw",
+        "u": "10150",
+        "g": "1023",
+        "b": str(-(-st.size // 512)),
+        "B": "512",
+        "y": f"{local:%Y-%m-%d %H:%M:%S}.{st.mtime_ms % 1000 * 1_000_000:09d} {_zone(ctx)}",
+    }
+    fields["x"] = fields["z"] = fields["y"]
+    return fields.get(letter, "?")
+
+
+def _zone(ctx: CommandContext) -> str:
+    hours = SIM_UTC_OFFSET_HOURS
+    return f"{'+' if hours >= 0 else '-'}{abs(hours):02d}00"
+
+
+def _stat_format(ctx: CommandContext, form: str, operand: str, st: vfs.Stat) -> str:
+    return re.sub(
+        r"%(.)",
+        lambda m: "%" if m.group(1) == "%" else _stat_field(ctx, m.group(1), operand, st),
+        form,
+    )
+
+
+_STAT_DEFAULT = (
+    "  File: %N\n  Size: %s\t Blocks: %b\t IO Blocks: 4096\t%F\nDevice: fd00h/64768d\t "
+    "Inode: %i\t Links: %h\nAccess: (0%a/%A)\tUid: (%u/%U)\tGid: (%g/%G)\n"
+    "Access: %x\nModify: %y\nChange: %z"
+)
+
+
+async def stat(ctx: CommandContext) -> int:
+    """``stat [-c FORMAT] FILE…`` (toybox's ``%i %s %Y %n %N %F %a %A %f %y …``)."""
+    args, form = list(ctx.args), _STAT_DEFAULT
+    if len(args) >= 2 and args[0] in ("-c", "--format"):
+        form, args = args[1], args[2:]
+    elif args[:1] and args[0].startswith("--format="):
+        form, args = args[0].split("=", 1)[1], args[1:]
+    _, operands = _split_options(args)
+    if not operands:
+        return await ctx.usage("stat: Needs 1 argument")
+    status = 0
+    for operand in operands:
+        found = vfs.stat(ctx.phone.files, _path(ctx, operand))
+        if found is None:
+            await ctx.eprintln(f"stat: '{operand}': No such file or directory")
+            status = 1
+            continue
+        await ctx.println(_stat_format(ctx, form, operand, found))
+    return status
 
 
 async def cat(ctx: CommandContext) -> int:
@@ -115,17 +212,112 @@ async def mkdir(ctx: CommandContext) -> int:
     return status
 
 
+async def _move_or_copy(ctx: CommandContext, copying: bool) -> int:
+    flags, operands = _split_options(ctx.args)
+    if len(operands) < 2:
+        return await ctx.usage(f"{ctx.name}: Needs 2 arguments")
+    *sources, target = operands
+    target_path = _path(ctx, target)
+    if len(sources) > 1 and not vfs.is_dir(ctx.phone.files, target_path):
+        await ctx.eprintln(f"{ctx.name}: '{target}' not directory")
+        return 1
+    status = 0
+    for source in sources:
+        source_path = _path(ctx, source)
+        try:
+            if copying:
+                recursive = bool(flags & {"r", "R", "a"})
+                vfs.copy(ctx.phone.files, source_path, target_path, recursive)
+                if flags & {"p", "a"}:
+                    found = vfs.stat(ctx.phone.files, source_path)
+                    into = vfs.is_dir(ctx.phone.files, target_path) and not recursive
+                    landed = posixpath.join(target_path, posixpath.basename(source_path))
+                    if found is not None:
+                        vfs.set_mtime(
+                            ctx.phone.files,
+                            landed if into else target_path,
+                            found.mtime_ms,
+                            create=False,
+                        )
+            else:
+                vfs.move(ctx.phone.files, source_path, target_path)
+        except vfs.FsError as exc:
+            await ctx.eprintln(f"{ctx.name}: {'bad' if copying else ''} '{source}': {exc}")
+            status = 1
+    return status
+
+
+async def mv(ctx: CommandContext) -> int:
+    """``mv [-f] SOURCE… TARGET``: a rename or move keeps the inode."""
+    return await _move_or_copy(ctx, copying=False)
+
+
+async def cp(ctx: CommandContext) -> int:
+    """``cp [-r] [-p] [-f] SOURCE… TARGET``: copies get new inodes and the clock's time."""
+    return await _move_or_copy(ctx, copying=True)
+
+
+_DATE_FORMATS = ("%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d")
+
+
+def parse_touch_date(text: str) -> int:
+    """Epoch ms of ``touch -d`` text: ``@SECONDS`` or a local ``YYYY-MM-DD[ HH:MM[:SS]]``
+    (fractions of a second allowed) in the phone's zone.
+
+    Raises:
+        ValueError: toybox would not parse it either.
+    """
+    if text.startswith("@"):
+        return int(float(text[1:]) * 1000)
+    whole, _, fraction = text.strip().partition(".")
+    for form in _DATE_FORMATS:
+        try:
+            moment = datetime.strptime(whole, form)
+        except ValueError:
+            continue
+        zone = timezone(timedelta(hours=SIM_UTC_OFFSET_HOURS))
+        ms = int(moment.replace(tzinfo=zone).timestamp()) * 1000
+        return ms + (int((fraction + "000")[:3]) if fraction.isdigit() else 0)
+    raise ValueError(text)
+
+
+def _touch_options(args: list[str]) -> tuple[set[str], str | None, list[str]]:
+    flags: set[str] = set()
+    date: str | None = None
+    operands: list[str] = []
+    items = iter(args)
+    for arg in items:
+        if arg in ("-d", "-t", "-r"):
+            date = next(items, None)
+            flags.add(arg[1])
+        elif arg.startswith("-") and len(arg) > 1 and not operands:
+            flags.update(arg[1:])
+        else:
+            operands.append(arg)
+    return flags, date, operands
+
+
 async def touch(ctx: CommandContext) -> int:
-    """``touch FILE…``: create empty files."""
-    _, operands = _split_options(ctx.args)
+    """``touch [-c] [-a|-m] [-d DATE] FILE…``: create empty files, set their time (now, or
+    ``-d`` "YYYY-MM-DD HH:MM:SS" / ``@SECONDS`` in the phone's zone)."""
+    flags, date, operands = _touch_options(ctx.args)
+    ms = ctx.phone.instance.state.os.clock_ms
+    if "d" in flags:
+        try:
+            ms = parse_touch_date(date or "")
+        except ValueError:
+            await ctx.eprintln(f"touch: bad '{date}'")
+            return 1
     status = 0
     for operand in operands:
         path = _path(ctx, operand)
-        if vfs.stat(ctx.phone.files, path) is not None:
-            continue
         try:
-            vfs.write_file(ctx.phone.files, path, b"")
+            if flags == {"a"} and vfs.stat(ctx.phone.files, path) is not None:
+                continue  # only the access time, which the phone does not keep
+            vfs.set_mtime(ctx.phone.files, path, ms, create="c" not in flags)
         except vfs.FsError as exc:
+            if "c" in flags and str(exc) == "No such file or directory":
+                continue
             await ctx.eprintln(f"touch: '{operand}': {exc}")
             status = 1
     return status
@@ -237,6 +429,10 @@ COMMANDS: dict[str, CommandFn] = {
     "rm": rm,
     "mkdir": mkdir,
     "touch": touch,
+    "stat": stat,
+    "mv": mv,
+    "cp": cp,
+    **commands_posix.COMMANDS,
     "md5sum": md5sum,
     "grep": grep,
     "head": head,

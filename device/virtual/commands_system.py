@@ -263,7 +263,10 @@ _CMD_SERVICES = {
 
 
 async def id_(ctx: CommandContext) -> int:
-    """``id``: the adb shell user."""
+    """``id``: the adb shell user (root under ``su``)."""
+    if ctx.uid == 0:
+        await ctx.println("uid=0(root) gid=0(root) groups=0(root) context=u:r:su:s0")
+        return 0
     await ctx.println(
         "uid=2000(shell) gid=2000(shell) groups=2000(shell),1004(input),"
         "1007(log),1011(adb),1015(sdcard_rw),1028(sdcard_r),3003(inet) "
@@ -274,7 +277,7 @@ async def id_(ctx: CommandContext) -> int:
 
 async def whoami(ctx: CommandContext) -> int:
     """``whoami``."""
-    await ctx.println("shell")
+    await ctx.println("root" if ctx.uid == 0 else "shell")
     return 0
 
 

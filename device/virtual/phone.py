@@ -21,6 +21,7 @@ from bridge.gestures import classify_stroke
 from bridge.schema import UINode
 from bridge.uitree import to_xml
 from device.virtual.perturb import PopupSource, Transition, decode_image, encode_image
+from device.virtual.vfs import PhoneFiles
 from sim.actuate import long_press_timeout_ms
 from sim.device_props import DeviceIdentity
 from sim.instance import Instance
@@ -127,8 +128,9 @@ class VirtualPhone:
     :attr:`serial` when one is given."""
     perturbations: Perturbations = field(default_factory=Perturbations)
     clipboard: str = ""
-    files: dict[str, bytes] = field(default_factory=dict)
-    """The phone's writable files (``/data/local/tmp``, ``/sdcard``), by absolute path."""
+    files: PhoneFiles = field(init=False, repr=False)
+    """The phone's files (:mod:`device.virtual.vfs`): ``/sdcard`` is the instance's storage
+    tree, ``/data/local/tmp`` the phone's own."""
     tcp_handlers: dict[int, TcpHandler] = field(default_factory=dict)
     """Device ports with a server listening (``tcp:PORT`` streams go there)."""
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
@@ -141,6 +143,11 @@ class VirtualPhone:
         if self.serial:
             self.identity = replace(self.identity, serial=self.serial)
         self.serial = self.identity.serial
+        self.files = PhoneFiles(
+            lambda: self.instance.state.os.storage,
+            lambda: self.instance.state.os.clock_ms,
+            self.instance.changed,
+        )
         knobs = self.perturbations
         self.popups = PopupSource(
             self.instance.state.seed if knobs.popup_seed is None else knobs.popup_seed

@@ -19,9 +19,11 @@ from collections.abc import Mapping
 from typing import Protocol
 
 from device.virtual import vfs
+from device.virtual.commands_su import su as _su
 from device.virtual.phone import ServiceStream, VirtualPhone
 from device.virtual.shell_context import (
     EXIT_NOT_FOUND,
+    SHELL_UID,
     BufferSink,
     CommandContext,
     CommandFn,
@@ -109,11 +111,18 @@ def command_table() -> dict[str, CommandFn]:
 class Shell:
     """One shell session on a phone: variables, ``$?`` and the command table."""
 
-    def __init__(self, phone: VirtualPhone, commands: Mapping[str, CommandFn] | None = None):
+    def __init__(
+        self,
+        phone: VirtualPhone,
+        commands: Mapping[str, CommandFn] | None = None,
+        uid: int = SHELL_UID,
+    ):
         self.phone = phone
         self.commands = dict(commands) if commands is not None else command_table()
         self.variables: dict[str, str] = dict(_DEFAULT_ENV)
         self.status = 0
+        self.uid = uid
+        """Who this session runs commands as (the shell; root in ``su 0 sh -c``)."""
 
     async def run(self, line: str, io: ShellIO, stream: ServiceStream | None = None) -> int:
         """Run a command line; returns the last status (also kept in :attr:`status`)."""
@@ -197,13 +206,19 @@ class Shell:
             self.variables.update(assignments)
             return await self._flush(files, err)
         env = {**self.variables, **assignments}
-        status = await self._execute(args, env, out, err, stdin, stream)
+        status = await self._execute(args, env, out, err, stdin, stream, uid=self.uid)
         flushed = await self._flush(files, err)
         return status if flushed == 0 else flushed
 
-    async def execute_args(self, args: list[str], ctx: CommandContext) -> int:
-        """Run ``args`` as a command with ``ctx``'s I/O and environment (for builtins)."""
-        return await self._execute(args, ctx.env, ctx.stdout, ctx.stderr, ctx.stdin, ctx.stream)
+    async def execute_args(
+        self, args: list[str], ctx: CommandContext, uid: int | None = None
+    ) -> int:
+        """Run ``args`` as a command with ``ctx``'s I/O and environment (for builtins), as
+        ``ctx``'s user unless ``uid`` is given (``su``)."""
+        who = ctx.uid if uid is None else uid
+        return await self._execute(
+            args, ctx.env, ctx.stdout, ctx.stderr, ctx.stdin, ctx.stream, uid=who
+        )
 
     async def _execute(
         self,
@@ -213,18 +228,19 @@ class Shell:
         err: Sink,
         stdin: bytes | None,
         stream: ServiceStream | None,
+        uid: int = SHELL_UID,
     ) -> int:
         name, *rest = args
         builtin = _BUILTINS.get(name)
         if builtin is not None:
-            ctx = CommandContext(self.phone, name, rest, out, err, env, stdin, stream)
+            ctx = CommandContext(self.phone, name, rest, out, err, env, stdin, stream, uid)
             return await builtin(self, ctx)
         resolved, rest = _resolve(name, rest)
         function = self.commands.get(resolved)
         if function is None:
             await err.write(f"{SH}: {name}: inaccessible or not found\n".encode())
             return EXIT_NOT_FOUND
-        ctx = CommandContext(self.phone, resolved, rest, out, err, env, stdin, stream)
+        ctx = CommandContext(self.phone, resolved, rest, out, err, env, stdin, stream, uid)
         try:
             return await function(ctx)
         except ShellExit:
@@ -378,4 +394,5 @@ _BUILTINS = {
     "exec": _exec,
     "which": _which,
     "command": _which,
+    "su": _su,
 }

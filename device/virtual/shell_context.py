@@ -16,6 +16,8 @@ from device.virtual.phone import ServiceStream, VirtualPhone
 __all__ = [
     "EXIT_NOT_FOUND",
     "EXIT_USAGE",
+    "ROOT_UID",
+    "SHELL_UID",
     "BufferSink",
     "CommandContext",
     "CommandFn",
@@ -27,6 +29,10 @@ EXIT_USAGE = 1
 """Exit status of a usage error (bad or missing arguments)."""
 EXIT_NOT_FOUND = 127
 """Exit status of a command the shell cannot find."""
+SHELL_UID = 2000
+"""``AID_SHELL``: who ``adb shell`` runs commands as."""
+ROOT_UID = 0
+"""``AID_ROOT``: who ``su 0 CMD`` runs ``CMD`` as."""
 
 
 class Sink(Protocol):
@@ -68,6 +74,8 @@ class CommandContext:
     stdin: bytes | None = None
     stream: ServiceStream | None = None
     """The adb stream the shell runs on (long-running commands such as ``app_process``)."""
+    uid: int = SHELL_UID
+    """Who runs the command: :data:`SHELL_UID`, or :data:`ROOT_UID` under ``su``."""
 
     async def out(self, data: str | bytes) -> None:
         """Write text (UTF-8) or bytes to stdout."""

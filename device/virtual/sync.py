@@ -127,16 +127,20 @@ class _Session:
             await self.stream.write(_STAT_V1.pack(b"STAT", 0, 0, 0))
         else:
             size = min(found.size, 0xFFFFFFFF)
-            await self.stream.write(_STAT_V1.pack(b"STAT", found.mode, size, self.mtime))
+            await self.stream.write(_STAT_V1.pack(b"STAT", found.mode, size, self._time(found)))
+
+    def _time(self, found: vfs.Stat) -> int:
+        """A node's time in seconds (the clock's when it has none: never zero)."""
+        return found.mtime_ms // 1000 or self.mtime
 
     def _v2_fields(self, found: vfs.Stat | None) -> tuple[int, ...]:
         if found is None:
             return (errno.ENOENT, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        t = self.mtime
+        t = self._time(found)
         return (
             0,
             0xFD00,
-            1 + found.size % 100_000,
+            found.inode or 1 + found.size % 100_000,
             found.mode,
             2 if found.is_dir else 1,
             2000,
@@ -155,7 +159,7 @@ class _Session:
         found = self._lookup(path)
         entries: dict[str, vfs.Stat] = {}
         if found is not None and found.is_dir:
-            parent = vfs.Stat(vfs.DIR_MODE, 4096)
+            parent = vfs.Stat(vfs.DIR_MODE, 4096, found.mtime_ms)
             entries = {".": found, "..": parent, **vfs.list_dir(self.phone.files, directory)}
         for name, entry in entries.items():
             encoded = name.encode("utf-8", "surrogateescape")
@@ -163,7 +167,7 @@ class _Session:
                 record = _DENT_V2.pack(b"DNT2", *self._v2_fields(entry), len(encoded))
             else:
                 size = min(entry.size, 0xFFFFFFFF)
-                record = _DENT_V1.pack(b"DENT", entry.mode, size, self.mtime, len(encoded))
+                record = _DENT_V1.pack(b"DENT", entry.mode, size, self._time(entry), len(encoded))
             await self.stream.write(record + encoded)
         if v2:
             await self.stream.write(_DENT_V2.pack(b"DONE", *([0] * 11), 0))
@@ -186,18 +190,21 @@ class _Session:
         if not path or not mode_text.isdigit():
             path, mode_text = spec, "33188"
         target = vfs.normalize(path)
-        data = await self._receive_data()
-        if data is None:
+        received = await self._receive_data()
+        if received is None:
             return
+        data, mtime = received
         try:
             vfs.write_file(self.phone.files, target, data)
+            if mtime > 0:  # adbd sets the pushed file's time to the host file's
+                vfs.set_mtime(self.phone.files, target, mtime * 1000, create=False)
         except vfs.FsError as exc:
             raise _SyncFailed(f"couldn't create file: {exc}") from exc
         log.info("sync: stored %s (%d bytes, mode %o)", target, len(data), int(mode_text))
         await self.stream.write(_HEAD.pack(b"OKAY", 0))
 
-    async def _receive_data(self) -> bytes | None:
-        """DATA chunks until DONE; None if the host went away."""
+    async def _receive_data(self) -> tuple[bytes, int] | None:
+        """DATA chunks until DONE, and the DONE's mtime; None if the host went away."""
         parts = []
         while True:
             head = await self.input.read_exact(_HEAD.size)
@@ -205,7 +212,7 @@ class _Session:
                 return None
             kind, length = _HEAD.unpack(head)
             if kind == b"DONE":
-                return b"".join(parts)
+                return b"".join(parts), length
             if kind != b"DATA" or length > SYNC_DATA_MAX:
                 raise _SyncFailed("invalid data message")
             chunk = await self.input.read_exact(length)

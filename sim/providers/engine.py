@@ -151,7 +151,8 @@ class ContentResolver:
         table = target.table
         if target.filters:
             authority, path = split_uri(uri)
-            whole = f"content://{authority}/{path[0]}"
+            rooted = self.provider(authority).root == table.name
+            whole = f"content://{authority}" + ("" if rooted else f"/{path[0]}")
             raise ProviderError(f"Cannot insert into {uri}: use {whole}", UNSUPPORTED_OPERATION)
         if table.insert is None:
             raise ProviderError(table.read_only_reason, UNSUPPORTED_OPERATION)
@@ -188,6 +189,7 @@ class ContentResolver:
             raise ProviderError(f"Invalid URI: {uri}")
         authority, path = split_uri(uri)
         provider = self.provider(authority)
+        path = provider.rooted(path)
         table = provider.table(path[0]) if path else None
         invalid = ProviderError(f"{provider.invalid_uri} {uri}")
         if table is None:
@@ -228,9 +230,10 @@ class ContentResolver:
             declared = ", ".join(f"{_quote(c.name)} {c.affinity}" for c in table.columns)
             db.execute(f"CREATE TABLE {_quote(table.name)} ({declared})")
             marks = ", ".join("?" for _ in table.columns)
+            names = table.column_names
             db.executemany(
                 f"INSERT INTO {_quote(table.name)} VALUES ({marks})",
-                [tuple(row.get(name) for name in table.column_names) for row in rows],
+                [tuple(row.get(name) for name in names) for row in rows],
             )
             yield db, rows
 

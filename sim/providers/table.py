@@ -124,6 +124,15 @@ class Provider:
     """Other authorities that reach it (``contacts`` for ``com.android.contacts``)."""
     invalid_uri: str = "Unknown URI"
     """How this provider's IllegalArgumentException starts for a URI it has no table for."""
+    root: str | None = None
+    """The table a URI reaches when its path names no table: ``content://sms`` and
+    ``content://sms/inbox`` are the ``sms`` table (and its ``inbox`` view) of ``sms``."""
+
+    def rooted(self, path: list[str]) -> list[str]:
+        """``path`` with the :attr:`root` table put first when it names no table."""
+        if self.root is not None and (not path or self.table(path[0]) is None):
+            return [self.root, *path]
+        return path
 
     def table(self, name: str) -> ProviderTable | None:
         """The table ``name``, None if the provider has none."""

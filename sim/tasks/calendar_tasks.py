@@ -70,10 +70,13 @@ __all__ = [
     "RescheduleEvent",
     "Seeded",
     "calendar_text",
+    "created_rows",
     "day_phrase",
     "ensure_seeded",
+    "event_is",
     "later",
     "new_event_plan",
+    "one_event",
     "open_day",
     "open_event",
     "reminder_phrase",
@@ -119,13 +122,15 @@ _REMINDERS = (5, 15, 30, 60, 1440)
 
 class Seeded(TaskParams):
     """An event a task seeds in its own calendar: ``days`` after the phone's today,
-    ``start``–``end`` (``HH:MM``), at ``location``, with reminders (minutes before)."""
+    ``start``–``end`` (``HH:MM``), at ``location``, with notes (``description``) and
+    reminders (minutes before)."""
 
     title: str
     days: int
     start: str
     end: str
     location: str = ""
+    description: str = ""
     reminders: tuple[int, ...] = ()
 
 
@@ -160,6 +165,16 @@ def titled(title: str) -> str:
     return f"deleted=0 AND title={sql_text(title)}"
 
 
+def created_rows(title: str) -> list[RowsSelector]:
+    """What creating an event titled ``title`` may change: its row and its reminders (the
+    phone's Calendar gives a new event its own default reminder)."""
+    where = f"title={sql_text(title)}"
+    return [
+        RowsSelector(uri=EVENTS, where=where),
+        RowsSelector(uri=REMINDERS, within=RowsIn(column="event_id", uri=EVENTS, where=where)),
+    ]
+
+
 def ensure_seeded(event: Seeded) -> EnsureEvent:
     """The ensure operation seeding ``event`` in the task's calendar."""
     return EnsureEvent(
@@ -168,6 +183,7 @@ def ensure_seeded(event: Seeded) -> EnsureEvent:
         start=LocalTime(days=event.days, at=event.start),
         end=LocalTime(days=event.days, at=event.end),
         location=event.location or None,
+        description=event.description or None,
         reminders=list(event.reminders),
     )
 
@@ -176,7 +192,7 @@ def _at(days: int, at: str | None = None, all_day: bool = False) -> LocalTimeFac
     return LocalTimeFact(when=LocalTime(days=days, at=at), all_day=all_day)
 
 
-def _row_is(name: str, title: str, column: str, value: object, scoped: bool = False) -> RowsCheck:
+def event_is(name: str, title: str, column: str, value: object, scoped: bool = False) -> RowsCheck:
     """Some live event titled ``title`` has ``column`` = ``value`` (``scoped``: in the
     task's calendar)."""
     return RowsCheck(
@@ -190,7 +206,8 @@ def _row_is(name: str, title: str, column: str, value: object, scoped: bool = Fa
     )
 
 
-def _one_event(title: str) -> RowsCheck:
+def one_event(title: str) -> RowsCheck:
+    """Exactly one live event is titled ``title``."""
     return RowsCheck(name=f"events titled {title}", uri=EVENTS, where=titled(title),
                      expect="count", value=1)  # fmt: skip
 
@@ -365,17 +382,13 @@ class _CreateTask(CalendarTask[P]):
 
     def goal(self, p: NewEvent) -> list[Check]:
         return [
-            _one_event(p.title),
-            _row_is("start", p.title, "dtstart", TruthRef(truth="start")),
-            _row_is("end", p.title, "dtend", TruthRef(truth="end")),
+            one_event(p.title),
+            event_is("start", p.title, "dtstart", TruthRef(truth="start")),
+            event_is("end", p.title, "dtend", TruthRef(truth="end")),
         ]
 
     def expected_rows(self, p: NewEvent) -> list[RowsSelector]:
-        title = f"title={sql_text(p.title)}"
-        return [
-            RowsSelector(uri=EVENTS, where=title),
-            RowsSelector(uri=REMINDERS, within=RowsIn(column="event_id", uri=EVENTS, where=title)),
-        ]
+        return created_rows(p.title)
 
     def text_values(self, p: NewEvent, lang: str) -> dict[str, Any]:
         return {**p.model_dump(), "day": day_phrase(p.days, lang)}
@@ -446,7 +459,7 @@ class CreateEventWithLocation(_CreateTask[NewEventAt]):
     Params = NewEventAt
 
     def goal(self, p: NewEventAt) -> list[Check]:
-        return [*super().goal(p), _row_is("location", p.title, "eventLocation", p.place)]
+        return [*super().goal(p), event_is("location", p.title, "eventLocation", p.place)]
 
     def oracle(self, p: NewEventAt, lang: str) -> Plan:
         return [
@@ -488,10 +501,10 @@ class CreateAllDayEvent(_CreateTask[NewAllDay]):
 
     def goal(self, p: NewAllDay) -> list[Check]:
         return [
-            _one_event(p.title),
-            _row_is("all day", p.title, "allDay", 1),
-            _row_is("start", p.title, "dtstart", TruthRef(truth="day")),
-            _row_is("end", p.title, "dtend", TruthRef(truth="next_day")),
+            one_event(p.title),
+            event_is("all day", p.title, "allDay", 1),
+            event_is("start", p.title, "dtstart", TruthRef(truth="day")),
+            event_is("end", p.title, "dtend", TruthRef(truth="next_day")),
         ]
 
     def oracle(self, p: NewAllDay, lang: str) -> Plan:
@@ -615,8 +628,8 @@ class RescheduleEvent(_SeededTask[NewStart]):
 
     def goal(self, p: NewStart) -> list[Check]:
         return [
-            _row_is("start", p.target, "dtstart", TruthRef(truth="start"), scoped=True),
-            _row_is("end", p.target, "dtend", TruthRef(truth="end"), scoped=True),
+            event_is("start", p.target, "dtstart", TruthRef(truth="start"), scoped=True),
+            event_is("end", p.target, "dtend", TruthRef(truth="end"), scoped=True),
         ]
 
     def oracle(self, p: NewStart, lang: str) -> Plan:
@@ -644,9 +657,9 @@ class EditEventLocation(_SeededTask[NewPlace]):
         return [Truth(name="start", fact=_at(p.event.days, p.event.start))]
 
     def goal(self, p: NewPlace) -> list[Check]:
-        kept = _row_is("start kept", p.target, "dtstart", TruthRef(truth="start"), scoped=True)
+        kept = event_is("start kept", p.target, "dtstart", TruthRef(truth="start"), scoped=True)
         return [
-            _row_is("location", p.target, "eventLocation", p.place, scoped=True),
+            event_is("location", p.target, "eventLocation", p.place, scoped=True),
             kept.model_copy(update={"guard": True}),
         ]
 

@@ -49,7 +49,15 @@ def test_names_models_say_resolve_through_the_catalog() -> None:
 
 
 def test_policies_app_lists_come_from_the_catalog() -> None:
-    assert learned_apps() == ("settings", "contacts", "answersheet", "clock", "calendar")
+    assert learned_apps() == (
+        "settings",
+        "contacts",
+        "answersheet",
+        "messages",
+        "clock",
+        "calendar",
+        "files",
+    )
     assert "launcher" not in random_apps() and "answersheet" not in random_apps()
     assert set(random_apps()) >= {"settings", "contacts", "messages", "clock", "calendar"}
     with pytest.raises(KeyError, match="known: settings"):

@@ -44,6 +44,9 @@ SAMPLE = (
     "contacts/QueryPhoneNumber-v1",  # a truth from the phone's own contact
     "contacts/CountSurname-v1",  # inserted people, LIKE
     "contacts/StarSurname-v1",  # NOT, a guard, EachStep over the screen
+    "crossapp/AlarmBeforeFirstEvent-v1",  # its own calendar and events, a join, dumpsys alarm
+    "files/RenameFile-v1",  # a seeded task folder, stat inodes, a watched folder
+    "messages/ReplyToSender-v1",  # SMS delivered with su, the pose clock, sent rows
 )
 """Templates the adb sweep runs: one of every kind of ensure, check and truth."""
 WORLD = {app.id: app.world for app in default_apps()}

@@ -126,7 +126,7 @@ async def test_the_drawer_in_chinese_searches_by_pinyin_and_closes_with_back(
     env.instance.changed()
     await env.observe()
     drawer = await _step(env, ScrollAction(direction="down"))
-    assert _icons(drawer)[:4] == ["安全中心", "播客", "打车", "答题卡"]
+    assert _icons(drawer)[:4] == ["播客", "打车", "答题卡", "地图"]
     search = _node(drawer, resource_id=_rid("search_container_all_apps"))
     assert search.hint == "搜索应用"
     found = await _step(env, TypeAction(text="shezhi", target=Target.node(search.id)))

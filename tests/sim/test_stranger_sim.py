@@ -23,6 +23,8 @@ from tests.device.stranger import STRANGERS, make_stranger
 pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.browser]
 
 TEMPLATE_IDS = default_registry().ids()
+SHARD_BY_APP = True
+"""make test splits this file's per-template tests by app (tests/conftest.py)."""
 
 
 def _stranger(sim: Simulator) -> InstanceState:

@@ -20,6 +20,7 @@ from bridge.plans import (
     AnswerStep,
     FinishStep,
     KeyStep,
+    LongPressStep,
     OpenAppStep,
     Plan,
     Selector,
@@ -41,7 +42,19 @@ from sim.tasks.calendar_tasks import (
     reminder_text,
     set_time,
 )
+from sim.tasks.clock_tasks import (
+    REPEATS,
+    add_alarm_plan,
+    clock_text,
+    day_taps,
+    expand_alarm,
+    label_steps,
+    switch_alarm,
+)
 from sim.tasks.contacts_tasks import editor_plan, named, open_contact, single_phone
+from sim.tasks.crossapp_messages_tasks import COURIERS, FRIEND
+from sim.tasks.crossapp_tasks import first_event_today
+from sim.tasks.messages_tasks import open_thread, reply_plan
 from sim.tasks.registry import default_registry
 from sim.tasks.settings_tasks import pick_radio, settings_plan, settings_text, timeout_text
 from tests.device.parity import phone_verdict
@@ -49,6 +62,8 @@ from tests.device.parity import phone_verdict
 pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.browser]
 
 TEMPLATE_IDS = default_registry().ids()
+SHARD_BY_APP = True
+"""make test splits this file's per-template tests by app (tests/conftest.py)."""
 P = dict[str, Any]
 World = Mapping[str, Mapping[str, Any]]
 WrongPlan = Callable[[P, str, World], Plan]
@@ -132,6 +147,180 @@ def _other_seeded(p: P, *, editable: bool = False) -> dict[str, Any]:
     pool = [e for e in WEEK if e.title != p["target"] and not (editable and e.reminders)]
     return pool[0].model_dump()
 
+
+_SHOWN_OFFSET = {"tokyo": 1, "london": 7}
+"""How far ahead of the phone (Beijing) each world clock says it is, as hours."""
+
+
+def _files_wrong() -> dict[str, WrongPlan]:
+    """Near misses of the Files templates (same screens, one parameter off)."""
+    from sim.tasks import files_tasks as ft
+
+    def pick(*names: str) -> Plan:
+        return ft.select(*names)
+
+    smallest = {n: len(t.encode()) for n, _, t in ft._PAPERS}
+    return {
+        "files/CreateFolder-v1": lambda p, lang, w: [
+            *ft.open_folder(p["folder"]), *ft.new_folder(p["name"] + "s"), _FINISH],
+        "files/RenameFile-v1": lambda p, lang, w: [
+            *ft.open_folder("改名"), *pick(p["target"]), *ft.menu("rename", lang),
+            *ft.name_dialog("x" + p["new"]), _FINISH],
+        "files/DeleteRawLogs-v1": lambda p, lang, w: [
+            *ft.open_folder("日志导出"), *pick(*ft._RAW[:2]),
+            TapStep(on=Selector(resource_id="action_menu_delete")),
+            TapStep(on=Selector(resource_id="button1")), _FINISH],
+        "files/CopyFile-v1": lambda p, lang, w: [
+            *ft.open_folder("Backup_Demo"), *pick(p["target"]), *ft.menu("move_to", lang),
+            TapStep(on=Selector(text="backup", resource_id="title")),
+            TapStep(on=Selector(resource_id="button1")), _FINISH],
+        "files/MovePdfsToNewFolder-v1": lambda p, lang, w: [
+            *ft.open_folder("整理PDF"), *ft.new_folder(p["name"]), *pick(*ft._PDFS[:2]),
+            *ft.menu("move_to", lang), TapStep(on=Selector(text=p["name"], resource_id="title")),
+            TapStep(on=Selector(resource_id="button1")), _FINISH],
+        "files/CountAndNewest-v1": lambda p, lang, w: [
+            *ft.open_folder("统计"),
+            AnswerStep(fields={"count": p["count"] + 1,
+                               "newest": ft._PAPERS[p["count"] - 1][0]})],
+        "files/LargestFile-v1": lambda p, lang, w: [
+            *ft.open_folder("统计"),
+            AnswerStep(fields={"largest": min(list(smallest)[: p["count"]], key=smallest.get),
+                               "count": p["count"]})],
+        **_files_more_wrong(),
+    }  # fmt: skip
+
+
+def _files_more_wrong() -> dict[str, WrongPlan]:
+    """Near misses of the further Files templates and the Files ↔ Calendar ones: the name
+    order for the time order, one file left, the second oldest, ``_v9`` kept for ``_v10``,
+    the ``.jpeg`` counted, the day after."""
+    from sim.tasks import files_more_tasks as fm
+    from sim.tasks import files_tasks as ft
+
+    def by_name(p: P, lang: str, w: World) -> Plan:
+        plan = [*ft.open_folder("事故证据"), *fm.sort_by("date_asc", lang)]
+        for k, name in enumerate(fm.EVIDENCE, start=1):
+            plan += [
+                *ft.select(name),
+                *ft.menu("rename", lang),
+                *ft.name_dialog(f"evidence_{k}.txt"),
+            ]
+        return [*plan, _FINISH]
+
+    def v9_kept(p: P, lang: str, w: World) -> Plan:
+        plan = ft.open_folder("项目交接")
+        for i, (sub, (old, _)) in enumerate(fm.drafts(fm.DraftParams(**p)).items()):
+            old = [n.replace("_v9.", "_v10.") for n in old]
+            plan += [
+                *([_BACK] if i else []),
+                TapStep(on=Selector(text=sub, resource_id="title")),
+                *ft.select(*old),
+                *fm.delete_selected(),
+            ]
+        return [*plan, _FINISH]
+
+    def city(p: P, lang: str, w: World) -> Plan:
+        folder = {"hangzhou": "杭州", "suzhou": "苏州", "shanghai": "上海"}[p["city"]]
+        return [
+            *ft.open_folder("旅行照片2026"),
+            *ft.new_folder(folder),
+            *ft.select(*fm.city_photos(p["city"])[:-1]),
+            *ft.menu("move_to", lang),
+            TapStep(on=Selector(text=folder, resource_id="title")),
+            TapStep(on=Selector(resource_id="button1")),
+            _FINISH,
+        ]
+
+    def second_oldest(p: P, lang: str, w: World) -> Plan:
+        second = fm.backups_by_age(fm.OldestParams(**p))[1]
+        return [
+            *ft.open_folder("数据库备份"),
+            *fm.sort_by("date_asc", lang),
+            *ft.select(second),
+            *fm.delete_selected(),
+            AnswerStep(fields={"name": second}),
+        ]
+
+    def invitation(p: P, lang: str, w: World) -> Plan:
+        return [
+            *ft.open_folder("邀请函"),
+            TapStep(on=Selector(text="invitation.txt", resource_id="title")),
+            *new_event_plan(p["days"] + 1, p["title"], lang, p["start"], later(p["start"], 120)),
+            TypeStep(text=p["place"], into=Selector(resource_id="location")),
+            _CAL_SAVE,
+            _FINISH,
+        ]
+
+    return {
+        "files/RenameEvidenceByDate-v1": by_name,
+        "files/MoveCityPhotos-v1": city,
+        "files/DeleteOldestBackup-v1": second_oldest,
+        "files/CleanObsoleteDrafts-v1": v9_kept,
+        "files/CountNestedPhotos-v1": lambda p, lang, w: [
+            *ft.open_folder("相册备份"), TapStep(on=Selector(text="photos", resource_id="title")),
+            AnswerStep(fields={"count": p["count"] + 1, "largest": "IMG_scan.jpeg"})],
+        "crossapp/EventFromInvitation-v1": invitation,
+        "crossapp/FolderForEventDate-v1": lambda p, lang, w: [
+            *open_event(p["title"]), *ft.open_folder("活动资料"),
+            *ft.new_folder(simulated_date(p["days"] + 1)), _FINISH],
+    }  # fmt: skip
+
+
+_FILES_WRONG = _files_wrong()
+
+
+def _messages_wrong() -> dict[str, WrongPlan]:
+    """Near misses of the Messages templates (same screens, one parameter off)."""
+    from sim.tasks import messages_tasks as mt
+
+    def other(options: tuple[Any, ...], value: Any) -> Any:
+        return options[(options.index(value) + 1) % len(options)]
+
+    def reply(name: str, text: str) -> Plan:
+        return [*mt.open_thread(name), *mt.reply_plan(text), _FINISH]
+
+    unread = [m.address for m in mt.INBOX if not m.read]
+    bodies = {m.address: m.body for m in mt.INBOX}
+    return {
+        "messages/ReplyToSender-v1": lambda p, lang, w: reply(
+            p["sender"], other(mt.REPLIES, p["reply"])),
+        "messages/ReplyToContact-v1": lambda p, lang, w: reply(
+            p["name"], other(mt.REPLIES, p["reply"])),
+        "messages/ReplyToLatestUnread-v1": lambda p, lang, w: reply(
+            "106980095566", other(mt.REPLIES, p["reply"])),
+        "messages/ReplyByKeyword-v1": lambda p, lang, w: [  # the second sender forgotten
+            *mt.ReplyByKeyword().oracle(mt.KeywordReply.model_validate(p), lang)[:6], _FINISH],
+        "messages/SendNewMessage-v1": lambda p, lang, w: [
+            OpenAppStep(app="messages"), *mt.new_chat(p["number"]),
+            *mt.reply_plan(p["text"] + "!"), _FINISH],
+        "messages/ForwardMessage-v1": lambda p, lang, w: [
+            OpenAppStep(app="messages"), *mt.new_chat(p["number"]),
+            *mt.reply_plan(next(b for a, b in bodies.items() if a != p["sender"])), _FINISH],
+        "messages/MarkAllRead-v1": lambda p, lang, w: [  # one conversation only
+            OpenAppStep(app="messages"), LongPressStep(on=mt.row(unread[0])),
+            TapStep(on=Selector(resource_id="action_mark_read")), _FINISH],
+        "messages/OpenConversation-v1": lambda p, lang, w: [
+            *mt.open_thread(other(tuple(unread), p["sender"])), _FINISH],
+        "messages/MarkConversationUnread-v1": lambda p, lang, w: [
+            OpenAppStep(app="messages"), LongPressStep(on=mt.row(unread[0])),
+            TapStep(on=Selector(resource_id="action_mark_read")), _FINISH],
+        "messages/DeleteConversations-v1": lambda p, lang, w: [
+            OpenAppStep(app="messages"), LongPressStep(on=mt.row(p["pair"][0])),
+            TapStep(on=mt.row(next(a for a in unread if a not in p["pair"]))),
+            TapStep(on=Selector(resource_id="action_delete")),
+            TapStep(on=Selector(resource_id="button1")), _FINISH],
+        "messages/CountUnreadConversations-v1": lambda p, lang, w: [
+            OpenAppStep(app="messages"), AnswerStep(fields={"count": p["count"] + 1})],
+        "messages/CompareSenderCounts-v1": lambda p, lang, w: [
+            OpenAppStep(app="messages"),
+            AnswerStep(fields={"sender": "95566" if p["busier"] == "95533" else "95533"})],
+        "messages/QueryCode-v1": lambda p, lang, w: [
+            *mt.open_thread(p["sender"]),
+            AnswerStep(fields={"code": "583027" if p["code"] != "583027" else "740215"})],
+    }  # fmt: skip
+
+
+_MESSAGES_WRONG = _messages_wrong()
 
 WRONG: dict[str, WrongPlan] = {
     # settings: the neighbouring control, the wrong value, the wrong order, half a routine
@@ -302,6 +491,124 @@ WRONG: dict[str, WrongPlan] = {
         ],
         AnswerStep(fields={"count": p["count"]}),
     ],
+    # clock: five minutes late, the decoy alarm, a day short, an answer one off
+    "clock/AddAlarm-v1": lambda p, lang, w: [*add_alarm_plan(later(p["at"], 5), lang), _FINISH],
+    "clock/QueryNextAlarm-v1": lambda p, lang, w: [
+        OpenAppStep(app="clock"),  # the first alarm of the list, not the next to ring
+        AnswerStep(fields={"date": simulated_date(0), "time": "06:30"}),
+    ],
+    "clock/CityTimeGap-v1": lambda p, lang, w: [
+        OpenAppStep(app="clock"),
+        TapStep(on=Selector(text=clock_text("tab_clock", lang))),
+        AnswerStep(fields={"hours": _SHOWN_OFFSET[p["pair"][0]]}),  # its offset from here
+    ],
+    "clock/ConvertCityTime-v1": lambda p, lang, w: [
+        OpenAppStep(app="clock"),
+        AnswerStep(fields={"time": p["at"]}),  # the source city's time
+    ],
+    "clock/EnableAlarm-v1": lambda p, lang, w: [
+        OpenAppStep(app="clock"),
+        switch_alarm(p["decoy_at"], lang),
+        _FINISH,
+    ],
+    "clock/DisableAlarm-v1": lambda p, lang, w: [
+        OpenAppStep(app="clock"),
+        switch_alarm(p["decoy_at"], lang),
+        _FINISH,
+    ],
+    "clock/DeleteAlarm-v1": lambda p, lang, w: [
+        OpenAppStep(app="clock"),
+        expand_alarm(p["decoy_label"]),
+        TapStep(on=Selector(resource_id="delete")),
+        _FINISH,
+    ],
+    "clock/RelabelAlarm-v1": lambda p, lang, w: [
+        OpenAppStep(app="clock"),
+        expand_alarm(p["label"]),
+        *label_steps(p["decoy_label"]),
+        _FINISH,
+    ],
+    "clock/SetAlarmRepeat-v1": lambda p, lang, w: [
+        OpenAppStep(app="clock"),
+        expand_alarm(p["label"]),
+        *day_taps(REPEATS[p["repeat"]][:-1], lang),
+        _FINISH,
+    ],
+    "clock/AddLabelledRepeatingAlarm-v1": lambda p, lang, w: [
+        *add_alarm_plan(p["at"], lang),
+        *day_taps(REPEATS[p["repeat"]][:-1], lang),
+        *label_steps(p["label"]),
+        _FINISH,
+    ],
+    "clock/QueryAlarmLabel-v1": lambda p, lang, w: [
+        OpenAppStep(app="clock"),
+        AnswerStep(fields={"label": p["decoy_label"]}),
+    ],
+    "clock/CountEnabledAlarms-v1": lambda p, lang, w: [
+        OpenAppStep(app="clock"),
+        AnswerStep(fields={"count": 3 + p["on"] + p["off"]}),  # every alarm, not those on
+    ],
+    # cross-app: the wrong event's time, the decoy person, the number in the wrong field
+    "crossapp/AlarmBeforeFirstEvent-v1": lambda p, lang, w: [
+        *open_day(0, lang),  # half an hour before the first event in the list, not of the day
+        *add_alarm_plan(later(first_event_today(p)[0].start, -30), lang),
+        _FINISH,
+    ],
+    "crossapp/AlarmAtLastEventEnd-v1": lambda p, lang, w: [
+        *open_day(0, lang),  # the last event in the list, not the last of the day
+        *add_alarm_plan(first_event_today(p)[-1].end, lang),
+        _FINISH,
+    ],
+    "crossapp/EventAtNextAlarm-v1": lambda p, lang, w: [
+        OpenAppStep(app="clock"),  # the first alarm of the list, not the next to ring
+        *new_event_plan(0, p["title"], lang, "06:30", "07:00"),
+        _CAL_SAVE,
+        _FINISH,
+    ],
+    "crossapp/StarLunchContact-v1": lambda p, lang, w: [
+        *open_day(p["days"], lang),
+        *open_contact(p["decoy"]["name"]),
+        TapStep(on=Selector(resource_id="menu_star")),
+        _FINISH,
+    ],
+    "crossapp/QueryMeetingCompany-v1": lambda p, lang, w: [
+        *open_day(p["days"], lang),
+        AnswerStep(fields={"company": p["decoy"]["company"]}),
+    ],
+    "crossapp/CallEventWithNumber-v1": lambda p, lang, w: [
+        *open_contact(p["name"]),
+        *new_event_plan(1, p["title"], lang, p["start"], None),
+        TypeStep(text=p["person"]["phones"][0]["number"], into=Selector(resource_id="description")),
+        _CAL_SAVE,
+        _FINISH,
+    ],
+    "crossapp/ContactFromEventDetails-v1": lambda p, lang, w: [
+        *open_event(p["title"]),
+        OpenAppStep(app="contacts"),
+        _FAB,
+        *editor_plan(("name_edit", p["name"]), ("phone_edit", _typo(p["number"]))),
+        _SAVE,
+        _FINISH,
+    ],
+    "crossapp/ReplyWithContactNumber-v1": lambda p, lang, w: [
+        *open_contact(p["name"]),
+        *open_thread(FRIEND),
+        *reply_plan(_typo(p["person"]["phones"][0]["number"])),
+        _FINISH,
+    ],
+    "crossapp/EventFromSms-v1": lambda p, lang, w: [
+        OpenAppStep(app="messages"),  # an hour late
+        *new_event_plan(p["days"], p["title"], lang, later(p["at"], 60), None),
+        _CAL_SAVE,
+        _FINISH,
+    ],
+    "crossapp/SaveSenderAsContact-v1": lambda p, lang, w: [
+        OpenAppStep(app="contacts"),
+        _FAB,
+        *editor_plan(("name_edit", p["name"]), ("phone_edit", _typo(COURIERS[p["courier"]][0]))),
+        _SAVE,
+        _FINISH,
+    ],
     # contacts: a wrong digit, swapped fields, the default label, the wrong contact
     "contacts/CreateContact-v1": lambda p, lang, w: [
         OpenAppStep(app="contacts"),
@@ -377,6 +684,10 @@ WRONG: dict[str, WrongPlan] = {
         TapStep(on=Selector(resource_id="menu_star")),
         AnswerStep(fields={"count": len(p["ids"])}),
     ],
+    # files: one letter off, moved not copied, one file left behind, an answer off by one
+    **_FILES_WRONG,
+    # messages: another reply, one of two senders, the wrong conversation, an answer off
+    **_MESSAGES_WRONG,
 }
 
 

@@ -1,5 +1,5 @@
-"""Shipped suites pose only tasks whose spec a retail phone can pose; entries get unique
-labels."""
+"""Shipped suites pose mostly tasks whose spec a retail phone can pose (the others, which
+need the simulator or the virtual phone, say why); entries get unique labels."""
 
 from __future__ import annotations
 
@@ -20,8 +20,9 @@ def test_every_shipped_suite_poses_tasks_a_phone_can_run(name: str) -> None:
     for entry in suite.instances():
         task = registry.instantiate(entry.task_id, entry.seed, world, entry.lang)
         assert task.spec is not None and (task.spec.checks or task.spec.answers), entry
+        assert all(r.reason for r in task.spec.requires), entry
         retail += not task.spec.requires
-    assert retail >= 0.9 * len(suite.instances()), (name, retail)
+    assert retail >= 0.75 * len(suite.instances()), (name, retail)  # paired: 20 of 26
 
 
 def test_the_default_suite_is_held_out_from_the_shipped_checkpoints_training_seeds() -> None:

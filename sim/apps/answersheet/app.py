@@ -11,7 +11,6 @@ import re
 from typing import Any
 
 from sim.app import App, AppContext, Event, GalleryScreen, on
-from sim.state import Route
 
 __all__ = ["AnswerSheetApp", "pose_questions"]
 
@@ -135,7 +134,3 @@ class AnswerSheetApp(App):
             GalleryScreen(name="sheet", title="Answer sheet", localized=posed),
             GalleryScreen(name="submitted", title="Submitted answers", localized=answered),
         )
-
-    def activity_for(self, route: Route) -> str:
-        """A single activity."""
-        return self.activity

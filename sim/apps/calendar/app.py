@@ -30,7 +30,6 @@ from sim.apps.calendar.model import TABLES, delete_event, get_row, table_rows
 from sim.apps.calendar.provider import calendar_provider
 from sim.pickers import close_picker
 from sim.providers.table import Provider
-from sim.state import Route
 
 __all__ = ["CalendarApp"]
 
@@ -87,10 +86,6 @@ class CalendarApp(EditorHandlers, App):
                 actions=(GalleryAction(action="open_search"),),
             ),
         )
-
-    def activity_for(self, route: Route) -> str:
-        """AOSP Calendar's activity for each route."""
-        return self.ACTIVITIES.get(route.path, self.activity)
 
     def render(self, ctx: AppContext) -> str:
         """HTML of the current route."""

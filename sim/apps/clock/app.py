@@ -34,9 +34,10 @@ from sim.apps.clock.alarms import (
     restore_alarm,
 )
 from sim.apps.clock.cities import find_city, selected_cities, set_selected
+from sim.apps.clock.provider import clock_provider
 from sim.apps.clock.timers import MAX_INPUT, input_ms, stopwatch_elapsed, timer_left
 from sim.pickers import PickerHost, close_picker, open_time_picker
-from sim.state import Route
+from sim.providers.table import Provider
 
 __all__ = ["ClockApp"]
 
@@ -67,6 +68,11 @@ class ClockApp(PickerHost, App):
             "stopwatch": dict(overlay.get("stopwatch") or {}),
         }
 
+    def providers(self) -> tuple[Provider, ...]:
+        """DeskClock's alarms table (:mod:`sim.apps.clock.provider`): not exported on a
+        phone, so only the simulator and the virtual phone judge through it."""
+        return (clock_provider(),)
+
     # ---- screens
     def gallery_screens(self) -> tuple[GalleryScreen, ...]:
         """Every tab, an open alarm, its label dialog, the time picker and the city list."""
@@ -85,10 +91,6 @@ class ClockApp(PickerHost, App):
             GalleryScreen(name="timer", title="Timer", params={"tab": "timer"}),
             GalleryScreen(name="stopwatch", title="Stopwatch", params={"tab": "stopwatch"}),
         )  # fmt: skip
-
-    def activity_for(self, route: Route) -> str:
-        """DeskClock's activity for each route."""
-        return self.ACTIVITIES.get(route.path, self.activity)
 
     def render(self, ctx: AppContext) -> str:
         """HTML of the current route."""

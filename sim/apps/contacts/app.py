@@ -81,10 +81,6 @@ class ContactsApp(App):
             ),
         )
 
-    def activity_for(self, route: Route) -> str:
-        """AOSP Contacts' activity for each route."""
-        return self.ACTIVITIES.get(route.path, self.activity)
-
     def render(self, ctx: AppContext) -> str:
         """HTML of the current route."""
         if ctx.route.path == "/contact":
