@@ -65,6 +65,18 @@ class ProviderContext:
     params: Mapping[str, str] = field(default_factory=dict)
     """The URI's query parameters (``?a=1&b=x`` → ``{"a": "1", "b": "x"}``), decoded."""
 
+    def world(self, app: str) -> Mapping[str, Any]:
+        """The read-only world data of ``app``."""
+        return self.phone.app(app).world
+
+    def overlay(self, app: str) -> Mapping[str, Any]:
+        """The instance's changes to ``app`` for reading (empty when it has none yet)."""
+        return self.state.apps.get(app) or {}
+
+    def writable_overlay(self, app: str) -> dict[str, Any]:
+        """The instance's changes to ``app`` for writing (created when it has none yet)."""
+        return self.state.apps.setdefault(app, self.phone.app(app).initial_overlay())
+
 
 Values = dict[str, Any]
 """Column -> value of a write, as the table's columns store it."""

@@ -205,11 +205,15 @@ async def phone_verdict(
     end: InstanceState,
     answer: Mapping[str, AnswerValue] | None,
     trees: list[str],
+    base: InstanceState | None = None,
 ) -> dict[str, Any]:
     """The verdict the virtual phone's shell gives for a simulator episode's end state: the
-    task posed on a fresh virtual phone (its own start), then the end state put in place."""
+    task posed on a virtual phone holding ``base`` (the phone the episode started from; a
+    fresh one when None), then the end state put in place."""
     assert task.spec is not None
     virtual = VirtualPhone(simulator, simulator.create_instance(seed=task.seed), serial="VP0END")
+    if base is not None:
+        virtual.instance.state = base.model_copy(deep=True)
     try:
         state = AdbAndroidState(InMemoryShell(virtual), wait_s=0.0)
         start = await pose(task.spec, state)

@@ -3,11 +3,11 @@ and is judged on the phone's own data; a sample of oracles solves its task throu
 adb stack.
 
 The in-memory part runs every template at seeds 0–4 in both languages over the virtual
-phone's shell (every oracle on a stranger phone runs in the simulator:
-tests/sim/test_stranger_sim.py); the sweep runs a sample that covers every kind of check and
-truth once, on one stranger virtual phone behind the real adb server, never reset between
-tasks — as a real phone is not — so each spec must pose its task over whatever the earlier
-ones left.
+phone's shell (every oracle also solves its task on a stranger phone in the simulator, in
+Chinese: tests/sim/test_tasks_e2e.py); the sweep runs a sample that covers every kind of
+check and truth once, on one stranger virtual phone behind the real adb server, never reset
+between tasks — as a real phone is not — so each spec must pose its task over whatever the
+earlier ones left.
 """
 
 from __future__ import annotations

@@ -82,21 +82,8 @@ Row = Mapping[str, Any]
 # ---- state
 
 
-def _world(ctx: ProviderContext) -> Mapping[str, Any]:
-    return ctx.phone.app(_APP).world
-
-
-def _read(ctx: ProviderContext) -> Mapping[str, Any]:
-    return ctx.state.apps.get(_APP) or {}
-
-
-def _overlay(ctx: ProviderContext) -> dict[str, Any]:
-    """The overlay for writing (created if the instance has none yet)."""
-    return ctx.state.apps.setdefault(_APP, ctx.phone.app(_APP).initial_overlay())
-
-
 def _rows(table: str, ctx: ProviderContext) -> list[dict[str, Any]]:
-    return model.table_rows(_world(ctx), _read(ctx), table)
+    return model.table_rows(ctx.world(_APP), ctx.overlay(_APP), table)
 
 
 def _event_rows(ctx: ProviderContext) -> list[dict[str, Any]]:
@@ -161,7 +148,7 @@ def _sync_only(ctx: ProviderContext, what: str) -> tuple[str, str]:
 
 
 def _calendar_exists(ctx: ProviderContext, calendar_id: Any) -> None:
-    if model.get_row(_world(ctx), _read(ctx), "calendars", calendar_id) is None:
+    if model.get_row(ctx.world(_APP), ctx.overlay(_APP), "calendars", calendar_id) is None:
         raise ProviderError(f"calendar_id {calendar_id} is not a calendar on this phone")
 
 
@@ -184,13 +171,13 @@ def _insert_calendar(ctx: ProviderContext, values: Values) -> int:
         if values.get(column, wanted) != wanted:
             raise ProviderError(f"{column} {values[column]!r} is not the URI's account {wanted!r}")
     row = {**values, "account_name": name, "account_type": kind}
-    return model.create_calendar(_world(ctx), _overlay(ctx), row)
+    return model.create_calendar(ctx.world(_APP), ctx.writable_overlay(_APP), row)
 
 
 def _update_calendars(ctx: ProviderContext, rows: list[Row], values: Values) -> None:
     allowed = _CALENDAR_COLUMNS if _sync_account(ctx) else _CALENDAR_USER
     _check_columns(values, allowed, "into calendars by this caller")
-    world, overlay = _world(ctx), _overlay(ctx)
+    world, overlay = ctx.world(_APP), ctx.writable_overlay(_APP)
     for row in rows:
         current = model.get_row(world, overlay, "calendars", row["_id"]) or {}
         model.put_row(world, overlay, "calendars", {**current, **values})
@@ -199,7 +186,7 @@ def _update_calendars(ctx: ProviderContext, rows: list[Row], values: Values) -> 
 def _delete_calendars(ctx: ProviderContext, rows: list[Row]) -> None:
     _sync_only(ctx, "delete a calendar")
     for row in rows:
-        model.delete_calendar(_world(ctx), _overlay(ctx), row["_id"])
+        model.delete_calendar(ctx.world(_APP), ctx.writable_overlay(_APP), row["_id"])
 
 
 # ---- events
@@ -219,7 +206,7 @@ def _insert_event(ctx: ProviderContext, values: Values) -> int:
         raise ProviderError("an event cannot have both dtend and duration")
     _calendar_exists(ctx, values["calendar_id"])
     row = {k: v for k, v in values.items() if k not in ("duration", "rrule")}
-    return model.save_event(_world(ctx), _overlay(ctx), _event_times(row))
+    return model.save_event(ctx.world(_APP), ctx.writable_overlay(_APP), _event_times(row))
 
 
 def _update_events(ctx: ProviderContext, rows: list[Row], values: Values) -> None:
@@ -232,7 +219,7 @@ def _update_events(ctx: ProviderContext, rows: list[Row], values: Values) -> Non
             raise ProviderError(f"{column} cannot be NULL")
     if "calendar_id" in values:
         _calendar_exists(ctx, values["calendar_id"])
-    world, overlay = _world(ctx), _overlay(ctx)
+    world, overlay = ctx.world(_APP), ctx.writable_overlay(_APP)
     changes = {k: v for k, v in values.items() if k not in ("duration", "rrule")}
     for row in rows:
         current = model.get_row(world, overlay, "events", row["_id"]) or {}
@@ -241,7 +228,7 @@ def _update_events(ctx: ProviderContext, rows: list[Row], values: Values) -> Non
 
 def _delete_events(ctx: ProviderContext, rows: list[Row]) -> None:
     for row in rows:
-        model.delete_event(_world(ctx), _overlay(ctx), row["_id"])
+        model.delete_event(ctx.world(_APP), ctx.writable_overlay(_APP), row["_id"])
 
 
 # ---- reminders
@@ -253,16 +240,16 @@ def _insert_reminder(ctx: ProviderContext, values: Values) -> int:
     for column in ("event_id", "minutes"):
         if values.get(column) is None:
             raise ProviderError(f"{column} is required to insert a reminder")
-    if model.get_row(_world(ctx), _read(ctx), "events", values["event_id"]) is None:
+    if model.get_row(ctx.world(_APP), ctx.overlay(_APP), "events", values["event_id"]) is None:
         raise ProviderError(f"event_id {values['event_id']} is not an event on this phone")
     row = {"method": 0, **values}
-    return model.add_reminder(_world(ctx), _overlay(ctx), row)
+    return model.add_reminder(ctx.world(_APP), ctx.writable_overlay(_APP), row)
 
 
 def _update_reminders(ctx: ProviderContext, rows: list[Row], values: Values) -> None:
     _check_columns(values, ("minutes", "method"), "into reminders")
     _check_integers(values)
-    world, overlay = _world(ctx), _overlay(ctx)
+    world, overlay = ctx.world(_APP), ctx.writable_overlay(_APP)
     for row in rows:
         current = model.get_row(world, overlay, "reminders", row["_id"]) or {}
         model.put_row(world, overlay, "reminders", {**current, **values})
@@ -270,7 +257,7 @@ def _update_reminders(ctx: ProviderContext, rows: list[Row], values: Values) -> 
 
 def _delete_reminders(ctx: ProviderContext, rows: list[Row]) -> None:
     for row in rows:
-        model.remove_reminder(_world(ctx), _overlay(ctx), row["_id"])
+        model.remove_reminder(ctx.world(_APP), ctx.writable_overlay(_APP), row["_id"])
 
 
 # ---- the declaration

@@ -40,14 +40,6 @@ def days_of(bits: int) -> list[int]:
     return [day for day in range(7) if bits & (1 << day)]
 
 
-def _world(ctx: ProviderContext) -> Mapping[str, Any]:
-    return ctx.phone.app(_APP).world
-
-
-def _overlay(ctx: ProviderContext) -> dict[str, Any]:
-    return ctx.state.apps.setdefault(_APP, ctx.phone.app(_APP).initial_overlay())
-
-
 def _row(alarm: Mapping[str, Any]) -> dict[str, Any]:
     return {
         "_id": alarm["id"],
@@ -63,7 +55,7 @@ def _row(alarm: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _rows(ctx: ProviderContext) -> list[dict[str, Any]]:
-    return [_row(alarm) for alarm in alarm_rows(_world(ctx), ctx.state.apps.get(_APP) or {})]
+    return [_row(alarm) for alarm in alarm_rows(ctx.world(_APP), ctx.overlay(_APP))]
 
 
 def _checked(values: Values) -> Values:
@@ -99,12 +91,12 @@ def _alarm(values: Values, current: Mapping[str, Any] | None = None) -> dict[str
 
 def _insert(ctx: ProviderContext, values: Values) -> int:
     alarm = _alarm(_checked(values))
-    return int(put_alarm(_world(ctx), _overlay(ctx), alarm)["id"])
+    return int(put_alarm(ctx.world(_APP), ctx.writable_overlay(_APP), alarm)["id"])
 
 
 def _update(ctx: ProviderContext, rows: list[Mapping[str, Any]], values: Values) -> None:
     _checked(values)
-    world, overlay = _world(ctx), _overlay(ctx)
+    world, overlay = ctx.world(_APP), ctx.writable_overlay(_APP)
     for row in rows:
         current = get_alarm(world, overlay, int(row["_id"]))
         if current is not None:
@@ -112,7 +104,7 @@ def _update(ctx: ProviderContext, rows: list[Mapping[str, Any]], values: Values)
 
 
 def _delete(ctx: ProviderContext, rows: list[Mapping[str, Any]]) -> None:
-    overlay = _overlay(ctx)
+    overlay = ctx.writable_overlay(_APP)
     for row in rows:
         delete_alarm(overlay, int(row["_id"]))
 

@@ -46,6 +46,8 @@ from sim.providers.table import Column, Provider, ProviderContext, ProviderTable
 
 __all__ = ["AUTHORITY", "EMAIL_TYPES", "MIME", "PHONE_TYPES", "contact_number", "contacts_provider"]
 
+_APP = "contacts"
+
 AUTHORITY = "com.android.contacts"
 MIME = "vnd.android.cursor.item/"
 PHONE_TYPES = {"home": 1, "mobile": 2, "work": 3, "other": 7}
@@ -99,13 +101,7 @@ def _split_name(name: str) -> tuple[str | None, str | None]:
 
 
 def _contacts(ctx: ProviderContext) -> list[Contact]:
-    world = ctx.phone.app("contacts").world
-    return effective_contacts(world, ctx.state.apps.get("contacts", {}))
-
-
-def _overlay(ctx: ProviderContext) -> dict[str, Any]:
-    """The overlay for writing (created if the instance has none yet)."""
-    return ctx.state.apps.setdefault("contacts", ctx.phone.app("contacts").initial_overlay())
+    return effective_contacts(ctx.world(_APP), ctx.overlay(_APP))
 
 
 def _by_number(ctx: ProviderContext) -> dict[int, Contact]:
@@ -262,7 +258,7 @@ def _insert_raw(ctx: ProviderContext, values: Values) -> int:
         "name": str(values.get("display_name") or ""),
         "starred": _flag(values.get("starred", 0)),
     }
-    return contact_number(put_contact(_overlay(ctx), contact))
+    return contact_number(put_contact(ctx.writable_overlay(_APP), contact))
 
 
 def _insert_data(ctx: ProviderContext, values: Values) -> int:
@@ -273,7 +269,7 @@ def _insert_data(ctx: ProviderContext, values: Values) -> int:
         raise ProviderError(f"raw_contact_id is required and must exist (got {raw_id})")
     kind = str(values.get("mimetype", "")).removeprefix(MIME)
     updated = _with_detail(contact, kind, values)
-    put_contact(_overlay(ctx), updated)
+    put_contact(ctx.writable_overlay(_APP), updated)
     count = {"phone_v2": len(updated["phones"]), "email_v2": len(updated["emails"])}
     return contact_number(contact["id"]) * 100 + _SLOTS[_slot_kind(kind)] + count.get(kind, 1) - 1
 
@@ -282,14 +278,14 @@ def _update_contacts(ctx: ProviderContext, rows: list[Row], values: Values) -> N
     _check_columns(values, {"starred"})
     if "starred" not in values:
         return
-    contacts, overlay = _by_number(ctx), _overlay(ctx)
+    contacts, overlay = _by_number(ctx), ctx.writable_overlay(_APP)
     for row in rows:
         put_contact(overlay, {**contacts[row["_id"]], "starred": _flag(values["starred"])})
 
 
 def _update_data(ctx: ProviderContext, rows: list[Row], values: Values) -> None:
     _check_columns(values, {"data1", "data2", "data3", "data4"})
-    contacts, overlay = _by_number(ctx), _overlay(ctx)
+    contacts, overlay = _by_number(ctx), ctx.writable_overlay(_APP)
     for row in rows:
         contact = _edit_detail(contacts[row["contact_id"]], row, values)
         contacts[row["contact_id"]] = contact
@@ -297,13 +293,13 @@ def _update_data(ctx: ProviderContext, rows: list[Row], values: Values) -> None:
 
 
 def _delete_contacts(ctx: ProviderContext, rows: list[Row]) -> None:
-    contacts, overlay = _by_number(ctx), _overlay(ctx)
+    contacts, overlay = _by_number(ctx), ctx.writable_overlay(_APP)
     for row in rows:
         delete_contact(overlay, contacts[row["_id"]]["id"])
 
 
 def _delete_data(ctx: ProviderContext, rows: list[Row]) -> None:
-    contacts, overlay = _by_number(ctx), _overlay(ctx)
+    contacts, overlay = _by_number(ctx), ctx.writable_overlay(_APP)
     for row in sorted(rows, key=lambda r: -r["_id"]):  # later details first: no shifts
         contact = _edit_detail(contacts[row["contact_id"]], row, None)
         contacts[row["contact_id"]] = contact

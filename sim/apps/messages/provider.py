@@ -58,18 +58,6 @@ def shell_may_write(uri: str) -> bool:
     return split_uri(uri)[0] not in SMS_AUTHORITIES
 
 
-def _world(ctx: ProviderContext) -> Mapping[str, Any]:
-    return ctx.phone.app(_APP).world
-
-
-def _read(ctx: ProviderContext) -> Mapping[str, Any]:
-    return ctx.state.apps.get(_APP) or {}
-
-
-def _overlay(ctx: ProviderContext) -> dict[str, Any]:
-    return ctx.state.apps.setdefault(_APP, ctx.phone.app(_APP).initial_overlay())
-
-
 def _integers(values: Row) -> None:
     for column in sorted(model.INTEGER_COLUMNS & set(values)):
         if values[column] is not None and not isinstance(values[column], int):
@@ -86,7 +74,7 @@ def _insert(ctx: ProviderContext, values: Values) -> int:
     row = {"date": ctx.state.os.clock_ms, "type": model.TYPE_INBOX, **values}
     if row["type"] not in (model.TYPE_INBOX, model.TYPE_SENT):
         raise ProviderError(f"type {row['type']}: the simulated phone keeps inbox (1) and sent (2)")
-    return model.add_message(_world(ctx), _overlay(ctx), row)
+    return model.add_message(ctx.world(_APP), ctx.writable_overlay(_APP), row)
 
 
 def _update(ctx: ProviderContext, rows: list[Row], values: Values) -> None:
@@ -97,11 +85,12 @@ def _update(ctx: ProviderContext, rows: list[Row], values: Values) -> None:
             f"(updatable: {', '.join(sorted(_UPDATABLE))})"
         )
     _integers(values)
-    model.update_messages(_world(ctx), _overlay(ctx), [row["_id"] for row in rows], values)
+    ids = [row["_id"] for row in rows]
+    model.update_messages(ctx.world(_APP), ctx.writable_overlay(_APP), ids, values)
 
 
 def _delete(ctx: ProviderContext, rows: list[Row]) -> None:
-    model.delete_messages(_world(ctx), _overlay(ctx), [row["_id"] for row in rows])
+    model.delete_messages(ctx.world(_APP), ctx.writable_overlay(_APP), [row["_id"] for row in rows])
 
 
 def _conversation_rows(ctx: ProviderContext) -> list[dict[str, Any]]:
@@ -109,7 +98,7 @@ def _conversation_rows(ctx: ProviderContext) -> list[dict[str, Any]]:
         {"_id": c["thread_id"], "date": c["date"], "message_count": c["message_count"],
          "recipient_ids": None, "snippet": c["snippet"], "snippet_cs": 0, "read": c["read"],
          "archived": 0, "type": 0, "error": 0, "has_attachment": 0}
-        for c in model.conversations(_world(ctx), _read(ctx))
+        for c in model.conversations(ctx.world(_APP), ctx.overlay(_APP))
     ]  # fmt: skip
 
 
@@ -121,7 +110,7 @@ def messages_providers() -> tuple[Provider, ...]:
             Column(name, "INTEGER" if name in model.INTEGER_COLUMNS else "TEXT")
             for name in model.COLUMNS
         ),
-        rows=lambda ctx: model.messages(_world(ctx), _read(ctx)),
+        rows=lambda ctx: model.messages(ctx.world(_APP), ctx.overlay(_APP)),
         insert=_insert,
         update=_update,
         delete=_delete,
