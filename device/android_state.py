@@ -54,8 +54,15 @@ from device.shell_output import (
     parse_wifi_status,
 )
 
-__all__ = ["NEXT_ALARM_HEADER", "SERVICE_COMMANDS", "STAT_FORMAT", "AdbAndroidState",
-           "bind_argument", "parse_next_alarm", "parse_stat_line"]
+__all__ = [
+    "NEXT_ALARM_HEADER",
+    "SERVICE_COMMANDS",
+    "STAT_FORMAT",
+    "AdbAndroidState",
+    "bind_argument",
+    "parse_next_alarm",
+    "parse_stat_line",
+]
 
 _T = TypeVar("_T")
 _NO_SU = re.compile(r"(^|\s)su: (inaccessible or not found|not found)", re.MULTILINE)

@@ -27,6 +27,7 @@ from functools import cache
 from typing import Annotated, Any, TypeVar
 
 from bridge.android_contract import ALARMS, alarm_days
+from bridge.phone_time import zone_gap_hours, zone_time
 from bridge.plans import (
     AnswerStep,
     FinishStep,
@@ -58,6 +59,7 @@ from bridge.taskspec import (
 from sim.apps.clock.app import ClockApp
 from sim.apps.clock.cities import find_city
 from sim.apps.clock.labels import day_names
+from sim.state import DEFAULT_CLOCK_MS, TIME_ZONE
 from sim.tasks.base import AnswerSpec, P, TaskTemplate, put
 from sim.tasks.calendar_query_tasks import simulated_date
 from sim.tasks.params import Choice, Integer, NoParams, TaskParams
@@ -342,11 +344,11 @@ class CityTimeGap(ClockTask[CityPair]):
         return {"ahead": _city(p.pair[0], lang), "behind": _city(p.pair[1], lang)}
 
     def oracle(self, p: CityPair, lang: str) -> Plan:
-        gap = {("tokyo", "london"): 8, ("london", "new_york"): 5, ("tokyo", "new_york"): 13}
+        gap = zone_gap_hours(DEFAULT_CLOCK_MS, _zone(p.pair[0]), _zone(p.pair[1]))
         return [
             *_open_clock(),
             TapStep(on=Selector(text=clock_text("tab_clock", lang))),
-            AnswerStep(fields={"hours": gap[p.pair]}),  # in May (London and New York on DST)
+            AnswerStep(fields={"hours": int(gap) if gap.is_integer() else gap}),
         ]
 
 
@@ -379,13 +381,11 @@ class ConvertCityTime(ClockTask[Conversion]):
         return {"at": p.at, "source": _city(p.pair[0], lang), "to": _city(p.pair[1], lang)}
 
     def oracle(self, p: Conversion, lang: str) -> Plan:
-        gap = {"london": 1, "new_york": -4, "tokyo": 9}  # UTC offsets in May
-        hour, minute = (int(part) for part in p.at.split(":"))
-        there = (hour + gap[p.pair[1]] - gap[p.pair[0]]) % 24
+        there = zone_time(DEFAULT_CLOCK_MS, TIME_ZONE, p.at, _zone(p.pair[0]), _zone(p.pair[1]))
         return [
             *_open_clock(),
             TapStep(on=Selector(text=clock_text("tab_clock", lang))),
-            AnswerStep(fields={"time": f"{there:02d}:{minute:02d}"}),
+            AnswerStep(fields={"time": there}),  # what the world clocks show on its day
         ]
 
 

@@ -121,7 +121,11 @@ class TodayEvents(TaskParams):
     titles: Annotated[int, Integer(0, len(_TODAY_TITLES) - 1)]
 
 
-_TODAY_ROWS = {"uri": EVENTS, "where": "deleted=0", "within": IN_TASK_CALENDAR}
+def _first_of_today(column: str, sort: str) -> RowsFact:
+    """``column`` of the task calendar's live events, in ``sort`` order (the first is the
+    truth: only today's events are seeded there)."""
+    return RowsFact(uri=EVENTS, where="deleted=0", within=IN_TASK_CALENDAR, column=column,
+                    sort=sort)  # fmt: skip
 
 
 class _TodayAlarm(CalendarTask[TodayEvents]):
@@ -157,7 +161,7 @@ class AlarmBeforeFirstEvent(_TodayAlarm):
     }
 
     def truths(self, p: TodayEvents) -> list[Truth]:
-        first = RowsFact(**_TODAY_ROWS, column="dtstart", sort="dtstart")  # type: ignore[arg-type]
+        first = _first_of_today("dtstart", "dtstart")
         return [
             Truth(name="first", fact=first, reduce="first"),
             Truth(name="ring", fact=NextTimeFact(of_truth="first", offset_minutes=-30)),
@@ -177,7 +181,7 @@ class AlarmAtLastEventEnd(_TodayAlarm):
     }
 
     def truths(self, p: TodayEvents) -> list[Truth]:
-        last = RowsFact(**_TODAY_ROWS, column="dtend", sort="dtend DESC")  # type: ignore[arg-type]
+        last = _first_of_today("dtend", "dtend DESC")
         return [
             Truth(name="end", fact=last, reduce="first"),
             Truth(name="ring", fact=NextTimeFact(of_truth="end")),

@@ -53,8 +53,7 @@ def _spec(simulator: Simulator, task_id: str, seed: int, lang: str) -> TaskSpec:
     return spec
 
 
-async def _start_differences(simulator: Simulator, task_id: str, seed: int, lang: str) -> list[str]:
-    spec = _spec(simulator, task_id, seed, lang)
+async def _start_differences(simulator: Simulator, spec: TaskSpec, seed: int) -> list[str]:
     worlds = Worlds.fresh(simulator, seed)
     try:
         _, in_sim = await start_reading(spec, worlds.sim)
@@ -64,18 +63,19 @@ async def _start_differences(simulator: Simulator, task_id: str, seed: int, lang
     return differences(in_sim, on_phone)
 
 
-def _distinct(simulator: Simulator, task_id: str, seeds: range) -> list[tuple[int, str]]:
-    """The (seed, language) pairs of ``seeds`` whose bound specs differ: a template with
-    few parameters is posed once per distinct instance, not once per seed."""
+def _distinct(simulator: Simulator, task_id: str, seeds: range) -> list[tuple[int, str, TaskSpec]]:
+    """The (seed, language, bound spec) of ``seeds`` whose specs differ: a template with few
+    parameters is posed once per distinct instance, not once per seed."""
     seen: set[str] = set()
-    pairs = []
+    found = []
     for seed in seeds:
         for lang in LANGS:
-            key = _spec(simulator, task_id, seed, lang).model_dump_json()
+            spec = _spec(simulator, task_id, seed, lang)
+            key = spec.model_dump_json()
             if key not in seen:
                 seen.add(key)
-                pairs.append((seed, lang))
-    return pairs
+                found.append((seed, lang, spec))
+    return found
 
 
 @pytest.mark.asyncio
@@ -83,8 +83,8 @@ def _distinct(simulator: Simulator, task_id: str, seeds: range) -> list[tuple[in
 async def test_the_start_state_is_the_same_in_both_worlds(
     simulator: Simulator, task_id: str
 ) -> None:
-    for seed, lang in _distinct(simulator, task_id, SEEDS):
-        found = await _start_differences(simulator, task_id, seed, lang)
+    for seed, lang, spec in _distinct(simulator, task_id, SEEDS):
+        found = await _start_differences(simulator, spec, seed)
         assert not found, (seed, lang, found[:5])
 
 
@@ -121,8 +121,7 @@ async def _verdicts(
 async def test_end_states_and_answers_get_the_same_verdicts(
     simulator: Simulator, task_id: str
 ) -> None:
-    for seed, lang in _distinct(simulator, task_id, range(3)):
-        spec = _spec(simulator, task_id, seed, lang)
+    for seed, lang, spec in _distinct(simulator, task_id, range(3)):
         probe = Worlds.fresh(simulator, seed)
         truths = (await pose(spec, probe.sim)).truths
         simulator.drop_instance(probe.virtual.instance.id)
