@@ -194,9 +194,9 @@ async def test_parity_notices_a_row_parser_that_splits_values_at_commas(
         return rows
 
     task_id = "contacts/QueryCompany-v1"
-    assert not await _start_differences(simulator, task_id, 0, "en")
+    assert not await _start_differences(simulator, _spec(simulator, task_id, 0, "en"), 0)
     monkeypatch.setattr(adb_state, "parse_rows", naive)
-    assert await _start_differences(simulator, task_id, 0, "en")
+    assert await _start_differences(simulator, _spec(simulator, task_id, 0, "en"), 0)
 
 
 @pytest.mark.asyncio
@@ -212,9 +212,11 @@ async def test_parity_notices_a_simulator_that_returns_ints(
         value = await printed(self, namespace, key)
         return int(value) if value is not None and value.isdigit() else value
 
-    assert not await _start_differences(simulator, "settings/SetWifi-v1", 0, "en")
+    assert not await _start_differences(
+        simulator, _spec(simulator, "settings/SetWifi-v1", 0, "en"), 0
+    )
     monkeypatch.setattr(SimAndroidState, "get_setting", typed)
-    assert await _start_differences(simulator, "settings/SetWifi-v1", 0, "en")
+    assert await _start_differences(simulator, _spec(simulator, "settings/SetWifi-v1", 0, "en"), 0)
 
 
 @pytest.mark.asyncio
@@ -225,7 +227,7 @@ async def test_parity_notices_a_virtual_content_that_ignores_not(
     import device.virtual.commands_content as content
 
     task_id = "contacts/StarSurname-v1"
-    assert not await _start_differences(simulator, task_id, 1, "en")
+    assert not await _start_differences(simulator, _spec(simulator, task_id, 1, "en"), 1)
     original = content.where_argument
 
     def without_not(args: dict[str, Any]) -> str | None:
@@ -233,7 +235,7 @@ async def test_parity_notices_a_virtual_content_that_ignores_not(
         return where.replace("NOT ", "") if where else where
 
     monkeypatch.setattr(content, "where_argument", without_not)
-    assert await _start_differences(simulator, task_id, 1, "en")
+    assert await _start_differences(simulator, _spec(simulator, task_id, 1, "en"), 1)
 
 
 @pytest.mark.asyncio
