@@ -1,5 +1,7 @@
 """Step latency through the full adb stack: AndroidEnv -> adbutils/uiautomator2 -> the real
-adb server -> the virtual phone. Prints one JSON object.
+adb server -> the virtual phone. Prints one JSON object: the step's p50 and p95 and the
+median of each phase (act: the input; settle: a small probe frame, then full frames until
+two agree; observe: the hierarchy, foreground and keyboard).
 
     .venv/bin/python benchmarks/device_bench.py [--steps N]
 """
@@ -28,22 +30,28 @@ async def _measure(target: AdbTarget, pairs: int) -> dict[str, float]:
         first = time.perf_counter()
         obs = await env.reset(task)
         first_ms = (time.perf_counter() - first) * 1000
-        times = []
+        times, phases = [], []
         for _ in range(pairs):
             icon = next(n for n in obs.ui if n.text == "Settings" and n.clickable)
             for action in (TapAction(target=Target.node(icon.id)), KeyAction(key="home")):
                 started = time.perf_counter()
                 result = await env.step(action)
                 times.append((time.perf_counter() - started) * 1000)
+                phases.append(result.timings)
                 obs = result.observation
     finally:
         await env.close()
     times.sort()
+    breakdown = {
+        f"{phase}_p50": round(statistics.median(getattr(t, phase) for t in phases if t), 1)
+        for phase in ("act_ms", "settle_ms", "observe_ms")
+    }
     return {
         "reset_to_first_observation_ms": round(first_ms, 1),
         "steps": len(times),
         "step_ms_p50": round(statistics.median(times), 1),
         "step_ms_p95": round(times[min(len(times) - 1, round(0.95 * (len(times) - 1)))], 1),
+        **breakdown,
     }
 
 

@@ -170,13 +170,24 @@ class ScreenFacts(BaseModel):
 
 
 class SettleConfig(BaseModel):
-    """When the screen counts as settled: consecutive frames nearly equal, or a timeout."""
+    """When the screen counts as settled: two frames taken at least ``interval_s`` apart
+    nearly agree (compared as 180-pixel-wide thumbnails), or a timeout.
+
+    The first frame after an action is a probe at ``probe_scale`` of the screen (a small
+    screenshot is several times cheaper to take, move and decode, on a phone as on the
+    virtual one); the frame that confirms it is full size and becomes the observation.
+    """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     threshold: float = Field(default=0.004, ge=0, le=1, description="max changed fraction")
     pixel_delta: int = Field(default=24, ge=0, le=255, description="gray levels = changed")
-    interval_s: float = Field(default=0.15, ge=0, description="poll interval between frames")
+    interval_s: float = Field(
+        default=0.15, ge=0, description="least time between the two frames compared"
+    )
+    probe_scale: float = Field(
+        default=0.25, gt=0, le=1, description="size of the first frame, of the screen's"
+    )
     timeout_s: float = Field(default=5.0, gt=0)
 
 
@@ -197,13 +208,21 @@ def _thumb(image: np.ndarray, width: int) -> np.ndarray:
 
 
 def frame_change(a: np.ndarray, b: np.ndarray, pixel_delta: int = 24) -> float:
-    """Fraction of pixels (on 180-px-wide thumbnails) that differ by more than ``pixel_delta``.
+    """Fraction of pixels (on thumbnails at most 180 px wide) that differ by more than
+    ``pixel_delta``.
 
-    Frames of different shapes (a rotation) count as entirely changed.
+    A frame larger than the other (a full frame against a small probe) is first shrunk to
+    the other's size, so both thumbnails come from the same resolution; frames of
+    different shapes (a rotation) count as entirely changed.
     """
-    if a.shape != b.shape:
+    width = min(180, a.shape[1], b.shape[1])  # never upscale a small probe
+    if _thumb(a, width).shape != _thumb(b, width).shape:
         return 1.0
-    diff = cv2.absdiff(_thumb(a, 180), _thumb(b, 180))
+    if a.shape[1] > b.shape[1]:
+        a = cv2.resize(a, (b.shape[1], b.shape[0]), interpolation=cv2.INTER_AREA)
+    elif b.shape[1] > a.shape[1]:
+        b = cv2.resize(b, (a.shape[1], a.shape[0]), interpolation=cv2.INTER_AREA)
+    diff = cv2.absdiff(_thumb(a, width), _thumb(b, width))
     return float(np.count_nonzero(diff > pixel_delta)) / diff.size
 
 
@@ -235,10 +254,11 @@ class AndroidDriver:
         self.dump_interval_s = dump_interval_s
 
     # ---- observing
-    async def screenshot(self) -> Frame:
-        """The screen: uiautomator2's JPEG, or ``screencap -p`` when that fails."""
+    async def screenshot(self, scale: float = 1.0) -> Frame:
+        """The screen: uiautomator2's JPEG (``scale`` of the screen's size), or
+        ``screencap -p`` (always full size) when that fails."""
         try:
-            encoded = await self.link.rpc("takeScreenshot", 1, 80)
+            encoded = await self.link.rpc("takeScreenshot", scale, 80)
         except UiAutomatorError:
             encoded = None
         if isinstance(encoded, str) and encoded:
@@ -297,20 +317,30 @@ class AndroidDriver:
         return _INPUT_SHOWN.search(await self.link.shell("dumpsys input_method")) is not None
 
     async def settle(self) -> Settled:
-        """Screenshots until two consecutive ones nearly agree, or the timeout passes."""
+        """Frames until two taken at least ``interval_s`` apart nearly agree (the first a
+        small probe, the rest full size), or the timeout passes; the last full frame.
+
+        The interval runs from one frame's request to the next: a capture that itself took
+        longer than the interval is not followed by a sleep.
+        """
         config = self.settle_config
         started = time.monotonic()
-        previous = await self.screenshot()
+        previous, previous_at = await self.screenshot(config.probe_scale), started
         frames = 1
-        while time.monotonic() - started < config.timeout_s:
-            await asyncio.sleep(config.interval_s)  # poll interval while waiting to settle
+        while True:
+            wait = config.interval_s - (time.monotonic() - previous_at)
+            if wait > 0:
+                await asyncio.sleep(wait)  # poll interval: frames this far apart must agree
+            current_at = time.monotonic()
             current = await self.screenshot()
             frames += 1
             change = frame_change(previous.image, current.image, config.pixel_delta)
+            elapsed = time.monotonic() - started
             if change <= config.threshold:
-                return Settled(current, True, frames, time.monotonic() - started)
-            previous = current
-        return Settled(previous, False, frames, time.monotonic() - started)
+                return Settled(current, True, frames, elapsed)
+            if elapsed >= config.timeout_s:
+                return Settled(current, False, frames, elapsed)
+            previous, previous_at = current, current_at
 
     # ---- input (device pixels of the current orientation)
     async def tap(self, x: int, y: int) -> str:

@@ -251,8 +251,11 @@ class U2Service:
 
     async def take_screenshot(self, *params: object) -> str:
         """``takeScreenshot [scale, quality]``: base64 JPEG in lines of 76 (Base64.DEFAULT)."""
+        scale = 1.0 if not params else _number(params[0], "scale")
+        if scale <= 0:
+            raise InvalidParams(f"scale must be above 0, not {scale:g}")
         quality = 80 if len(params) < 2 else _integer(params[-1], "quality")
-        jpeg = await self.phone.screenshot("jpeg", min(max(quality, 1), 100))
+        jpeg = await self.phone.screenshot("jpeg", min(max(quality, 1), 100), min(scale, 1.0))
         return base64.encodebytes(jpeg).decode("ascii")
 
     async def set_orientation(self, direction: object) -> None:

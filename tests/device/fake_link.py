@@ -149,7 +149,15 @@ class FakeLink:
         if method == "takeScreenshot":
             if not self.screenshot_via_u2:
                 return None
-            jpeg = cv2.imencode(".jpg", self._next(self.frames))[1].tobytes()
+            frame = self._next(self.frames)
+            scale = float(params[0]) if params else 1.0
+            if scale < 1:  # as the u2 server does: the bitmap scaled before it is encoded
+                size = (
+                    max(1, round(frame.shape[1] * scale)),
+                    max(1, round(frame.shape[0] * scale)),
+                )
+                frame = cv2.resize(frame, size, interpolation=cv2.INTER_AREA)
+            jpeg = cv2.imencode(".jpg", frame)[1].tobytes()
             return base64.encodebytes(jpeg).decode("ascii")
         if method == "dumpWindowHierarchy":
             return self._next(self.dumps)

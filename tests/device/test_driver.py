@@ -276,6 +276,24 @@ async def test_settle_waits_until_two_frames_agree() -> None:
 
 
 @pytest.mark.asyncio
+async def test_settle_probes_small_then_confirms_with_a_full_frame() -> None:
+    phone_screen = screen(200, box=3, width=1080, height=2400)
+    link = FakeLink(frames=[phone_screen] * 2)
+    settled = await driver(link).settle()
+    assert settled.stable and settled.frames == 2
+    assert [params[0] for method, params in link.rpcs if method == "takeScreenshot"] == [0.25, 1.0]
+    assert settled.frame.image.shape == phone_screen.shape  # the observation is full size
+
+
+def test_a_probe_and_a_full_frame_of_one_screen_agree_and_of_two_screens_do_not() -> None:
+    full = screen(200, box=3, width=1080, height=2400)
+    probe = cv2.resize(full, (270, 600), interpolation=cv2.INTER_AREA)
+    assert frame_change(probe, full) <= SettleConfig().threshold
+    other = screen(200, box=6, width=1080, height=2400)
+    assert frame_change(probe, other) > SettleConfig().threshold
+
+
+@pytest.mark.asyncio
 async def test_settle_gives_up_after_its_timeout_on_an_animated_screen() -> None:
     distinct = [screen(200, box=i) for i in range(10)]
     frames = [distinct[i % 10] for i in range(1_000)]  # never two equal frames in a row
