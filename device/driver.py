@@ -21,7 +21,7 @@ import base64
 import binascii
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
@@ -193,12 +193,17 @@ class SettleConfig(BaseModel):
 
 @dataclass(frozen=True)
 class Settled:
-    """The outcome of settling: the last frame, whether it is stable, and the cost."""
+    """The outcome of settling: the last frame, whether it is stable, and the cost.
+
+    ``meanwhile`` is what the work given to :meth:`AndroidDriver.settle` returned, kept only
+    when it ran between the two frames that agreed (so it saw the settled screen).
+    """
 
     frame: Frame
     stable: bool
     frames: int
     elapsed_s: float
+    meanwhile: Any = None
 
 
 def _thumb(image: np.ndarray, width: int) -> np.ndarray:
@@ -316,16 +321,19 @@ class AndroidDriver:
         """Whether the soft keyboard is shown (``mInputShown`` of ``dumpsys input_method``)."""
         return _INPUT_SHOWN.search(await self.link.shell("dumpsys input_method")) is not None
 
-    async def settle(self) -> Settled:
+    async def settle(self, meanwhile: Callable[[], Awaitable[Any]] | None = None) -> Settled:
         """Frames until two taken at least ``interval_s`` apart nearly agree (the first a
         small probe, the rest full size), or the timeout passes; the last full frame.
 
         The interval runs from one frame's request to the next: a capture that itself took
-        longer than the interval is not followed by a sleep.
+        longer than the interval is not followed by a sleep. ``meanwhile`` (the hierarchy
+        dump an observation needs, say) runs in the interval after the probe instead of a
+        sleep; its result is kept when the next frame agrees with the probe.
         """
         config = self.settle_config
         started = time.monotonic()
         previous, previous_at = await self.screenshot(config.probe_scale), started
+        side = await meanwhile() if meanwhile is not None else None
         frames = 1
         while True:
             wait = config.interval_s - (time.monotonic() - previous_at)
@@ -337,7 +345,7 @@ class AndroidDriver:
             change = frame_change(previous.image, current.image, config.pixel_delta)
             elapsed = time.monotonic() - started
             if change <= config.threshold:
-                return Settled(current, True, frames, elapsed)
+                return Settled(current, True, frames, elapsed, side if frames == 2 else None)
             if elapsed >= config.timeout_s:
                 return Settled(current, False, frames, elapsed)
             previous, previous_at = current, current_at

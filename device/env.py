@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -42,7 +42,7 @@ from bridge.taskspec import TaskSpec
 from device.actuate import PhoneActuator
 from device.adb import AdbTarget
 from device.android_state import AdbAndroidState
-from device.driver import AndroidDriver, DeviceLink, Frame, ScreenFacts, SettleConfig
+from device.driver import AndroidDriver, DeviceLink, Dump, Frame, ScreenFacts, SettleConfig
 from device.errors import DeviceError, DeviceTimeout, TaskUnsupported
 from device.profiles import (
     DeviceProfile,
@@ -256,12 +256,12 @@ class AndroidEnv:
         if isinstance(action, AnswerAction):
             self._answer = dict(action.fields)
         acted = time.perf_counter()
-        frame, stable = None, True
+        frame, stable, ui = None, True, None
         if outcome.touched:
-            settled = await self.driver.settle()
-            frame, stable = settled.frame, settled.stable
+            settled = await self.driver.settle(meanwhile=self._read_ui)
+            frame, stable, ui = settled.frame, settled.stable, settled.meanwhile
         settled_at = time.perf_counter()
-        obs = await self._observe(seen.step + 1, frame, stable, outcome.error)
+        obs = await self._observe(seen.step + 1, frame, stable, outcome.error, ui)
         done = time.perf_counter()
         timings = StepTimings(
             act_ms=(acted - started) * 1000,
@@ -321,16 +321,27 @@ class AndroidEnv:
         await self.open()
         return _screenshot(await self.driver.screenshot())
 
+    async def _read_ui(self) -> _UI:
+        """What an observation reads besides pixels: the tree, the foreground, the keyboard."""
+        driver = self.driver
+        dump = await driver.hierarchy()
+        foreground, keyboard = await asyncio.gather(driver.foreground(), driver.keyboard_visible())
+        return _UI(dump, foreground, keyboard)
+
     async def _observe(
-        self, step: int, frame: Frame | None, stable: bool, error: str | None
+        self,
+        step: int,
+        frame: Frame | None,
+        stable: bool,
+        error: str | None,
+        ui: _UI | None = None,
     ) -> Observation:
+        """The observation: ``frame`` (else a screenshot now) and ``ui`` (else read now,
+        after the frame; settling reads it between two frames that agree)."""
         driver = self.driver
         if frame is None:
             frame = await driver.screenshot()
-        dump = await driver.hierarchy()
-        (package, activity), keyboard = await asyncio.gather(
-            driver.foreground(), driver.keyboard_visible()
-        )
+        dump, (package, activity), keyboard = ui if ui is not None else await self._read_ui()
         status = dump.status
         if dump.tree is not None and frame.is_black():
             status = UIStatus.SECURE_WINDOW  # FLAG_SECURE: black pixels, the tree still works
@@ -376,6 +387,12 @@ class AndroidEnv:
                 f"{what} did not finish within {timeout_s:g} s; the phone may be frozen, "
                 "asleep or disconnected"
             ) from exc
+
+
+class _UI(NamedTuple):
+    dump: Dump
+    foreground: tuple[str | None, str | None]
+    keyboard: bool
 
 
 def _spec_of(task: TaskInstance) -> TaskSpec:

@@ -167,7 +167,7 @@ async def _measure(quick: bool, stage: Stage) -> dict[str, Any]:
             step8_ms_p50=round(_pct(eight, 0.5), 1),
             step8_ms_p95=round(_pct(eight, 0.95), 1),
         )
-        for count in (200,) if quick else (100, 1000):
+        for count in (50,) if quick else (100, 1000):
             stage(f"memory, {count} idle instances")
             result[f"rss_bytes_per_idle_instance_{count}"] = round(await _memory(sim, count))
     for pages in (1, 4) if quick else (1, 4, 8):

@@ -111,7 +111,9 @@ class LongestFirst:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Register the work-unit ordering (and recording) for this run."""
+    """Register the work-unit ordering (and recording) for this run, and the mark even
+    when xdist is not loaded (``-p no:xdist``)."""
+    config.addinivalue_line("markers", "xdist_group(name): the work unit of a test")
     config.pluginmanager.register(LongestFirst(config), "mgb-longest-first")
 
 

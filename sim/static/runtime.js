@@ -315,10 +315,17 @@
       counters.set(parent, index + 1);
       out.push({ id, parent, index, class_name: child.dataset.class, text: ownText(child),
         content_desc: child.dataset.desc || "", hint: child.dataset.hint || "",
-        resource_id: child.dataset.rid ? `${childPkg}:id/${child.dataset.rid}` : "",
+        resource_id: resourceId(child.dataset.rid, childPkg),
         package: childPkg, rect, ...flags(child, childEnabled) });
       walk(child, innerBox, id, childPkg, childEnabled, out, counters);
     }
+  }
+
+  // An app's own ids are qualified by its package; a framework id keeps its own
+  // ("android:id/content" is the content frame of every app window, as on a phone).
+  function resourceId(rid, pkg) {
+    if (!rid) return "";
+    return rid.includes(":") ? rid : `${pkg}:id/${rid}`;
   }
 
   function tree() {

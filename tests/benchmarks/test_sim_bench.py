@@ -21,7 +21,7 @@ EXPECTED = {
     "step_ms_p95",
     "step8_ms_p50",
     "step8_ms_p95",
-    "rss_bytes_per_idle_instance_200",
+    "rss_bytes_per_idle_instance_50",
     "steps_per_s_1_pages",
     "steps_per_s_4_pages",
 }

@@ -285,6 +285,20 @@ async def test_settle_probes_small_then_confirms_with_a_full_frame() -> None:
     assert settled.frame.image.shape == phone_screen.shape  # the observation is full size
 
 
+@pytest.mark.asyncio
+async def test_work_done_while_settling_is_kept_only_between_two_agreeing_frames() -> None:
+    still = screen(200, box=3, width=1080, height=2400)
+    moving = [screen(200, box=i, width=1080, height=2400) for i in (1, 5, 5)]
+
+    async def dump() -> str:
+        return "the tree"
+
+    settled = await driver(FakeLink(frames=[still, still])).settle(meanwhile=dump)
+    assert settled.stable and settled.meanwhile == "the tree"
+    settled = await driver(FakeLink(frames=moving)).settle(meanwhile=dump)
+    assert settled.stable and settled.frames == 3 and settled.meanwhile is None
+
+
 def test_a_probe_and_a_full_frame_of_one_screen_agree_and_of_two_screens_do_not() -> None:
     full = screen(200, box=3, width=1080, height=2400)
     probe = cv2.resize(full, (270, 600), interpolation=cv2.INTER_AREA)

@@ -60,7 +60,7 @@ def _task(task_id: str, seed: int, lang: str) -> TaskInstance:
 @pytest.mark.parametrize("task_id", TEMPLATES)
 async def test_a_stranger_phone_is_posed_not_solved(task_id: str) -> None:
     simulator = Simulator()
-    for seed in range(5):
+    for seed in range(3):  # six instances per template (the parity tests take ten seeds)
         for lang in ("en", "zh"):
             spec = _task(task_id, seed, lang).spec
             assert spec is not None

@@ -53,6 +53,11 @@ async def test_tap_type_and_back_through_the_page(sim: Simulator) -> None:
     obs = await env.observe()
     result = await env.step(TapAction(target=Target.node(_node(obs, text="Contacts").id)))
     assert result.error is None and result.observation.foreground.app == "contacts"
+    # an app's window content frame carries the framework's id, as on a phone
+    frames = [n for n in result.observation.ui if n.resource_id.endswith(":id/content")]
+    assert [(n.resource_id, n.package) for n in frames] == [
+        ("android:id/content", "com.android.contacts")
+    ]
     assert result.executed is not None and result.executed.element is not None
     search = _node(result.observation, resource_id="com.android.contacts:id/search_src_text")
     typed = await env.step(TypeAction(text="张", target=Target.node(search.id)))
