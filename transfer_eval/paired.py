@@ -148,6 +148,10 @@ def cell_id(label: str, role: str, world: str, repeat: int) -> str:
     return f"{label.replace('/', '.')}__{role}__{world}__r{repeat}"
 
 
+ADB_SERVER_RECORD = "adb-server.json"
+"""In a run directory while its virtual phone runs: the private adb server's process."""
+
+
 @dataclass(frozen=True)
 class _Phone:
     target: AdbTarget
@@ -160,7 +164,9 @@ def _phone(config: PairedConfig) -> Iterator[_Phone]:
     if config.device != "virtual":
         yield _Phone(AdbTarget(port=config.adb_port, serial=config.device), "device")
         return
-    with attach_virtual_phone(seed=0, perturbations=config.gap.perturbations()) as attached:
+    record = config.out / ADB_SERVER_RECORD  # reaped by --resume after a kill -9
+    gap = config.gap.perturbations()
+    with attach_virtual_phone(seed=0, perturbations=gap, server_record=record) as attached:
         yield _Phone(AdbTarget(port=attached.adb_port, serial=attached.serial), "virtual")
 
 

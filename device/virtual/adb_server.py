@@ -1,12 +1,14 @@
 """Our private adb server: the adb binary bundled with adbutils, on a port of our own.
 
-A developer's own adb server (port 5037) is never touched: we start the bundled binary with
-``adb -P PORT start-server`` (and ``ANDROID_ADB_SERVER_PORT=PORT`` in its environment only),
-wait for it by polling ``host:version`` until a deadline, attach the virtual phone with
-``adb connect`` and check ``host:devices`` until it reports ``device``. mDNS discovery,
-USB scanning and the emulator port scan are switched off (``ADB_MDNS=0``, ``ADB_USB=0``,
-``ADB_EMU=0``) so the private server touches nothing but loopback. Nothing here changes the
-caller's environment: every subprocess gets its own copy.
+A developer's own adb server (port 5037) is never touched: we run the bundled binary as
+our own child, ``adb -P PORT server nodaemon`` (and ``ANDROID_ADB_SERVER_PORT=PORT`` in its
+environment only; not ``start-server``, whose daemon forks away and would outlive a killed
+run unnoticed), so we know its pid (:attr:`PrivateAdbServer.process`, which a caller can
+record and a later run reap), wait for it by polling ``host:version`` until a deadline,
+attach the virtual phone with ``adb connect`` and check ``host:devices`` until it reports
+``device``. mDNS discovery, USB scanning and the emulator port scan are switched off
+(``ADB_MDNS=0``, ``ADB_USB=0``, ``ADB_EMU=0``) so the private server touches nothing but
+loopback. Nothing here changes the caller's environment: every subprocess gets its own copy.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import logging
 import os
 import socket
 import subprocess
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -23,6 +26,7 @@ from typing import Any
 import adbutils
 
 from device.adb import adb_binary
+from device.host_process import HostProcess
 from device.virtual.errors import PrivateAdbServerError
 
 __all__ = ["DEFAULT_ADB_PORT", "PrivateAdbServer", "adb_binary", "free_port"]
@@ -65,6 +69,9 @@ class PrivateAdbServer:
         self.started = False
         self.owned = False
         """Whether we started the server (only then does :meth:`kill` stop it)."""
+        self._child: subprocess.Popen[bytes] | None = None
+        self.process: HostProcess | None = None
+        """The server process we started (None for one we found running)."""
 
     # ---- environment and raw calls
     def env(self) -> dict[str, str]:
@@ -145,7 +152,8 @@ class PrivateAdbServer:
 
     # ---- lifecycle
     def start(self, timeout: float = 30.0) -> PrivateAdbServer:
-        """Start the server (``adb -P PORT start-server``) and wait until it answers."""
+        """Start the server (``adb -P PORT server nodaemon``, our child) and wait until it
+        answers."""
         if self._version() is not None:
             log.warning(
                 "an adb server already answers on port %d: using it (and leaving it "
@@ -156,19 +164,35 @@ class PrivateAdbServer:
             return self
         if self.port == DEFAULT_ADB_PORT:
             log.warning("starting the private adb server on the default port 5037")
-        result = self.adb("start-server", timeout=timeout)
-        if result.returncode != 0:
-            raise PrivateAdbServerError(
-                f"adb -P {self.port} start-server failed ({result.returncode}): "
-                f"{(result.stderr or result.stdout).strip()}"
-            )
-        deadline = time.monotonic() + timeout
-        while self._version() is None:
-            if time.monotonic() > deadline:
-                raise PrivateAdbServerError(
-                    f"the adb server on port {self.port} did not answer within {timeout:.0f} s"
+        command = [self.adb_path, "-P", str(self.port), "server", "nodaemon"]
+        with tempfile.TemporaryFile() as errors:  # what adb says if it cannot start
+            try:
+                child = subprocess.Popen(
+                    command,
+                    env=self.env(),
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.DEVNULL,
+                    stderr=errors,
+                    start_new_session=True,  # a Ctrl-C reaches us, and we stop it in order
                 )
-            time.sleep(0.05)  # polling a process we started, bounded by the deadline
+            except OSError as exc:
+                raise PrivateAdbServerError(f"`{' '.join(command)}` failed: {exc}") from exc
+            self._child = child
+            deadline = time.monotonic() + timeout
+            while self._version() is None:
+                if child.poll() is not None:
+                    errors.seek(0)
+                    said = errors.read().decode(errors="replace").strip()[-500:]
+                    raise PrivateAdbServerError(
+                        f"adb -P {self.port} server nodaemon exited ({child.returncode}): {said}"
+                    )
+                if time.monotonic() > deadline:
+                    self._stop_child(timeout)
+                    raise PrivateAdbServerError(
+                        f"the adb server on port {self.port} did not answer within {timeout:.0f} s"
+                    )
+                time.sleep(0.05)  # polling a process we started, bounded by the deadline
+        self.process = HostProcess.of(child.pid)
         self.started = self.owned = True
         log.info("private adb server on port %d (version %s)", self.port, self._version())
         return self
@@ -233,7 +257,23 @@ class PrivateAdbServer:
                 )
                 break
             time.sleep(0.05)  # waiting for a process we stopped to exit, with a deadline
+        self._stop_child(timeout)
         self.started = self.owned = False
+
+    def _stop_child(self, timeout: float) -> None:
+        """Reap the server process we started (SIGTERM, then SIGKILL, if it lingers)."""
+        child, self._child, self.process = self._child, None, None
+        if child is None:
+            return
+        try:
+            child.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            child.terminate()
+            try:
+                child.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                child.kill()
+                child.wait()
 
     def __enter__(self) -> PrivateAdbServer:
         return self.start()

@@ -17,8 +17,10 @@ Classic flow control only: we never advertise ``delayed_ack``, so every WRTE wai
 peer's OKAY. We never send AUTH or STLS. Each stream is a :class:`AdbStream` (the
 :class:`~device.virtual.phone.ServiceStream` the services use); services are routed by name:
 ``shell:``/``shell,v2,…:``/``exec:`` (:mod:`device.virtual.shell_service`), ``sync:``
-(:mod:`device.virtual.sync`) and ``tcp:PORT`` (``phone.tcp_handlers``). Anything else is
-refused, which the adb server reports to its client as ``closed``.
+(:mod:`device.virtual.sync`), ``tcp:PORT`` (``phone.tcp_handlers``), ``framebuffer:``
+(:mod:`device.virtual.framebuffer`) and ``reverse:…`` (:mod:`device.virtual.reverse`, one
+rule table per host connection). Anything else is refused, which the adb server reports to
+its client as ``closed``.
 
 A malformed header (bad magic, oversized payload) closes that connection only; the
 listener keeps serving new ones (the adb server reconnects by itself).
@@ -48,6 +50,7 @@ from device.virtual.adb_wire import (
     read_message,
 )
 from device.virtual.phone import ServiceStream, VirtualPhone
+from device.virtual.reverse import ReverseRules
 
 __all__ = ["AdbStream", "Adbd", "Router", "Service", "default_router"]
 
@@ -69,6 +72,8 @@ class AdbStream:
 
     def __init__(self, link: _Link, local_id: int, remote_id: int) -> None:
         self.local_id = local_id
+        self.reverse_rules = link.reverse_rules
+        """The ``adb reverse`` rules of the host connection this stream belongs to."""
         self.remote_id = remote_id
         self._link = link
         self._inbox: asyncio.Queue[bytes] = asyncio.Queue()
@@ -151,9 +156,11 @@ class _Link:
         banner: bytes,
         router: Router,
         ids: itertools.count[int],
+        transport_serial: str,
     ) -> None:
         self._reader, self._writer = reader, writer
         self._banner, self._router, self._ids = banner, router, ids
+        self.reverse_rules = ReverseRules(transport_serial)
         self._streams: dict[int, AdbStream] = {}
         self._tasks: set[asyncio.Task[None]] = set()
         self._send_lock = asyncio.Lock()
@@ -303,6 +310,7 @@ class Adbd:
         self._router = router or default_router(phone)
         self._banner = device_banner(phone)
         self._ids = itertools.count(1)
+        self._fds = itertools.count(19)  # adbd names a TCP host connection host-<its fd>
         self._server: asyncio.Server | None = None
         self._links: dict[_Link, asyncio.Task[None] | None] = {}
 
@@ -320,7 +328,8 @@ class Adbd:
 
     async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         log.info("adbd: connection from %s", writer.get_extra_info("peername"))
-        link = _Link(reader, writer, self._banner, self._router, self._ids)
+        serial = f"host-{next(self._fds)}"
+        link = _Link(reader, writer, self._banner, self._router, self._ids, serial)
         self._links[link] = asyncio.current_task()
         try:
             await link.run()
@@ -342,7 +351,9 @@ class Adbd:
 
 
 def default_router(phone: VirtualPhone) -> Router:
-    """Route ``shell``/``exec``, ``sync:`` and ``tcp:PORT`` services to ``phone``."""
+    """Route ``shell``/``exec``, ``sync:``, ``tcp:PORT``, ``framebuffer:`` and ``reverse:``
+    services to ``phone``."""
+    from device.virtual.framebuffer import serve_framebuffer
     from device.virtual.shell_service import shell_service
     from device.virtual.sync import serve_sync
 
@@ -357,6 +368,10 @@ def default_router(phone: VirtualPhone) -> Router:
             return lambda stream: serve_sync(phone, stream)
         if kind == "tcp" and not args:
             return _tcp_service(phone, rest)
+        if kind == "framebuffer" and not args and not rest:
+            return lambda stream: serve_framebuffer(phone, stream)
+        if kind == "reverse" and not args and rest:
+            return _reverse_service(rest)
         if kind in _PRODUCTION_REPLIES and not args and not rest:
             return _reply_service(_PRODUCTION_REPLIES[kind])
         return None
@@ -374,6 +389,15 @@ _PRODUCTION_REPLIES = {
 def _reply_service(message: bytes) -> Service:
     async def serve(stream: AdbStream) -> None:
         await stream.write(message)
+
+    return serve
+
+
+def _reverse_service(request: str) -> Service:
+    """``reverse:REQUEST``: answered from the stream's host-connection rule table."""
+
+    async def serve(stream: AdbStream) -> None:
+        await stream.write(stream.reverse_rules.answer(request))
 
     return serve
 

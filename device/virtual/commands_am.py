@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from device.virtual.adb_keyboard import deliver
 from device.virtual.packages import component, lookup, short_component
 from device.virtual.shell_context import CommandContext, CommandFn
 
@@ -235,8 +236,25 @@ async def _broadcast(ctx: CommandContext, args: list[str]) -> int:
     except ValueError as exc:
         return await ctx.usage(str(exc))
     intent.flags |= FLAG_RECEIVER_FROM_SHELL
-    await ctx.println(f"Broadcasting: {intent}", "Broadcast completed: result=0")
+    await ctx.println(f"Broadcasting: {intent}")
+    result = await deliver(ctx.phone, intent.action, _string_extras(args))
+    line = f"Broadcast completed: result={result.code if result else 0}"
+    if result is not None and result.data is not None:
+        line += f', data="{result.data}"'
+    await ctx.println(line)
     return 0
+
+
+def _string_extras(args: list[str]) -> dict[str, str]:
+    """The ``--es``/``-e``/``--ei`` extras as text (what a receiver reads of them)."""
+    extras, rest = {}, list(args)
+    while rest:
+        option = rest.pop(0)
+        if option in _EXTRA_OPTIONS and len(rest) >= 2:
+            key, value = rest.pop(0), rest.pop(0)
+            if option in ("--es", "-e", "--ei"):
+                extras[key] = value
+    return extras
 
 
 async def am(ctx: CommandContext) -> int:

@@ -206,19 +206,29 @@ async def _package_section(ctx: CommandContext, package: str) -> None:
         if info.system
         else ("[ HAS_CODE ALLOW_CLEAR_USER_DATA ALLOW_BACKUP ]")
     )
+    identity, apk = ctx.phone.identity, info.installed
+    sdk_levels = (apk.facts.min_sdk, apk.facts.target_sdk) if apk else (28, identity.sdk)
+    os_state = ctx.phone.instance.state.os
+    first, last = ("2009-01-01 08:00:00",) * 2
+    if apk is not None:  # PackageManager prints install times as local "yyyy-MM-dd HH:mm:ss"
+        first, last = (
+            os_state.local_time(ms).strftime("%Y-%m-%d %H:%M:%S")
+            for ms in (apk.first_install_ms, apk.last_update_ms)
+        )
     await ctx.println(
         "Packages:",
         f"  Package [{package}] ({_hash('p' + package)}):",
         f"    userId={info.uid}",
         f"    codePath={info.path.rsplit('/', 1)[0]}",
-        f"    versionCode={ctx.phone.identity.sdk} minSdk=28 targetSdk={ctx.phone.identity.sdk}",
-        f"    versionName={ctx.phone.identity.android_version}",
+        f"    versionCode={info.version_code(identity.sdk)} minSdk={sdk_levels[0]} "
+        f"targetSdk={sdk_levels[1]}",
+        f"    versionName={info.version_name(identity.android_version)}",
         f"    signatures=PackageSignatures{{{_hash('s' + package)} version:3, "
         f"signatures:[{_hash('k' + package)}], past signatures:[]}}",
         f"    flags={flags}",
         f"    pkgFlags={flags}",
-        "    firstInstallTime=2009-01-01 08:00:00",
-        "    lastUpdateTime=2009-01-01 08:00:00",
+        f"    firstInstallTime={first}",
+        f"    lastUpdateTime={last}",
     )
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import posixpath
 import re
+import stat as stat_module
 from datetime import datetime, timedelta, timezone
 
 from device.virtual import commands_posix, vfs
@@ -45,8 +46,23 @@ def _local(ctx: CommandContext, ms: int) -> datetime:
     return ctx.phone.instance.state.os.local_time(ms)
 
 
+_TYPE_LETTERS = {stat_module.S_IFDIR: "d", stat_module.S_IFLNK: "l", stat_module.S_IFCHR: "c"}
+_NAMES = {0: "root", 1000: "system", 1023: "media_rw", 2000: "shell"}
+
+
 def _mode_text(st: vfs.Stat) -> str:
-    return "drwxrws--x" if st.is_dir else "-rw-rw----"
+    """``ls -l``'s ``drwxr-x--x``; FUSE's ``/sdcard`` directories carry the setgid bit."""
+    if st.uid == vfs.SDCARD_UID:
+        return "drwxrws--x" if st.is_dir else "-rw-rw----"
+    letter = _TYPE_LETTERS.get(stat_module.S_IFMT(st.mode), "-")
+    bits = "".join(
+        char if st.mode & (1 << (8 - index)) else "-" for index, char in enumerate("rwxrwxrwx")
+    )
+    return letter + bits
+
+
+def _owner(uid: int) -> str:
+    return _NAMES.get(uid, f"u0_a{uid - 10000}" if uid >= 10000 else str(uid))
 
 
 def _ls_lines(ctx: CommandContext, entries: dict[str, vfs.Stat]) -> list[str]:
@@ -56,9 +72,12 @@ def _ls_lines(ctx: CommandContext, entries: dict[str, vfs.Stat]) -> list[str]:
     links = {name: "2" if st.is_dir else "1" for name, st in entries.items()}
     size_w = max((len(v) for v in sizes.values()), default=1)
     link_w = max((len(v) for v in links.values()), default=1)
+    owner_w = max((len(_owner(st.uid)) for st in entries.values()), default=1)
+    group_w = max((len(_owner(st.gid)) for st in entries.values()), default=1)
     return [
-        f"{_mode_text(st)} {links[name]:>{link_w}} u0_a150 media_rw {sizes[name]:>{size_w}} "
-        f"{_local(ctx, st.mtime_ms):%Y-%m-%d %H:%M} {name}"
+        f"{_mode_text(st)} {links[name]:>{link_w}} {_owner(st.uid):<{owner_w}} "
+        f"{_owner(st.gid):<{group_w}} {sizes[name]:>{size_w}} "
+        f"{_local(ctx, st.mtime_ms):%Y-%m-%d %H:%M} {name}" + (f" -> {st.link}" if st.link else "")
         for name, st in entries.items()
     ]
 
@@ -111,10 +130,10 @@ def _stat_field(ctx: CommandContext, letter: str, operand: str, st: vfs.Stat) ->
         "A": _mode_text(st),
         "f": f"{st.mode:x}",
         "h": "2" if st.is_dir else "1",
-        "U": "u0_a150",
-        "G": "media_rw",
-        "u": "10150",
-        "g": "1023",
+        "U": _owner(st.uid),
+        "G": _owner(st.gid),
+        "u": str(st.uid),
+        "g": str(st.gid),
         "b": str(-(-st.size // 512)),
         "B": "512",
         "y": f"{local:%Y-%m-%d %H:%M:%S}.{st.mtime_ms % 1000 * 1_000_000:09d} {_zone(ctx)}",
@@ -167,8 +186,8 @@ async def stat(ctx: CommandContext) -> int:
 async def cat(ctx: CommandContext) -> int:
     """``cat [FILE…]`` (stdin when no file is given)."""
     _, operands = _split_options(ctx.args)
-    if not operands:
-        await ctx.out(ctx.stdin or b"")
+    if not operands or operands == ["-"]:
+        await ctx.out(await ctx.read_stdin())
         return 0
     status = 0
     for operand in operands:
@@ -327,7 +346,7 @@ async def md5sum(ctx: CommandContext) -> int:
     """``md5sum FILE…`` (also ``toybox md5sum``)."""
     _, operands = _split_options(ctx.args)
     if not operands:
-        await ctx.println(f"{hashlib.md5(ctx.stdin or b'').hexdigest()}  -")
+        await ctx.println(f"{hashlib.md5(await ctx.read_stdin()).hexdigest()}  -")
         return 0
     status = 0
     for operand in operands:
@@ -341,14 +360,17 @@ async def md5sum(ctx: CommandContext) -> int:
     return status
 
 
-def _input_bytes(ctx: CommandContext, operands: list[str]) -> bytes:
-    if operands:
-        return b"".join(vfs.read_file(ctx.phone.files, _path(ctx, o)) for o in operands)
-    return ctx.stdin or b""
+async def _input_bytes(ctx: CommandContext, operands: list[str], limit: int | None = None) -> bytes:
+    """The operands' bytes (at most ``limit`` from a device such as ``/dev/zero``), else
+    all of stdin."""
+    if operands and operands != ["-"]:
+        files = ctx.phone.files
+        return b"".join(vfs.read_file(files, _path(ctx, o), limit) for o in operands)
+    return await ctx.read_stdin()
 
 
-def _input_lines(ctx: CommandContext, operands: list[str]) -> list[str]:
-    data = _input_bytes(ctx, operands)
+async def _input_lines(ctx: CommandContext, operands: list[str]) -> list[str]:
+    data = await _input_bytes(ctx, operands)
     return data.decode("utf-8", "replace").splitlines(keepends=True)
 
 
@@ -364,7 +386,7 @@ async def grep(ctx: CommandContext) -> int:
         pattern = pattern.replace(r"\|", "|").replace(r"\(", "(").replace(r"\)", ")")
     try:
         regex = re.compile(pattern, re.IGNORECASE if "i" in flags else 0)
-        lines = _input_lines(ctx, files)
+        lines = await _input_lines(ctx, files)
     except (re.error, vfs.FsError) as exc:
         await ctx.eprintln(f"grep: {exc}")
         return 2
@@ -387,7 +409,7 @@ async def _head_tail(ctx: CommandContext, tail: bool) -> int:
     elif args and args[0].startswith("-") and args[0][1:].isdigit():
         count, args = int(args[0][1:]), args[1:]
     try:
-        data = _input_bytes(ctx, args)
+        data = await _input_bytes(ctx, args, count if unit == "c" and not tail else None)
     except vfs.FsError as exc:
         await ctx.eprintln(f"{ctx.name}: {exc}")
         return 1
@@ -413,7 +435,7 @@ async def wc(ctx: CommandContext) -> int:
     """``wc [-l] [-w] [-c]`` of stdin or files (bytes, so binary input counts right)."""
     flags, operands = _split_options(ctx.args)
     try:
-        data = _input_bytes(ctx, operands)
+        data = await _input_bytes(ctx, operands)
     except vfs.FsError as exc:
         await ctx.eprintln(f"wc: {exc}")
         return 1

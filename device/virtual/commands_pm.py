@@ -1,14 +1,19 @@
-"""``pm``: list packages, path, clear, grant, install/uninstall (refused), dump.
+"""``pm``: list packages, path, clear, grant, install, uninstall, dump.
 
 Output as PackageManagerShellCommand prints it: ``package:NAME`` lines (``-f`` adds the
-path, ``-U`` the uid), ``package:PATH`` for ``pm path``, ``Success`` for ``pm clear``. The
-virtual phone cannot install or uninstall packages: ``pm install`` answers ``Failure
-[INSTALL_FAILED_INTERNAL_ERROR: …]`` and ``pm uninstall`` ``Failure
-[DELETE_FAILED_INTERNAL_ERROR]``, both with exit status 1.
+path, ``-U`` the uid, ``--show-versioncode`` the versionCode), ``package:PATH`` for ``pm
+path``, ``Success`` for ``pm clear``. ``pm install`` (a file, or ``-S SIZE`` / ``-`` on
+stdin as adb's streamed install sends it) and the ``install-create`` / ``install-write`` /
+``install-commit`` sessions are in :mod:`device.virtual.commands_install`; ``pm uninstall``
+removes a user-installed package (``Success``) and refuses the built-in ones (``Failure
+[DELETE_FAILED_INTERNAL_ERROR]``, exit status 1).
 """
 
 from __future__ import annotations
 
+from device.virtual.commands_install import INSTALL_SUBCOMMANDS
+from device.virtual.input_methods import forget_package
+from device.virtual.installs import uninstall
 from device.virtual.packages import PackageInfo, installed, lookup
 from device.virtual.shell_context import CommandContext, CommandFn
 
@@ -58,6 +63,8 @@ async def _list(ctx: CommandContext, rest: list[str]) -> int:
         if not _listed(info, flags, needle):
             continue
         line = f"package:{info.path}={info.name}" if "-f" in flags else f"package:{info.name}"
+        if "--show-versioncode" in flags:
+            line += f" versionCode:{info.version_code(ctx.phone.identity.sdk)}"
         if "-U" in flags:
             line += f" uid:{info.uid}"
         lines.append(line)
@@ -94,16 +101,21 @@ async def _grant(ctx: CommandContext, rest: list[str]) -> int:
     return 0
 
 
-async def _install(ctx: CommandContext, rest: list[str]) -> int:
-    await ctx.println(
-        "Failure [INSTALL_FAILED_INTERNAL_ERROR: the virtual phone cannot install packages]"
-    )
-    return 1
-
-
 async def _uninstall(ctx: CommandContext, rest: list[str]) -> int:
-    await ctx.println("Failure [DELETE_FAILED_INTERNAL_ERROR]")
-    return 1
+    args = list(rest)
+    while args and args[0].startswith("-"):
+        option = args.pop(0)
+        if option in ("--user", "--versionCode") and args:
+            args.pop(0)
+    package = args[0] if args else ""
+    if not package:
+        return await ctx.usage("Error: package name not specified")
+    if not uninstall(ctx.phone, package):
+        await ctx.println("Failure [DELETE_FAILED_INTERNAL_ERROR]")
+        return 1
+    forget_package(ctx.phone, package)
+    await ctx.println("Success")
+    return 0
 
 
 async def _dump(ctx: CommandContext, rest: list[str]) -> int:
@@ -132,8 +144,7 @@ _SUBCOMMANDS = {
     "clear": _clear,
     "grant": _grant,
     "revoke": _grant,
-    "install": _install,
-    "install-create": _install,
+    **INSTALL_SUBCOMMANDS,
     "uninstall": _uninstall,
     "dump": _dump,
     "enable": _enable,

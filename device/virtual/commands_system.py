@@ -2,18 +2,20 @@
 
 Output follows AOSP (protocols.md §1.7/§4): ``getprop KEY`` prints the value or an empty
 line, ``wm size`` prints ``Physical size: 1080x2400``, ``settings get`` prints ``null`` for
-an unset key, ``ime list -s`` lists only the default Latin IME (never uiautomator2's
-AdbKeyboard, so u2 types through the clipboard), ``ps -A`` has toybox's 9 columns.
+an unset key, ``ime list -s`` lists the enabled IMEs (the Latin IME, plus uiautomator2's
+AdbKeyboard once its APK is installed and enabled). ``ps``, ``pidof`` and ``uname`` live
+in :mod:`device.virtual.commands_proc`, pids in :mod:`device.virtual.processes`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import re
-import zlib
 
+from device.virtual import input_methods
 from device.virtual.commands_radios import bluetooth_command, wifi_command
 from device.virtual.phone import VirtualPhone
+from device.virtual.processes import pid_of
 from device.virtual.shell_context import CommandContext, CommandFn
 from sim.device_props import system_properties
 from sim.radios import airplane_changed, set_radio
@@ -25,25 +27,12 @@ __all__ = ["COMMANDS", "DEFAULT_IME", "pid_of", "props"]
 DEFAULT_IME = "com.android.inputmethod.latin/.LatinIME"
 """The one input method the virtual phone has."""
 _NAMESPACES = ("system", "secure", "global")
-_SYSTEM_PROCESSES = (
-    ("root", 1, 0, "init"),
-    ("root", 2, 0, "[kthreadd]"),
-    ("system", 1151, 1, "system_server"),
-    ("u0_a150", 1502, 1, "com.android.systemui"),
-    ("u0_a160", 2210, 1, "com.android.launcher3"),
-    ("u0_a170", 2315, 1, DEFAULT_IME.split("/")[0]),
-)
 
 
 def props(phone: VirtualPhone) -> dict[str, str]:
     """System properties of the virtual phone (``getprop``): the simulator's table."""
     state = phone.instance.state
     return system_properties(phone.identity, phone.sim.phone, state, density_dpi=phone.density)
-
-
-def pid_of(package: str) -> int:
-    """A stable process id for a package (same every run)."""
-    return 3000 + zlib.crc32(package.encode()) % 27000
 
 
 async def getprop(ctx: CommandContext) -> int:
@@ -105,69 +94,54 @@ async def settings(ctx: CommandContext) -> int:
 
 
 async def ime(ctx: CommandContext) -> int:
-    """``ime list [-s] [-a]``, ``ime enable|set ID`` (only the Latin IME exists)."""
+    """``ime list [-s] [-a]``, ``ime enable|disable|set ID``, ``ime reset``: the Latin IME and
+    the IMEs of installed APKs (:mod:`device.virtual.input_methods`)."""
     sub, rest = (ctx.args[0], ctx.args[1:]) if ctx.args else ("", [])
     if sub == "list":
-        if "-s" in rest:
-            await ctx.println(DEFAULT_IME)
-        else:
-            await ctx.println(
-                f"{DEFAULT_IME}:",
-                f"  mId={DEFAULT_IME} mSettingsActivityName="
-                "com.android.inputmethod.latin.settings.SettingsActivity",
-            )
-        return 0
-    replies = {
-        "enable": f"Input method {DEFAULT_IME}: already enabled for user #0",
-        "disable": f"Input method {DEFAULT_IME}: now disabled for user #0",
-        "set": f"Input method {DEFAULT_IME} selected for user #0",
-    }
-    if sub in replies and rest:
-        if rest[-1] != DEFAULT_IME:
-            verb = {"enable": "enabled", "set": "selected", "disable": "disabled"}[sub]
-            await ctx.eprintln(f"Unknown input method {rest[-1]} cannot be {verb} for user #0")
-            return 0
-        await ctx.println(replies[sub])
-        return 0
+        return await _ime_list(ctx, rest)
+    if sub in ("enable", "disable", "set") and rest:
+        return await _ime_choose(ctx, sub, rest[-1])
     if sub == "reset":
+        input_methods.set_enabled(ctx.phone, input_methods.LATIN_IME, True)
+        for other in input_methods.enabled(ctx.phone)[1:]:
+            input_methods.set_enabled(ctx.phone, other, False)
+        input_methods.select(ctx.phone, input_methods.LATIN_IME)
         await ctx.println("Reset current and enabled IMEs for user #0")
         return 0
     return await ctx.usage("ime <command>:\n  list [-a] [-s]\n  enable ID\n  set ID")
 
 
-def _process_rows(phone: VirtualPhone) -> list[tuple[str, int, int, str]]:
-    rows = list(_SYSTEM_PROCESSES)
-    running = {task.app for task in phone.instance.state.os.tasks}
-    for app_id in sorted(running):
-        package = phone.sim.phone.apps[app_id].package
-        rows.append(
-            (f"u0_a{100 + zlib.crc32(package.encode()) % 200}", pid_of(package), 1, package)
+async def _ime_list(ctx: CommandContext, rest: list[str]) -> int:
+    shown = (input_methods.available if "-a" in rest else input_methods.enabled)(ctx.phone)
+    if "-s" in rest:
+        await ctx.println(*shown)
+        return 0
+    for ime_id in shown:
+        settings_activity = (
+            "com.android.inputmethod.latin.settings.SettingsActivity"
+            if ime_id == input_methods.LATIN_IME
+            else "null"
         )
-    return rows
-
-
-def _ps_line(user: str, pid: int, ppid: int, name: str, state: str = "S") -> str:
-    return f"{user:<10} {pid:>5} {ppid:>5} {14_000_000:>8} {120_000:>6} 0 {0:>16} {state} {name}"
-
-
-async def ps(ctx: CommandContext) -> int:
-    """``ps [-A]``: toybox's columns; with ``-A`` the system and the running apps."""
-    header = f"{'USER':<10} {'PID':>5} {'PPID':>5} {'VSZ':>8} {'RSS':>6} WCHAN {'ADDR':>16} S NAME"
-    if any(arg in ("-A", "-e", "-ef") for arg in ctx.args):
-        rows = [_ps_line(*row) for row in _process_rows(ctx.phone)]
-    else:
-        rows = [_ps_line("shell", 12345, 1, "sh"), _ps_line("shell", 12346, 12345, "ps", "R")]
-    await ctx.println(header, *rows)
+        await ctx.println(f"{ime_id}:", f"  mId={ime_id} mSettingsActivityName={settings_activity}")
     return 0
 
 
-async def pidof(ctx: CommandContext) -> int:
-    """``pidof NAME…``: pids of running processes; exit 1 when none."""
-    rows = _process_rows(ctx.phone)
-    pids = [str(pid) for _, pid, _, name in rows if name in ctx.args]
-    if not pids:
-        return 1
-    await ctx.println(" ".join(pids))
+async def _ime_choose(ctx: CommandContext, sub: str, ime_id: str) -> int:
+    """``ime enable|disable|set ID`` with InputMethodManagerService's replies."""
+    phone = ctx.phone
+    known = input_methods.enabled(phone) if sub == "set" else input_methods.available(phone)
+    if ime_id not in known:
+        verb = {"enable": "enabled", "set": "selected", "disable": "disabled"}[sub]
+        await ctx.eprintln(f"Unknown input method {ime_id} cannot be {verb} for user #0")
+        return 0
+    if sub == "set":
+        input_methods.select(phone, ime_id)
+        await ctx.println(f"Input method {ime_id} selected for user #0")
+        return 0
+    on = sub == "enable"
+    was_on = input_methods.set_enabled(phone, ime_id, on)
+    state = "already " if was_on == on else "now "
+    await ctx.println(f"Input method {ime_id}: {state}{sub}d for user #0")
     return 0
 
 
@@ -311,32 +285,16 @@ async def sleep(ctx: CommandContext) -> int:
     return 0
 
 
-async def logcat(ctx: CommandContext) -> int:
-    """``logcat [-d|-c]``: the virtual phone logs nothing; without ``-d`` it waits like
-    logcat does, until the host closes the stream."""
-    if "-c" in ctx.args:
-        return 0
-    await ctx.println("--------- beginning of main")
-    if "-d" in ctx.args or ctx.stream is None:
-        return 0
-    while await ctx.stream.read():
-        pass
-    return 0
-
-
 COMMANDS: dict[str, CommandFn] = {
     "getprop": getprop,
     "wm": wm,
     "settings": settings,
     "ime": ime,
-    "ps": ps,
-    "pidof": pidof,
     "svc": svc,
     "cmd": cmd,
     "id": id_,
     "whoami": whoami,
     "date": date,
     "sleep": sleep,
-    "logcat": logcat,
 }
 """The system commands, by name."""

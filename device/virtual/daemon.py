@@ -7,7 +7,12 @@ foreground (the caller gives its command line). Once
 its phone is online, the child writes a small record (serial, adb port, pid) into the state
 directory and removes it when it stops; ``stop`` sends the child SIGTERM, which it handles
 by shutting the phone and its private adb server down. Records whose process is gone (a
-killed machine, ``kill -9``) are dropped the next time they are read.
+killed machine, ``kill -9``) are dropped the next time they are read, and the adb server
+such a phone left running is stopped then (so a phone started later on its port does not
+adopt it). A record names its processes by pid, start time and command line
+(:class:`~device.host_process.HostProcess`), so a pid the kernel has since given to another
+process is never signalled, and carries its user: ``list`` and ``stop`` see only the
+current user's phones, even in a shared state directory.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from bridge.durable import write_atomic
+from device.host_process import HostProcess
 
 __all__ = [
     "DetachError",
@@ -56,6 +62,12 @@ class VirtualRecord(BaseModel):
     seed: int
     log: str
     """The child's output (its errors, if it dies)."""
+    uid: int
+    """The user who started it (others' phones are not ours to list or stop)."""
+    process: HostProcess
+    """The phone's process (``pid`` with its start time and command line)."""
+    adb_server: HostProcess | None = None
+    """Its private adb server, stopped when a dead phone's record is dropped."""
 
     def adb_command(self, *args: str) -> str:
         """How to reach the phone with the adbutils-bundled adb (for people to copy)."""
@@ -97,17 +109,22 @@ def _alive(pid: int) -> bool:
 
 
 def running() -> list[tuple[Path, VirtualRecord]]:
-    """The detached phones that are still running, oldest record first."""
+    """The current user's detached phones that are still running, oldest record first
+    (the records of dead ones are dropped, and the adb servers they left are stopped)."""
     found = []
     for path in sorted(state_dir().glob("*.json"), key=lambda p: p.stat().st_mtime):
         try:
             record = VirtualRecord.model_validate_json(path.read_text("utf-8"))
         except (OSError, ValidationError):
+            continue  # not a record of this version (or being written): not ours to touch
+        if record.uid != os.getuid():
             continue
-        if _alive(record.pid):
+        if _alive(record.pid) and record.process.running():
             found.append((path, record))
-        else:
-            forget(path)
+            continue
+        if record.adb_server is not None:
+            record.adb_server.stop()
+        forget(path)
     return found
 
 
@@ -159,10 +176,11 @@ def stop(serial: str | None, timeout_s: float = 60.0) -> list[VirtualRecord]:
         wanted = f"with serial {serial}" if serial else "started with --detach"
         raise DetachError(f"no virtual phone {wanted} (detached phones: {known})")
     for _, record in chosen:
-        os.kill(record.pid, signal.SIGTERM)
+        if record.process.running():
+            os.kill(record.pid, signal.SIGTERM)
     for path, record in chosen:
-        if not _wait(lambda pid=record.pid: not _alive(pid), timeout_s):
-            os.kill(record.pid, signal.SIGKILL)
+        if not _wait(lambda r=record: not r.process.running(), timeout_s):
+            record.process.stop(timeout_s=5.0)  # SIGKILL now: it ignored SIGTERM
         forget(path)
         Path(record.log).unlink(missing_ok=True)
     return [record for _, record in chosen]

@@ -1,8 +1,11 @@
-"""The virtual phone's installed packages: the simulator's apps plus a few system ones.
+"""The virtual phone's installed packages: the simulator's apps, a few system ones, and the
+APKs the user installed (:mod:`device.virtual.installs`).
 
-``pm``, ``am``, ``monkey`` and ``dumpsys package`` read these facts. An app whose package
-starts with ``com.android.`` is a system app (``/system/priv-app``); others are "third
-party" (``pm list packages -3``, ``/data/app/…/base.apk``).
+``pm``, ``am``, ``monkey``, ``ime`` and ``dumpsys package`` read these facts. An app whose
+package starts with ``com.android.`` is a system app (``/system/priv-app``); others are
+"third party" (``pm list packages -3``, ``/data/app/…/base.apk``). A user-installed APK
+brings its own versionCode, versionName, SDK levels, launcher activity and input methods;
+built-in packages report the platform's version.
 """
 
 from __future__ import annotations
@@ -10,9 +13,10 @@ from __future__ import annotations
 import zlib
 from dataclasses import dataclass
 
+from device.virtual.installs import InstalledApk, installed_apks
 from device.virtual.phone import VirtualPhone
 
-__all__ = ["PackageInfo", "component", "installed", "lookup", "short_component"]
+__all__ = ["PackageInfo", "built_in", "component", "installed", "lookup", "short_component"]
 
 _SYSTEM_ONLY = {
     "android": ("/system/framework/framework-res.apk", None),
@@ -34,6 +38,21 @@ class PackageInfo:
     """The simulator's app id (None for packages without a simulated UI)."""
     launcher_activity: str | None
     """Full class name of the LAUNCHER activity, None if it has none."""
+    installed: InstalledApk | None = None
+    """The user-installed APK behind it (None for built-in packages)."""
+
+    def version_code(self, platform_sdk: int) -> int:
+        """The package's versionCode (built-in packages carry the platform's)."""
+        return self.installed.facts.version_code if self.installed else platform_sdk
+
+    def version_name(self, platform_release: str) -> str | None:
+        """The package's versionName (built-in packages carry the platform's release)."""
+        return self.installed.facts.version_name if self.installed else platform_release
+
+    @property
+    def input_methods(self) -> tuple[str, ...]:
+        """Its input method services (full class names)."""
+        return self.installed.facts.input_methods if self.installed else ()
 
     @property
     def uid(self) -> int:
@@ -74,7 +93,22 @@ def installed(phone: VirtualPhone) -> list[PackageInfo]:
         if name not in found:
             launcher = _full(name, activity) if activity else None
             found[name] = PackageInfo(name, path, True, None, launcher)
+    for apk in installed_apks(phone):
+        built_in = found.get(apk.facts.package)
+        found[apk.facts.package] = PackageInfo(
+            apk.facts.package,
+            apk.apk_path,
+            built_in.system if built_in else False,
+            built_in.app_id if built_in else None,
+            apk.facts.launcher_activity or (built_in.launcher_activity if built_in else None),
+            apk,
+        )
     return [found[name] for name in sorted(found)]
+
+
+def built_in(phone: VirtualPhone, package: str) -> bool:
+    """Whether ``package`` comes with the phone (a simulated or system app)."""
+    return package in _SYSTEM_ONLY or phone.sim.phone.package_app(package) is not None
 
 
 def lookup(phone: VirtualPhone, package: str) -> PackageInfo | None:

@@ -21,6 +21,7 @@ import numpy as np
 from bridge.gestures import classify_stroke
 from bridge.schema import UINode
 from bridge.uitree import to_xml
+from device.virtual.logbuffer import note_activity_start, observe_starts
 from device.virtual.perturb import PopupSource, Transition, decode_image, encode_image
 from device.virtual.vfs import PhoneFiles
 from sim.actuate import long_press_timeout_ms
@@ -290,7 +291,7 @@ class VirtualPhone:
             await asyncio.sleep(knobs.latency_ms / 1000)  # a simulated busy phone
         before = await self._shown_frame() if knobs.animation_ms > 0 else None
         version, dialog_up = self.instance.version, self.instance.state.os.dialog is not None
-        result = await event()
+        result = await observe_starts(self, event)
         if not dialog_up:
             self._maybe_popup()
         if before is not None and self.instance.version != version:
@@ -407,6 +408,7 @@ class VirtualPhone:
             return False
         self.instance.phone.launch(self.instance.state, app_id)
         self.instance.changed()
+        note_activity_start(self)
         return True
 
     async def force_stop(self, package: str) -> None:

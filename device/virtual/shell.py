@@ -7,18 +7,26 @@ date. Commands live in the ``commands_*`` modules and print exactly what Android
 (see ``/work/shared/reference/protocols.md`` §1.7, §2.6, §4). A command the phone does not
 have prints ``/system/bin/sh: NAME: inaccessible or not found`` and exits 127, as mksh does.
 
-Deviations from mksh: no globbing, no word splitting of expanded parameters, ``&`` runs in
-the foreground, no command substitution or control flow (a syntax error says so).
+Every command runs as a process of the phone (:mod:`device.virtual.processes`): ``ps``
+lists it while it runs, ``kill`` can stop it (its status is then 128 + the signal, as in
+mksh). ``cmd &`` runs in the background as an asyncio task (``$!`` is its pid, ``wait``
+and ``kill`` take it; its stdin is ``/dev/null``); job control builtins and ``sh`` live in
+:mod:`device.virtual.shell_jobs`. Standard input reaches the first command of a pipeline
+from the adb stream, read only when a command asks (:class:`StdinReader`).
+
+Deviations from mksh: no globbing, no word splitting of expanded parameters, no command
+substitution or control flow (a syntax error says so).
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import posixpath
 from collections.abc import Mapping
 from typing import Protocol
 
-from device.virtual import vfs
+from device.virtual import processes, shell_jobs, vfs
 from device.virtual.commands_su import su as _su
 from device.virtual.phone import ServiceStream, VirtualPhone
 from device.virtual.shell_context import (
@@ -29,6 +37,7 @@ from device.virtual.shell_context import (
     CommandFn,
     NullSink,
     Sink,
+    StdinReader,
 )
 from device.virtual.shell_syntax import AndOr, Command, Param, ShellSyntaxError, Word, parse
 
@@ -88,7 +97,11 @@ def command_table() -> dict[str, CommandFn]:
         commands_dumpsys,
         commands_files,
         commands_input,
+        commands_log,
+        commands_media,
+        commands_net,
         commands_pm,
+        commands_proc,
         commands_system,
         commands_ui,
     )
@@ -96,6 +109,7 @@ def command_table() -> dict[str, CommandFn]:
     table: dict[str, CommandFn] = {}
     for module in (
         commands_system,
+        commands_proc,
         commands_dumpsys,
         commands_input,
         commands_am,
@@ -103,6 +117,9 @@ def command_table() -> dict[str, CommandFn]:
         commands_files,
         commands_ui,
         commands_content,
+        commands_log,
+        commands_net,
+        commands_media,
     ):
         table.update(module.COMMANDS)
     return table
@@ -116,6 +133,8 @@ class Shell:
         phone: VirtualPhone,
         commands: Mapping[str, CommandFn] | None = None,
         uid: int = SHELL_UID,
+        name: str = SH,
+        ppid: int = 1,
     ):
         self.phone = phone
         self.commands = dict(commands) if commands is not None else command_table()
@@ -123,6 +142,23 @@ class Shell:
         self.status = 0
         self.uid = uid
         """Who this session runs commands as (the shell; root in ``su 0 sh -c``)."""
+        self.name = name
+        """``$0``: ``/system/bin/sh`` for adb's shell, ``sh`` for a nested ``sh -c``."""
+        self.positional: list[str] = []
+        """``$1`` … (``sh -c SCRIPT NAME ARG…``)."""
+        self.input: StdinReader | None = None
+        """The session's standard input (the adb stream's), read on demand."""
+        self.processes = processes.table(phone)
+        self.process = self.processes.start("sh", [name], uid, ppid)
+        """This shell's own process (``$$``)."""
+        self.jobs = shell_jobs.Jobs(self)
+        """Background jobs (``$!``, ``wait``, ``kill``)."""
+        self.reserved: processes.Process | None = None
+        """A background job's process, taken by the job's first command (same pid)."""
+
+    def close(self) -> None:
+        """The session ended: its process leaves the table."""
+        self.processes.end(self.process)
 
     async def run(self, line: str, io: ShellIO, stream: ServiceStream | None = None) -> int:
         """Run a command line; returns the last status (also kept in :attr:`status`)."""
@@ -135,14 +171,16 @@ class Shell:
         out, err = _IOSink(io, False), _IOSink(io, True)
         try:
             for node in lists:
-                await self._and_or(node, out, err, stream)
+                if node.background:
+                    self.jobs.start(node, out, err, stream)
+                    self.status = 0
+                else:
+                    await self.and_or(node, out, err, stream)
         except ShellExit as exc:
             self.status = exc.status
         return self.status
 
-    async def _and_or(
-        self, node: AndOr, out: Sink, err: Sink, stream: ServiceStream | None
-    ) -> None:
+    async def and_or(self, node: AndOr, out: Sink, err: Sink, stream: ServiceStream | None) -> None:
         self.status = await self._pipeline(node.first, out, err, stream)
         for op, pipeline in node.rest:
             if (op == "&&") == (self.status == 0):
@@ -156,7 +194,7 @@ class Shell:
         for index, command in enumerate(commands):
             last = index == len(commands) - 1
             sink: Sink = out if last else BufferSink()
-            status = await self._simple(command, sink, err, stdin, stream)
+            status = await self._simple(command, sink, err, stdin, stream, first=index == 0)
             if isinstance(sink, BufferSink):
                 stdin = bytes(sink.data)
         return status
@@ -175,9 +213,18 @@ class Shell:
         if name == "?":
             return str(self.status)
         if name == "$":
-            return "12345"
-        if name in ("#", "@", "*") or name.isdigit():
-            return "0" if name == "#" else ("sh" if name == "0" else "")
+            return str(self.process.pid)
+        if name == "!":
+            return self.jobs.last_pid
+        if name == "0":
+            return self.name
+        if name == "#":
+            return str(len(self.positional))
+        if name in ("@", "*"):
+            return " ".join(self.positional)
+        if name.isdigit():
+            index = int(name) - 1
+            return self.positional[index] if index < len(self.positional) else ""
         return self.variables.get(name, "")
 
     def _words(self, words: list[Word]) -> list[str]:
@@ -195,6 +242,7 @@ class Shell:
         err: Sink,
         stdin: bytes | None,
         stream: ServiceStream | None,
+        first: bool = False,
     ) -> int:
         assignments = {name: self.expand(value) for name, value in command.assignments}
         args = self._words(command.words)
@@ -206,7 +254,8 @@ class Shell:
             self.variables.update(assignments)
             return await self._flush(files, err)
         env = {**self.variables, **assignments}
-        status = await self._execute(args, env, out, err, stdin, stream, uid=self.uid)
+        reader = self.input if first and stdin is None else None
+        status = await self._execute(args, env, out, err, stdin, stream, self.uid, reader)
         flushed = await self._flush(files, err)
         return status if flushed == 0 else flushed
 
@@ -217,7 +266,7 @@ class Shell:
         ``ctx``'s user unless ``uid`` is given (``su``)."""
         who = ctx.uid if uid is None else uid
         return await self._execute(
-            args, ctx.env, ctx.stdout, ctx.stderr, ctx.stdin, ctx.stream, uid=who
+            args, ctx.env, ctx.stdout, ctx.stderr, ctx.stdin, ctx.stream, who, ctx.input
         )
 
     async def _execute(
@@ -229,27 +278,54 @@ class Shell:
         stdin: bytes | None,
         stream: ServiceStream | None,
         uid: int = SHELL_UID,
+        reader: StdinReader | None = None,
     ) -> int:
         name, *rest = args
         builtin = _BUILTINS.get(name)
         if builtin is not None:
-            ctx = CommandContext(self.phone, name, rest, out, err, env, stdin, stream, uid)
+            ctx = CommandContext(self.phone, name, rest, out, err, env, stdin, stream, uid, reader)
             return await builtin(self, ctx)
         resolved, rest = _resolve(name, rest)
         function = self.commands.get(resolved)
+        if function is None and resolved in shell_jobs.PROGRAMS:
+            ctx = CommandContext(self.phone, name, rest, out, err, env, stdin, stream, uid, reader)
+            return await shell_jobs.PROGRAMS[resolved](self, ctx)
         if function is None:
             await err.write(f"{SH}: {name}: inaccessible or not found\n".encode())
             return EXIT_NOT_FOUND
-        ctx = CommandContext(self.phone, resolved, rest, out, err, env, stdin, stream, uid)
+        ctx = CommandContext(self.phone, resolved, rest, out, err, env, stdin, stream, uid, reader)
+        return await self._run_process(function, ctx, [name, *rest])
+
+    async def _run_process(self, function: CommandFn, ctx: CommandContext, argv: list[str]) -> int:
+        """Run a command as a process of the phone: listed while it runs, killable."""
+        process, self.reserved = self.reserved, None
+        if process is None:
+            process = self.processes.start(
+                ctx.name, argv, ctx.uid, self.process.pid, self.process.session
+            )
+        else:
+            process.name, process.args, process.uid = ctx.name, argv, ctx.uid
+        ctx.pid = process.pid
+        task = asyncio.ensure_future(self._guarded(function, ctx))
+        process.task = task
+        try:
+            return await task
+        except asyncio.CancelledError:
+            if process.signal is None:
+                raise
+            return 128 + process.signal
+        finally:
+            process.task = None
+            self.processes.end(process)
+
+    async def _guarded(self, function: CommandFn, ctx: CommandContext) -> int:
         try:
             return await function(ctx)
-        except ShellExit:
-            raise
-        except ConnectionError:
+        except (ShellExit, ConnectionError, asyncio.CancelledError):
             raise
         except Exception as exc:  # a bug in a command must not kill the adb stream
-            log.exception("virtual shell: %s failed", name)
-            await err.write(f"{name}: internal error of the virtual phone: {exc}\n".encode())
+            log.exception("virtual shell: %s failed", ctx.name)
+            await ctx.err(f"{ctx.name}: internal error of the virtual phone: {exc}\n")
             return 1
 
     async def _redirect(
@@ -374,7 +450,7 @@ async def _which(shell: Shell, ctx: CommandContext) -> int:
     for name in names:
         if name in _BUILTINS and ctx.name == "command":
             await ctx.println(name)
-        elif _resolve(name, [])[0] in shell.commands:
+        elif (found := _resolve(name, [])[0]) in shell.commands or found in shell_jobs.PROGRAMS:
             await ctx.println(f"/system/bin/{_resolve(name, [])[0]}")
         else:
             status = 1
@@ -395,4 +471,5 @@ _BUILTINS = {
     "which": _which,
     "command": _which,
     "su": _su,
+    **shell_jobs.BUILTINS,
 }

@@ -23,6 +23,7 @@ __all__ = [
     "CommandFn",
     "NullSink",
     "Sink",
+    "StdinReader",
 ]
 
 EXIT_USAGE = 1
@@ -61,6 +62,52 @@ class NullSink:
         """Drop ``data``."""
 
 
+class StdinReader:
+    """A command's standard input, read on demand (never before a command asks for it).
+
+    Over an adb stream it is what the host sends (shell v2 stdin packets, a v1 stream's
+    data); in a pipeline, the left side's output. Reading ends at the host's close-stdin
+    or when it closes the stream.
+    """
+
+    def __init__(self, source: Callable[[], Awaitable[bytes]] | bytes) -> None:
+        if isinstance(source, bytes):
+            self._buffer, self._source, self._eof = bytearray(source), None, True
+        else:
+            self._buffer, self._source, self._eof = bytearray(), source, False
+
+    async def _fill(self) -> bool:
+        """Read one more chunk; False at end of input."""
+        if self._eof or self._source is None:
+            return False
+        chunk = await self._source()
+        if not chunk:
+            self._eof = True
+            return False
+        self._buffer += chunk
+        return True
+
+    async def read_all(self) -> bytes:
+        """Everything up to end of input."""
+        while await self._fill():
+            pass
+        data = bytes(self._buffer)
+        self._buffer.clear()
+        return data
+
+    async def read_line(self) -> bytes | None:
+        """The next line with its ``\\n`` (the rest at end of input); None when none is left."""
+        while b"\n" not in self._buffer and await self._fill():
+            pass
+        if not self._buffer:
+            return None
+        end = self._buffer.find(b"\n")
+        end = len(self._buffer) if end < 0 else end + 1
+        line = bytes(self._buffer[:end])
+        del self._buffer[:end]
+        return line
+
+
 @dataclass
 class CommandContext:
     """One command being run: its name and arguments, I/O, environment and the phone."""
@@ -76,6 +123,19 @@ class CommandContext:
     """The adb stream the shell runs on (long-running commands such as ``app_process``)."""
     uid: int = SHELL_UID
     """Who runs the command: :data:`SHELL_UID`, or :data:`ROOT_UID` under ``su``."""
+    input: StdinReader | None = None
+    """Standard input read on demand (the adb stream's stdin); :attr:`stdin`, when set,
+    takes precedence (a pipe or ``<`` redirection)."""
+    pid: int = 0
+    """The command's process id (:mod:`device.virtual.processes`)."""
+
+    async def read_stdin(self) -> bytes:
+        """All of standard input (empty when there is none)."""
+        if self.stdin is not None:
+            return self.stdin
+        if self.input is not None:
+            return await self.input.read_all()
+        return b""
 
     async def out(self, data: str | bytes) -> None:
         """Write text (UTF-8) or bytes to stdout."""

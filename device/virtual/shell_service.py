@@ -5,8 +5,12 @@
   and uiautomator2 append ``; echo X4EXIT:$?``).
 * ``shell,v2[,raw|,pty][,TERM=…]:CMD`` (shell protocol v2, used by ``adb shell`` and
   ``shell2(v2=True)``): packets ``id:uint8 len:uint32le payload``; we send stdout (1),
-  stderr (2) and exit (3, one byte); stdin (0), close-stdin (4) and window-size (5) packets
-  from the host are read and ignored.
+  stderr (2) and exit (3, one byte); the host's stdin (0) packets, up to close-stdin (4),
+  are the command's standard input; window-size (5) packets are ignored.
+* Standard input (v1: the stream's data) is read only when a command asks for it
+  (``echo x | adb shell cat``), as a command on a phone reads its stdin pipe.
+* The session is a process of the phone (``/system/bin/sh -c CMD``, :mod:`.processes`);
+  it ends when its background jobs have (they hold its output, as on a phone).
 * ``shell:`` / ``shell,v2,pty:`` with no command: a minimal interactive prompt
   (``marble:/ $ ``) that runs one line at a time until ``exit`` or the host closes.
 
@@ -21,6 +25,7 @@ from collections.abc import Awaitable, Callable
 
 from device.virtual.phone import ServiceStream, VirtualPhone
 from device.virtual.shell import Shell, ShellIO
+from device.virtual.shell_context import StdinReader
 
 __all__ = ["ShellPacketStream", "shell_service"]
 
@@ -131,21 +136,33 @@ def shell_service(
 
     async def serve(stream: ServiceStream) -> None:
         shell = Shell(phone)
-        if v2:
-            packets = ShellPacketStream(stream)
-            io: ShellIO = _PacketIO(packets, pty)
-            code = await _run(shell, command, io, packets, pty)
-            await packets.packet(ID_EXIT, bytes([code & 0xFF]))
-        else:
-            await _run(shell, command, _RawIO(stream, pty), stream, pty)
+        shell.process.args = ["/system/bin/sh", "-c", command] if command else ["-/system/bin/sh"]
+        try:
+            if v2:
+                packets = ShellPacketStream(stream)
+                io: ShellIO = _PacketIO(packets, pty)
+                code = await _run(shell, command, io, packets, pty)
+                await packets.packet(ID_EXIT, bytes([code & 0xFF]))
+            else:
+                await _run(shell, command, _RawIO(stream, pty), stream, pty)
+        finally:
+            shell.close()
 
     return serve
 
 
 async def _run(shell: Shell, command: str, io: ShellIO, stream: ServiceStream, pty: bool) -> int:
-    if command:
-        return await shell.run(command, io, stream)
-    return await _interactive(shell, io, stream, pty)
+    try:
+        if command:
+            shell.input = StdinReader(stream.read)
+            status = await shell.run(command, io, stream)
+        else:
+            status = await _interactive(shell, io, stream, pty)
+    except BaseException:
+        await shell.jobs.finish(cancel=True)
+        raise
+    await shell.jobs.finish()
+    return status
 
 
 async def _interactive(shell: Shell, io: ShellIO, stream: ServiceStream, pty: bool) -> int:

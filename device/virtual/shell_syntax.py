@@ -2,11 +2,11 @@
 
 Supported: words with ``'single'``, ``"double"`` and ``\\`` quoting; parameters ``$?``,
 ``$$``, ``$NAME``, ``${NAME}`` (expanded when the command runs, never inside single quotes);
-``VAR=value`` prefixes; lists with ``;``, ``&`` (run in order, not in the background),
-newlines, ``&&`` and ``||``; pipelines ``a | b``; redirections ``>``, ``>>``, ``<``,
-``N>``, ``N>>``, ``N>&M``, ``>&N``, ``&>``; ``#`` comments. Not supported (a
-:class:`ShellSyntaxError` says so): command substitution, subshells and groups,
-here-documents, globbing, control flow (``if``/``for``/``while``).
+``VAR=value`` prefixes; lists with ``;``, ``&`` (the and-or list before it runs in the
+background: :attr:`AndOr.background`), newlines, ``&&`` and ``||``; pipelines ``a | b``;
+redirections ``>``, ``>>``, ``<``, ``N>``, ``N>>``, ``N>&M``, ``>&N``, ``&>``; ``#``
+comments. Not supported (a :class:`ShellSyntaxError` says so): command substitution,
+subshells and groups, here-documents, globbing, control flow (``if``/``for``/``while``).
 """
 
 from __future__ import annotations
@@ -107,6 +107,8 @@ class AndOr:
 
     first: Pipeline
     rest: list[tuple[str, Pipeline]] = field(default_factory=list)
+    background: bool = False
+    """Followed by ``&``: run as a background job (``$!`` is its pid)."""
 
 
 _Token = tuple[str, "Word | str"]  # ("word", Word) | ("op", ";") | ("redir", "2>")
@@ -281,16 +283,22 @@ class _Parser:
 
     def parse(self) -> list[AndOr]:
         lists: list[AndOr] = []
+        separated = True  # no list yet, or the last one already has its ';' / '&' / newline
         while self.pos < len(self.tokens):
-            if self._peek_op() == "\n":
+            op = self._peek_op()
+            if op == "\n":
                 self.pos += 1
+                separated = True
                 continue
-            if self._peek_op() in (";", "&"):
-                if not lists:
-                    raise ShellSyntaxError(f"syntax error: '{self._peek_op()}' unexpected")
+            if op in (";", "&"):
+                if separated:
+                    raise ShellSyntaxError(f"syntax error: '{op}' unexpected")
+                lists[-1].background = op == "&"
                 self.pos += 1
+                separated = True
                 continue
             lists.append(self._and_or())
+            separated = False
         return lists
 
     def _peek_op(self) -> str | None:

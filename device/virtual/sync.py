@@ -12,8 +12,9 @@ because adbutils reads STAT/DENT bodies with a bare ``recv``.
   + uint32le length + message.
 * ``SEND "path,mode"`` then ``DATA``… ``DONE mtime`` → ``OKAY`` + 4 zero bytes. Parent
   directories are implied (``fixed_push_mkdir``); only ``/sdcard`` and
-  ``/data/local/tmp`` are writable. uiautomator2 pushes ``/data/local/tmp/u2.jar`` this way
-  and then checks its md5 with ``toybox md5sum``.
+  ``/data/local/tmp`` are writable; the file keeps the pushed mode and belongs to
+  ``shell`` (under ``/sdcard``, the FUSE daemon's owner and mode). uiautomator2 pushes
+  ``/data/local/tmp/u2.jar`` this way and then checks its md5 with ``toybox md5sum``.
 
 Not implemented (not advertised): ``sendrecv_v2`` (SND2/RCV2 with compression).
 """
@@ -143,8 +144,8 @@ class _Session:
             found.inode or 1 + found.size % 100_000,
             found.mode,
             2 if found.is_dir else 1,
-            2000,
-            1078,
+            found.uid,
+            found.gid,
             found.size,
             t,
             t,
@@ -195,7 +196,7 @@ class _Session:
             return
         data, mtime = received
         try:
-            vfs.write_file(self.phone.files, target, data)
+            vfs.write_file(self.phone.files, target, data, mode=int(mode_text))
             if mtime > 0:  # adbd sets the pushed file's time to the host file's
                 vfs.set_mtime(self.phone.files, target, mtime * 1000, create=False)
         except vfs.FsError as exc:

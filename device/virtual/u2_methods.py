@@ -4,8 +4,11 @@ Each method takes the positional params uiautomator2 3.7.1 sends (protocols.md �
 returns a JSON-able value (pydantic models included). What the jar would throw is raised as
 :class:`~device.virtual.u2_selectors.JavaException`; malformed params as :class:`InvalidParams`.
 Gestures follow Android's input thresholds: a touch that moves less than the touch slop (8 dp)
-is a tap, or a long press when held for the long-press timeout (400 ms; a swipe's duration is
-5 ms per step, as uiautomator throttles it).
+is a tap, or a long press when held for the long-press timeout (400 ms). Each gesture call
+returns only after the time androidx.test.uiautomator's InteractionController takes to inject
+it (protocols.md §2.4.1): 5 ms per swipe step, 100 ms for a click, the given duration for a timed
+click, 1.5 × the long-press timeout for a long click or before a drag moves; so its speed, and
+with it what the screen makes of it (:func:`bridge.gestures.classify_stroke`), is the real one.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from device.virtual.u2_selectors import (
     obj_info,
     parse_selector,
 )
+from sim.actuate import long_press_timeout_ms
 
 __all__ = [
     "DeviceInfo",
@@ -43,10 +47,12 @@ __all__ = [
     "limit_depth",
 ]
 
-LONG_CLICK_MS = 2_000
-"""How long ``longClick`` holds: well past any long-press timeout a user can choose."""
 STEP_MS = 5
-"""uiautomator injects one swipe step every 5 ms."""
+"""uiautomator sleeps 5 ms after each injected motion event (MOTION_EVENT_INJECTION_DELAY)."""
+CLICK_MS = 100
+"""How long a plain click holds (InteractionController.REGULAR_CLICK_LENGTH)."""
+LONG_CLICK_FACTOR = 1.5
+"""A long click holds this many long-press timeouts (LONG_PRESS_DURATION_MS)."""
 WAIT_POLL_S = 0.1
 """How often ``waitForExists`` / ``waitUntilGone`` look at the tree again."""
 NOT_FOUND = "androidx.test.uiautomator.UiObjectNotFoundException"
@@ -271,8 +277,21 @@ class U2Service:
         return None
 
     # ---- touch
+    def _long_click_ms(self) -> float:
+        return LONG_CLICK_FACTOR * long_press_timeout_ms(self.phone.instance.state.os.settings)
+
+    async def _paced(
+        self, path: Sequence[tuple[float, float]], duration_ms: float, gesture_ms: float
+    ) -> None:
+        """Inject ``path`` as one stroke of ``duration_ms`` (what decides its class) once the
+        ``gesture_ms`` the jar spends injecting it have passed."""
+        if self.stopped:
+            raise ServerStopped
+        await asyncio.sleep(gesture_ms / 1000)  # the time the real gesture takes to inject
+        await self.phone.stroke(path, duration_ms)
+
     async def _touch_at(self, x: float, y: float, held_ms: float) -> None:
-        await self.phone.stroke([(x, y)], held_ms)
+        await self._paced([(x, y)], held_ms, held_ms)
 
     def _slop(self) -> float:
         return TOUCH_SLOP_DP * self.phone.density / 160
@@ -282,23 +301,23 @@ class U2Service:
         if len(points) < 2:
             raise InvalidParams("a gesture needs at least one point")
         pairs = list(zip(points[::2], points[1::2], strict=False))
-        await self.phone.stroke(pairs, duration_ms)
+        await self._paced(pairs, duration_ms, duration_ms)
         return self.phone.on_screen(*pairs[0])
 
     async def click(self, *params: object) -> bool:
         """``click [x, y]``, ``click [x, y, ms]`` (a long click), ``click [selector(, corner)]``."""
         if params and isinstance(params[0], dict):
-            return await self._click_selector(params, held_ms=0)
+            return await self._click_selector(params, held_ms=CLICK_MS)
         if len(params) not in (2, 3):
             raise InvalidParams("click takes [x, y], [x, y, ms] or [selector]")
         x, y = _points(params[:2], "click point")
-        held = _number(params[2], "duration") if len(params) == 3 else 0
+        held = max(_number(params[2], "duration"), 0) if len(params) == 3 else CLICK_MS
         await self._touch_at(x, y, held_ms=held)
         return self.phone.on_screen(x, y)
 
     async def long_click(self, *params: object) -> bool:
-        """``longClick [selector(, corner)]``."""
-        return await self._click_selector(params, held_ms=LONG_CLICK_MS)
+        """``longClick [selector(, corner)]``: held 1.5 long-press timeouts."""
+        return await self._click_selector(params, held_ms=self._long_click_ms())
 
     async def _click_selector(self, params: Sequence[object], held_ms: float) -> bool:
         if not 1 <= len(params) <= 2:
@@ -315,13 +334,20 @@ class U2Service:
         return True
 
     async def swipe(self, fx: object, fy: object, tx: object, ty: object, steps: object) -> bool:
-        """``swipe [fx, fy, tx, ty, steps]`` (5 ms per step)."""
+        """``swipe [fx, fy, tx, ty, steps]``: 5 ms per step (a step of 0 counts as 1)."""
         points = _points([fx, fy, tx, ty], "swipe point")
-        return await self._stroke(points, _integer(steps, "steps") * STEP_MS)
+        return await self._stroke(points, max(_integer(steps, "steps"), 1) * STEP_MS)
 
     async def drag(self, sx: object, sy: object, ex: object, ey: object, steps: object) -> bool:
-        """``drag [sx, sy, ex, ey, steps]``: a press held in place, then a move (a swipe here)."""
-        return await self.swipe(sx, sy, ex, ey, steps)
+        """``drag [sx, sy, ex, ey, steps]``: a press held 1.5 long-press timeouts, the move
+        (5 ms per step), then 100 ms at rest before the finger lifts (so it never flings)."""
+        start = (_number(sx, "drag point"), _number(sy, "drag point"))
+        end = (_number(ex, "drag point"), _number(ey, "drag point"))
+        move_ms = max(_integer(steps, "steps"), 1) * STEP_MS
+        hold_ms = self._long_click_ms()
+        # the last segment is the rest before lifting: zero speed at release
+        await self._paced([start, end, end], move_ms + CLICK_MS, hold_ms + move_ms + CLICK_MS)
+        return self.phone.on_screen(*start)
 
     async def swipe_points(self, points: object, steps: object) -> bool:
         """``swipePoints [[x1, y1, x2, y2, …], steps]`` (``steps`` per segment).
@@ -333,7 +359,8 @@ class U2Service:
             raise InvalidParams("swipePoints takes a flat list [x1, y1, x2, y2, …]")
         path = _points(points, "swipe point")
         segments = max(len(path) // 2 - 1, 1)
-        return await self._stroke(path, _integer(steps, "steps") * STEP_MS * segments)
+        moves = max(_integer(steps, "steps") - 1, 0) * segments
+        return await self._stroke(path, STEP_MS * (1 + moves))
 
     async def inject_input_event(
         self, action: object, x: object, y: object, meta: object = 0

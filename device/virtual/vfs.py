@@ -1,4 +1,4 @@
-"""The virtual phone's file system: ``/sdcard`` is the instance's storage tree, the rest the
+r"""The virtual phone's file system: ``/sdcard`` is the instance's storage tree, the rest the
 phone's own.
 
 Every path under ``/sdcard`` (and its aliases ``/storage/emulated/0``,
@@ -11,17 +11,27 @@ a directory there exists when a file lies under it, when it is one of :data:`BAS
 or when ``mkdir`` left a marker key ending in ``/``. Only ``/sdcard`` and
 ``/data/local/tmp`` are writable, as for adb's ``shell`` user.
 
+Owners are a phone's: ``/sdcard`` files ``u0_a150 media_rw`` (the FUSE daemon's view),
+files the shell creates or ``adb push``\ es to ``/data/local/tmp`` ``shell shell`` with the
+pushed mode, ``/system/bin`` entries ``root shell`` (toybox's commands as symlinks to
+``toybox``, :mod:`device.virtual.system_bin`), devices ``root root``. ``/dev/zero`` and
+``/dev/urandom`` give as many bytes as a reader asks for (:func:`read_file`'s ``limit``;
+64 KiB for a reader that reads to the end, where a phone's would never stop), and
+``/proc/version`` is the kernel's (:mod:`device.virtual.kernel`).
+
 :class:`PhoneFiles` is also a mapping of file path to bytes (``phone.files["/sdcard/a"]``).
 """
 
 from __future__ import annotations
 
 import posixpath
+import random
 import stat as stat_module
 import zlib
 from collections.abc import Callable, Iterator, MutableMapping
 from dataclasses import dataclass
 
+from device.virtual import kernel
 from sim import storage as sdcard
 from sim.storage import Storage
 
@@ -63,10 +73,24 @@ BASE_DIRS = frozenset(
 """Directories outside ``/sdcard`` every phone has."""
 _ALIASES = ("/storage/emulated/0", "/storage/self/primary", "/mnt/sdcard")
 _WRITABLE = ("/sdcard", "/data/local/tmp")
-_SPECIAL = {"/dev/null": b"", "/dev/zero": b""}
+_DEVICES = ("/dev/null", "/dev/zero", "/dev/urandom", "/dev/random")
+_PROC = {"/proc/version": kernel.proc_version}
+_ENDLESS_READ = 64 * 1024
 DIR_MODE = stat_module.S_IFDIR | 0o771
 FILE_MODE = stat_module.S_IFREG | 0o660
 CHAR_MODE = stat_module.S_IFCHR | 0o666
+LINK_MODE = stat_module.S_IFLNK | 0o777
+SDCARD_UID, SDCARD_GID = 10150, 1023
+"""``u0_a150`` / ``media_rw``: who ``/sdcard`` files belong to."""
+SHELL_UID = 2000
+_SHELL_FILE_MODE = stat_module.S_IFREG | 0o666
+_SYSTEM_DIRS = {
+    "/data/local/tmp": (stat_module.S_IFDIR | 0o771, SHELL_UID, SHELL_UID),
+    "/system/bin": (stat_module.S_IFDIR | 0o751, 0, SHELL_UID),
+    "/proc": (stat_module.S_IFDIR | 0o555, 0, 0),
+}
+_BUILD_TIME_MS = 1_230_768_000_000
+"""AOSP's fixed timestamp of system files (2009-01-01 00:00 UTC)."""
 
 
 class FsError(OSError):
@@ -88,6 +112,10 @@ class Stat:
     size: int
     mtime_ms: int = 0
     inode: int = 0
+    uid: int = SDCARD_UID
+    gid: int = SDCARD_GID
+    link: str = ""
+    """A symlink's target (empty for anything else)."""
 
     @property
     def is_dir(self) -> bool:
@@ -115,6 +143,8 @@ class PhoneFiles(MutableMapping[str, bytes]):
         """Files outside ``/sdcard`` by path (directory markers end in ``/``)."""
         self.blobs: dict[int, bytes] = {}
         """Bytes of ``/sdcard`` files the tree keeps only the size of, by inode."""
+        self.modes: dict[str, int] = {}
+        """Modes of files in :attr:`local` (``adb push`` keeps the host file's)."""
 
     def __getitem__(self, path: str) -> bytes:
         try:
@@ -199,24 +229,67 @@ def _local_is_dir(files: PhoneFiles, path: str) -> bool:
     return any(key.startswith(prefix) for key in files.local)
 
 
+def _system_bin() -> dict[str, str]:
+    from device.virtual.system_bin import entries  # the shell's table: built on demand
+
+    return entries()
+
+
+def _system_stat(path: str, inode: int) -> Stat | None:
+    if path in _DEVICES:
+        return Stat(CHAR_MODE, 0, _BUILD_TIME_MS, inode, 0, 0)
+    if path in _PROC:
+        return Stat(stat_module.S_IFREG | 0o444, 0, _BUILD_TIME_MS, inode, 0, 0)
+    directory, name = posixpath.split(path)
+    if directory == "/system/bin" and (target := _system_bin().get(name)) is not None:
+        if target:
+            return Stat(LINK_MODE, len(target), _BUILD_TIME_MS, inode, 0, SHELL_UID, target)
+        return Stat(stat_module.S_IFREG | 0o755, 65_536, _BUILD_TIME_MS, inode, 0, SHELL_UID)
+    return None
+
+
 def _local_stat(files: PhoneFiles, path: str) -> Stat | None:
     inode = zlib.crc32(path.encode("utf-8", "surrogateescape")) | 1 << 32
-    if path in _SPECIAL:
-        return Stat(CHAR_MODE, 0, 0, inode)
+    system = _system_stat(path, inode)
+    if system is not None:
+        return system
     if path in files.local:
-        return Stat(FILE_MODE, len(files.local[path]), files.clock_ms(), inode)
+        mode = files.modes.get(path, _SHELL_FILE_MODE)
+        size = len(files.local[path])
+        return Stat(mode, size, files.clock_ms(), inode, SHELL_UID, SHELL_UID)
     if _local_is_dir(files, path):
-        return Stat(DIR_MODE, 4096, files.clock_ms(), inode)
+        mode, uid, gid = _SYSTEM_DIRS.get(path, (DIR_MODE, 0, 0))
+        if path.startswith("/data/local/tmp/"):
+            uid = gid = SHELL_UID
+        return Stat(mode, 4096, files.clock_ms(), inode, uid, gid)
     return None
 
 
 def _local_list(files: PhoneFiles, path: str) -> dict[str, Stat]:
     prefix = "/" if path == "/" else path + "/"
     names: set[str] = set()
-    for key in [*files.local, *(d + "/" for d in BASE_DIRS), "/sdcard/"]:
+    system = [f"/system/bin/{name}" for name in _system_bin()] if path == "/system/bin" else []
+    for key in [
+        *files.local,
+        *(d + "/" for d in BASE_DIRS),
+        "/sdcard/",
+        *_DEVICES,
+        *_PROC,
+        *system,
+    ]:
         if key.startswith(prefix) and key != prefix:
             names.add(key[len(prefix) :].split("/", 1)[0])
     return {name: found for name in sorted(names) if (found := stat(files, prefix + name))}
+
+
+def _device_bytes(files: PhoneFiles, path: str, limit: int | None) -> bytes:
+    """What reading a device gives: nothing, zeros, or the instance's random bytes."""
+    size = _ENDLESS_READ if limit is None else limit
+    if path == "/dev/null":
+        return b""
+    if path == "/dev/zero":
+        return bytes(size)
+    return random.Random(f"{path}:{files.clock_ms()}").randbytes(size)
 
 
 # ---------------------------------------------------------------- the commands' operations
@@ -246,8 +319,9 @@ def list_dir(files: PhoneFiles, path: str) -> dict[str, Stat]:
     return _local_list(files, path)
 
 
-def read_file(files: PhoneFiles, path: str) -> bytes:
-    """The content of a regular file; :class:`FsError` otherwise."""
+def read_file(files: PhoneFiles, path: str, limit: int | None = None) -> bytes:
+    """The content of a regular file or device (``limit``: as much as a reader wants of an
+    endless device); :class:`FsError` otherwise."""
     if sdcard.under_root(path):
         node = _node(files, path)
         if node is None:
@@ -255,8 +329,10 @@ def read_file(files: PhoneFiles, path: str) -> bytes:
         if node.kind == "dir":
             raise FsError("Is a directory")
         return _bytes_of(files, node)
-    if path in _SPECIAL:
-        return _SPECIAL[path]
+    if path in _DEVICES:
+        return _device_bytes(files, path, limit)
+    if path in _PROC:
+        return _PROC[path]()
     if path in files.local:
         return files.local[path]
     if _local_is_dir(files, path):
@@ -264,10 +340,14 @@ def read_file(files: PhoneFiles, path: str) -> bytes:
     raise FsError("No such file or directory")
 
 
-def write_file(files: PhoneFiles, path: str, data: bytes, append: bool = False) -> None:
+def write_file(
+    files: PhoneFiles, path: str, data: bytes, append: bool = False, mode: int | None = None
+) -> None:
     """Create or replace (or append to) a file. Under ``/sdcard`` the parent must exist
-    (adb's sync service makes it first); elsewhere parents are implied."""
-    if path in _SPECIAL:
+    (adb's sync service makes it first); elsewhere parents are implied. ``mode`` (the
+    permission bits ``adb push`` sends) is kept outside ``/sdcard``, whose FUSE daemon
+    decides modes itself."""
+    if path in _DEVICES:
         return
     if sdcard.under_root(path):
         node = _node(files, path)
@@ -289,6 +369,8 @@ def write_file(files: PhoneFiles, path: str, data: bytes, append: bool = False) 
             "Read-only file system" if path.startswith("/system") else "Permission denied"
         )
     files.local[path] = (files.local.get(path, b"") if append else b"") + data
+    if mode is not None:
+        files.modes[path] = stat_module.S_IFREG | (mode & 0o7777)
 
 
 def make_dir(files: PhoneFiles, path: str, parents: bool) -> None:
@@ -320,6 +402,7 @@ def remove(files: PhoneFiles, path: str, recursive: bool) -> None:
         if not writable(path):
             raise FsError("Permission denied")
         del files.local[path]
+        files.modes.pop(path, None)
         return
     if not _local_is_dir(files, path):
         raise FsError("No such file or directory")

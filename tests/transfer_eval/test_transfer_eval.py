@@ -85,9 +85,9 @@ def test_pages_load_show_numbers_and_the_slider_moves(run_dir: Path, tmp_path: P
 
 
 def _adb_servers(tag: str) -> set[int]:
-    """Pids of the private adb servers (``adb -L tcp:PORT fork-server``) started by a run
-    whose environment holds ``MGB_TEST_RUN=tag``: they daemonize out of its process group,
-    but inherit its environment (so other tests' servers, running at once, are not ours)."""
+    """Pids of the private adb servers (``adb -P PORT server nodaemon``) started by a run
+    whose environment holds ``MGB_TEST_RUN=tag``: they run in a session of their own, but
+    inherit its environment (so other tests' servers, running at once, are not ours)."""
     found = set()
     marker = f"MGB_TEST_RUN={tag}".encode()
     for entry in Path("/proc").iterdir():
@@ -96,7 +96,7 @@ def _adb_servers(tag: str) -> set[int]:
             env = (entry / "environ").read_bytes().split(b"\0")
         except (OSError, ValueError):
             continue
-        if b"fork-server" in args and args[0].endswith(b"adb") and marker in env:
+        if b"server" in args and args[0].endswith(b"adb") and marker in env:
             found.add(int(entry.name))
     return found
 
@@ -121,16 +121,49 @@ def test_resume_after_a_kill_gives_the_same_report(tmp_path: Path) -> None:
         time.sleep(0.2)  # polling for a condition with a deadline
     os.killpg(child.pid, signal.SIGKILL)
     child.wait(timeout=30)
-    for pid in _adb_servers(tag):  # a SIGKILLed run cannot stop its adb server
-        os.kill(pid, signal.SIGKILL)
+    left = _adb_servers(tag)  # a SIGKILLed run cannot stop its adb server ...
+    assert len(left) == 1 and (killed / "adb-server.json").exists()
     finished = len(results.read_text().splitlines())
     assert 1 <= finished < 4, "the kill should land mid-run"
     evaluate(PairedConfig(base="scripted", trained="scripted", suite=str(suite), out=killed),
              _quiet())
     assert len(results.read_text().splitlines()) == 4
+    assert not any(Path(f"/proc/{pid}").exists() for pid in left)  # ... the resume stops it
+    assert not (killed / "adb-server.json").exists()
     a = json.loads((tmp_path / "whole" / "report.json").read_text())
     b = json.loads((killed / "report.json").read_text())
     assert a == b
+
+
+def test_sigterm_stops_a_run_and_everything_it_started(tmp_path: Path) -> None:
+    suite = _suite(tmp_path, "settings/SetWifi-v1")
+    out = tmp_path / "terminated"
+    command = [sys.executable, "-m", "transfer_eval", "--suite", str(suite), "--base",
+               "scripted", "--trained", "scripted", "--out", str(out)]
+    tag = uuid.uuid4().hex
+    child = subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, start_new_session=True,
+                             env={**os.environ, "MGB_TEST_RUN": tag})
+    deadline = time.monotonic() + 240
+    while time.monotonic() < deadline and child.poll() is None:
+        if (out / "adb-server.json").exists() and (out / "results.jsonl").exists():
+            break
+        time.sleep(0.2)  # polling for a condition with a deadline
+    assert _adb_servers(tag), "the run should be on the phone side by now"
+    child.send_signal(signal.SIGTERM)  # to the run alone, as `kill PID` does
+    said, _ = child.communicate(timeout=120)
+    assert child.returncode == 130, said
+    assert f"transfer-eval --resume {out}" in said.decode()
+    assert _adb_servers(tag) == set()
+    assert not (out / "adb-server.json").exists()
+    def session() -> str:  # the run's other processes (Chromium exits a moment after)
+        found = subprocess.run(["pgrep", "-s", str(child.pid)], capture_output=True, text=True)
+        return found.stdout.strip()
+
+    deadline = time.monotonic() + 20
+    while session() and time.monotonic() < deadline:
+        time.sleep(0.2)  # polling for a condition with a deadline
+    assert session() == "", "a process of the run's session outlived it"
 
 
 def test_a_reality_gap_on_the_virtual_phone_costs_the_phone_side(tmp_path: Path) -> None:

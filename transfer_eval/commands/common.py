@@ -5,8 +5,12 @@ the value, what it takes — never pydantic's multi-line report)."""
 
 from __future__ import annotations
 
+import logging
+import os
+import signal
+import sys
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NoReturn
 
 import typer
 from pydantic import ValidationError
@@ -22,16 +26,38 @@ __all__ = [
     "ProgressLog",
     "console",
     "episode_progress",
+    "exit_after_interrupt",
     "fail",
     "finished_before",
     "interrupted",
     "option_error",
+    "stop_on_sigterm",
 ]
 
 
+def stop_on_sigterm() -> None:
+    """Make SIGTERM (``kill``, a job scheduler's stop) end the command as Ctrl-C does, so
+    the same cleanup runs: the episode's record, the private adb server, the browser."""
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, interrupt)
+
+
+def exit_after_interrupt(code: int = 130) -> NoReturn:
+    """End the process once an interrupted command has cleaned up (files closed, children
+    stopped): without waiting for library threads tied to an event loop that the interrupt
+    closed (anyio's workers wait for a loop callback that never runs, so a normal exit
+    would hang at interpreter shutdown)."""
+    logging.shutdown()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
+
 
 def interrupted(how_to_resume: str) -> typer.Exit:
-    """Say that Ctrl-C stopped the work and how to go on; the exit (130) to raise."""
+    """Say that Ctrl-C (or SIGTERM) stopped the work and how to go on; the exit (130)."""
     console.print(f"stopped by Ctrl-C; {how_to_resume}", highlight=False, soft_wrap=True)
     return typer.Exit(code=130)
 

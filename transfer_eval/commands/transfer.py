@@ -10,7 +10,14 @@ import typer
 from pydantic import ValidationError
 
 from bridge.errors import BridgeError
-from transfer_eval.commands.common import console, fail, interrupted, option_error
+from transfer_eval.commands.common import (
+    console,
+    exit_after_interrupt,
+    fail,
+    interrupted,
+    option_error,
+    stop_on_sigterm,
+)
 from transfer_eval.commands.options import (
     AllowOption,
     AnimationMs,
@@ -68,6 +75,7 @@ def transfer_eval_command(
     """
     from transfer_eval.evaluate import evaluate
 
+    stop_on_sigterm()
     if resume is not None:
         config = _resumed(ctx, resume)
     else:
@@ -97,8 +105,8 @@ def transfer_eval_command(
     except (BridgeError, ValueError) as exc:
         raise fail(str(exc)) from exc
     except KeyboardInterrupt:
-        hint = f"what finished is kept: transfer-eval --resume {config.out}"
-        raise interrupted(hint) from None
+        interrupted(f"what finished is kept: transfer-eval --resume {config.out}")
+        exit_after_interrupt()
 
 
 _GAP_OPTIONS = ("popup_rate", "animation_ms", "latency_ms", "font_scale")

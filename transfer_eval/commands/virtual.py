@@ -14,6 +14,7 @@ import typer
 from rich.table import Table
 
 from device.errors import DeviceError
+from device.host_process import HostProcess
 from device.virtual import daemon as virtual_daemon
 from transfer_eval.commands.common import console, fail
 from transfer_eval.commands.options import AnimationMs, FontScale, LatencyMs, PopupRate
@@ -105,6 +106,8 @@ def virtual_start_command(
                         serial=attached.serial, adb_port=attached.adb_port,
                         adb_path=attached.adb.adb_path, pid=os.getpid(),
                         seed=seed, log=str(record.with_suffix(".log")),
+                        uid=os.getuid(), process=HostProcess.of(os.getpid()),
+                        adb_server=attached.adb.process,
                     ),
                 )  # fmt: skip
             console.print(
