@@ -179,7 +179,8 @@ def stop(serial: str | None, timeout_s: float = 60.0) -> list[VirtualRecord]:
         if record.process.running():
             os.kill(record.pid, signal.SIGTERM)
     for path, record in chosen:
-        if not _wait(lambda r=record: not r.process.running(), timeout_s):
+        # _alive first: it reaps the phone when it is our own child (a zombie otherwise)
+        if not _wait(lambda r=record: not (_alive(r.pid) and r.process.running()), timeout_s):
             record.process.stop(timeout_s=5.0)  # SIGKILL now: it ignored SIGTERM
         forget(path)
         Path(record.log).unlink(missing_ok=True)
