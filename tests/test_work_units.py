@@ -67,17 +67,30 @@ def _pytest(root: Path, *args: str) -> str:
     return done.stdout
 
 
-def test_a_file_runs_on_one_worker_and_sharded_files_split_by_app(tmp_path: Path) -> None:
-    _suite(tmp_path)
-    out = _pytest(tmp_path, "-n", "2", "--dist", "loadgroup", "--no-loadscope-reorder", "-v")
+def test_a_file_runs_on_one_worker_sharded_files_split_by_app_and_a_run_records_them(
+    tmp_path: Path,
+) -> None:
+    tests = _suite(tmp_path)
+    out = _pytest(
+        tmp_path, "-n", "2", "--dist", "loadgroup", "--no-loadscope-reorder", "-v",
+        "--save-group-durations",
+    )  # fmt: skip
     setups = (tmp_path / "setups.log").read_text().splitlines()
     assert len(setups) == 1, f"the module fixture started on {setups}"
     assert "test_files.py::test_case[six]@tests/test_files.py" in out
     assert "test_sharded.py::test_task[clock/B-v1]@tests/test_sharded.py:clock" in out
     assert "test_sharded.py::test_task[files/C-v1]@tests/test_sharded.py:files" in out
+    recorded = json.loads((tests / "group_durations.json").read_text())
+    assert set(recorded) == {
+        "tests/test_files.py",
+        "tests/test_sharded.py:clock",
+        "tests/test_sharded.py:files",
+        "tests/test_quick.py",
+    }
+    assert all(seconds >= 0 for seconds in recorded.values())
 
 
-def test_the_longest_units_come_first_and_a_run_can_record_them(tmp_path: Path) -> None:
+def test_the_longest_units_come_first(tmp_path: Path) -> None:
     tests = _suite(tmp_path)
     unrecorded = _pytest(tmp_path, "--collect-only", "-q").splitlines()
     assert unrecorded[0].startswith("tests/test_files.py::")  # 6 tests, the most
@@ -90,12 +103,3 @@ def test_the_longest_units_come_first_and_a_run_can_record_them(tmp_path: Path) 
         "tests/test_sharded.py::test_task[files/C-v1]",
     ]
     assert order[2].startswith("tests/test_files.py::test_case[one]")
-    _pytest(tmp_path, "-n", "2", "--dist", "loadgroup", "--save-group-durations")
-    recorded = json.loads((tests / "group_durations.json").read_text())
-    assert set(recorded) == {
-        "tests/test_files.py",
-        "tests/test_sharded.py:clock",
-        "tests/test_sharded.py:files",
-        "tests/test_quick.py",
-    }
-    assert all(seconds >= 0 for seconds in recorded.values())

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from device.virtual.shell_context import ROOT_UID, SHELL_UID, CommandContext, Sink
+from device.virtual.shell_context import ROOT_UID, SHELL_UID, CommandContext, SinkIO
 
 if TYPE_CHECKING:
     from device.virtual.shell import Shell
@@ -44,21 +44,6 @@ def _uid(who: str) -> tuple[int, str] | None:
     return (_USERS[token], token) if token in _USERS else None
 
 
-class _SinkIO:
-    """A nested shell's output into the calling command's sinks."""
-
-    def __init__(self, out: Sink, err: Sink) -> None:
-        self._out, self._err = out, err
-
-    async def stdout(self, data: bytes) -> None:
-        """Write to the caller's stdout."""
-        await self._out.write(data)
-
-    async def stderr(self, data: bytes) -> None:
-        """Write to the caller's stderr."""
-        await self._err.write(data)
-
-
 async def su(shell: Shell, ctx: CommandContext) -> int:
     """``su [WHO [COMMAND...]]`` (see the module docstring)."""
     args = list(ctx.args)
@@ -80,5 +65,5 @@ async def su(shell: Shell, ctx: CommandContext) -> int:
 
         nested = Shell(shell.phone, shell.commands, uid=uid)
         nested.variables.update(env)
-        return await nested.run(args[2], _SinkIO(ctx.stdout, ctx.stderr), ctx.stream)
+        return await nested.run(args[2], SinkIO(ctx.stdout, ctx.stderr), ctx.stream)
     return await shell.execute_args(args, replace(ctx, env=env), uid=uid)

@@ -175,12 +175,13 @@ def stop(serial: str | None, timeout_s: float = 60.0) -> list[VirtualRecord]:
         known = ", ".join(r.serial for _, r in running()) or "none is running"
         wanted = f"with serial {serial}" if serial else "started with --detach"
         raise DetachError(f"no virtual phone {wanted} (detached phones: {known})")
-    for _, record in chosen:
-        if record.process.running():
-            os.kill(record.pid, signal.SIGTERM)
+    ours = [record.pid for _, record in chosen if record.process.running()]  # checked once
+    for pid in ours:
+        os.kill(pid, signal.SIGTERM)
     for path, record in chosen:
-        # _alive first: it reaps the phone when it is our own child (a zombie otherwise)
-        if not _wait(lambda r=record: not (_alive(r.pid) and r.process.running()), timeout_s):
+        # then wait on the pid itself (an exiting process briefly shows no command line);
+        # _alive reaps the phone when it is our own child
+        if record.pid in ours and not _wait(lambda pid=record.pid: not _alive(pid), timeout_s):
             record.process.stop(timeout_s=5.0)  # SIGKILL now: it ignored SIGTERM
         forget(path)
         Path(record.log).unlink(missing_ok=True)

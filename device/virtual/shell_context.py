@@ -44,6 +44,21 @@ class Sink(Protocol):
         ...
 
 
+class SinkIO:
+    """A nested shell's output into the calling command's sinks (``sh -c``, ``su 0 sh -c``)."""
+
+    def __init__(self, out: Sink, err: Sink) -> None:
+        self._out, self._err = out, err
+
+    async def stdout(self, data: bytes) -> None:
+        """Write to the caller's stdout."""
+        await self._out.write(data)
+
+    async def stderr(self, data: bytes) -> None:
+        """Write to the caller's stderr."""
+        await self._err.write(data)
+
+
 class BufferSink:
     """Collects output in memory (pipes, redirections to files)."""
 

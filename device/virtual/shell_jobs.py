@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 
 from device.virtual import processes, vfs
 from device.virtual.phone import ServiceStream
-from device.virtual.shell_context import ROOT_UID, CommandContext, Sink, StdinReader
+from device.virtual.shell_context import ROOT_UID, CommandContext, Sink, SinkIO, StdinReader
 from device.virtual.shell_syntax import AndOr
 
 if TYPE_CHECKING:
@@ -65,21 +65,6 @@ class Job:
     task: asyncio.Task[int] | None = None
     signal: int | None = None
     status: int | None = field(default=None)
-
-
-class _SinkIO:
-    """A nested shell's output into the calling command's sinks."""
-
-    def __init__(self, out: Sink, err: Sink) -> None:
-        self._out, self._err = out, err
-
-    async def stdout(self, data: bytes) -> None:
-        """Write to the caller's stdout."""
-        await self._out.write(data)
-
-    async def stderr(self, data: bytes) -> None:
-        """Write to the caller's stderr."""
-        await self._err.write(data)
 
 
 def _command_text(node: AndOr, shell: Shell) -> str:
@@ -340,7 +325,7 @@ async def sh(shell: Shell, ctx: CommandContext) -> int:
     nested.process.session = shell.process.session
     nested.input = StdinReader(ctx.stdin) if ctx.stdin is not None else ctx.input
     try:
-        status = await nested.run(script, _SinkIO(ctx.stdout, ctx.stderr), ctx.stream)
+        status = await nested.run(script, SinkIO(ctx.stdout, ctx.stderr), ctx.stream)
         await nested.jobs.finish()
     finally:
         nested.close()

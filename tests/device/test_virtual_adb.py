@@ -12,49 +12,28 @@ import io
 import os
 import socket
 import struct
-import subprocess
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 
 import adbutils
 import pytest
 
 from bridge.uitree import parse_hierarchy
-from device.virtual.adb_server import PrivateAdbServer
-from device.virtual.attach import attach_virtual_phone
 from device.virtual.phone import VirtualPhone
-from device.virtual.server import VirtualPhoneHandle
 from sim.state import InstanceState
+from tests.device.virtual_rig import Rig, rig_on_a_virtual_phone
 
 pytestmark = pytest.mark.device_virtual
 
 SEARCH_FIELD = "com.android.contacts:id/search_src_text"
 
 
-@dataclass
-class Rig:
-    """The phone, the adb server it is attached to, and an adbutils device for it."""
-
-    phone: VirtualPhoneHandle
-    adb: PrivateAdbServer
-    device: adbutils.AdbDevice
-
-    def run(
-        self, *args: str, timeout: float = 60, input: str | None = None
-    ) -> subprocess.CompletedProcess[str]:
-        """``adb -P PORT -s SERIAL ARGS`` with the real binary."""
-        return self.adb.adb("-s", self.phone.serial, *args, timeout=timeout, input=input)
-
-
 @pytest.fixture(scope="module")
 def rig(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Rig]:
-    home = tmp_path_factory.mktemp("android-home")
-    with attach_virtual_phone(seed=0, android_user_home=home) as attached:
-        yield Rig(attached.phone, attached.adb, attached.adb.client().device(attached.serial))
-    assert not attached.adb.running(), "the private adb server outlived the fixture"
+    with rig_on_a_virtual_phone(tmp_path_factory.mktemp("android-home")) as ready:
+        yield ready
 
 
 def _state(rig: Rig) -> InstanceState:

@@ -6,36 +6,23 @@ runs, and one source of pids for ``ps`` and ``dumpsys activity top``.
 from __future__ import annotations
 
 import re
-import subprocess
 import time
 from collections.abc import Callable, Iterator
 
 import adbutils
 import pytest
 
-from device.virtual.adb_server import PrivateAdbServer
-from device.virtual.attach import attach_virtual_phone
+from tests.device.virtual_rig import Rig, rig_on_a_virtual_phone
 
 pytestmark = pytest.mark.device_virtual
 
 DEFAULT_HEADER = "USER         PID  PPID      VSZ    RSS WCHAN             ADDR S NAME"
 
 
-class _Rig:
-    def __init__(self, adb: PrivateAdbServer, serial: str) -> None:
-        self.adb, self.serial = adb, serial
-        self.device: adbutils.AdbDevice = adb.client().device(serial)
-
-    def run(self, *args: str) -> subprocess.CompletedProcess[str]:
-        """``adb -s SERIAL ARGS`` with the real binary."""
-        return self.adb.adb("-s", self.serial, *args, timeout=60)
-
-
 @pytest.fixture(scope="module")
-def rig(tmp_path_factory: pytest.TempPathFactory) -> Iterator[_Rig]:
-    home = tmp_path_factory.mktemp("android-home")
-    with attach_virtual_phone(seed=0, android_user_home=home) as attached:
-        yield _Rig(attached.adb, attached.serial)
+def rig(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Rig]:
+    with rig_on_a_virtual_phone(tmp_path_factory.mktemp("android-home")) as ready:
+        yield ready
 
 
 def _wait_for(condition: Callable[[], bool], timeout: float = 10.0) -> None:
@@ -49,7 +36,7 @@ def _rows(text: str) -> list[list[str]]:
     return [line.split() for line in text.splitlines()[1:]]
 
 
-def test_ps_without_options_lists_this_session(rig: _Rig) -> None:
+def test_ps_without_options_lists_this_session(rig: Rig) -> None:
     lines = rig.run("shell", "ps").stdout.splitlines()
     assert lines[0] == DEFAULT_HEADER
     rows = [line.split() for line in lines[1:]]
@@ -57,7 +44,7 @@ def test_ps_without_options_lists_this_session(rig: _Rig) -> None:
     assert {row[0] for row in rows} == {"shell"} and rows[1][-2] == "R"
 
 
-def test_ps_all_full_and_custom_fields(rig: _Rig) -> None:
+def test_ps_all_full_and_custom_fields(rig: Rig) -> None:
     everything = rig.run("shell", "ps -A").stdout
     names = [row[-1] for row in _rows(everything)]
     assert {"init", "system_server", "com.android.launcher3", "ps"} <= set(names)
@@ -76,7 +63,7 @@ def test_ps_all_full_and_custom_fields(rig: _Rig) -> None:
     assert [row[1] for row in by_pid] == ["1", "1151"]
 
 
-def test_ps_u_and_pidof_show_the_uiautomator2_server(rig: _Rig) -> None:
+def test_ps_u_and_pidof_show_the_uiautomator2_server(rig: Rig) -> None:
     u2 = pytest.importorskip("uiautomator2")
     assert rig.run("shell", "pidof app_process").returncode == 1
     d = u2.connect(rig.device)
@@ -95,7 +82,7 @@ def test_ps_u_and_pidof_show_the_uiautomator2_server(rig: _Rig) -> None:
     _wait_for(lambda: rig.run("shell", "pidof app_process").returncode == 1)
 
 
-def test_kill_stops_the_uiautomator2_server(rig: _Rig) -> None:
+def test_kill_stops_the_uiautomator2_server(rig: Rig) -> None:
     u2 = pytest.importorskip("uiautomator2")
     d = u2.connect(rig.device)
     try:
@@ -108,7 +95,7 @@ def test_kill_stops_the_uiautomator2_server(rig: _Rig) -> None:
         d.stop_uiautomator()
 
 
-def test_pids_agree_between_ps_pidof_and_dumpsys(rig: _Rig) -> None:
+def test_pids_agree_between_ps_pidof_and_dumpsys(rig: Rig) -> None:
     rig.run("shell", "input keyevent HOME")
     top = rig.run("shell", "dumpsys activity top").stdout
     package, pid = re.search(r"ACTIVITY (\S+)/\S+ \S+ pid=(\d+)", top).groups()
@@ -123,7 +110,7 @@ def test_pids_agree_between_ps_pidof_and_dumpsys(rig: _Rig) -> None:
     assert rig.run("shell", f"pidof {package}").stdout == f"{pid}\n"
 
 
-def test_dollar_dollar_is_the_sessions_pid(rig: _Rig) -> None:
+def test_dollar_dollar_is_the_sessions_pid(rig: Rig) -> None:
     out = rig.run("shell", "echo $$; ps -o PID,NAME").stdout.split()
     pid = out[0]
     assert out[1:3] == ["PID", "NAME"]

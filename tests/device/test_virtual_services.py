@@ -9,10 +9,8 @@ from __future__ import annotations
 
 import gc
 import re
-import subprocess
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import adbutils
@@ -20,31 +18,15 @@ import cv2
 import numpy as np
 import pytest
 
-from device.virtual.adb_server import PrivateAdbServer
-from device.virtual.attach import attach_virtual_phone
-from device.virtual.server import VirtualPhoneHandle
+from tests.device.virtual_rig import Rig, rig_on_a_virtual_phone
 
 pytestmark = pytest.mark.device_virtual
 
 
-@dataclass
-class Rig:
-    """The phone, the adb server it is attached to, and an adbutils device for it."""
-
-    phone: VirtualPhoneHandle
-    adb: PrivateAdbServer
-    device: adbutils.AdbDevice
-
-    def run(self, *args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
-        """``adb -P PORT -s SERIAL ARGS`` with the real binary."""
-        return self.adb.adb("-s", self.phone.serial, *args, timeout=timeout)
-
-
 @pytest.fixture(scope="module")
 def rig(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Rig]:
-    home = tmp_path_factory.mktemp("android-home")
-    with attach_virtual_phone(seed=0, android_user_home=home) as attached:
-        yield Rig(attached.phone, attached.adb, attached.adb.client().device(attached.serial))
+    with rig_on_a_virtual_phone(tmp_path_factory.mktemp("android-home")) as ready:
+        yield ready
 
 
 # ---- framebuffer:

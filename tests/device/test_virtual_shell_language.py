@@ -13,37 +13,24 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import adbutils
 import pytest
 
 from device.virtual import kernel
-from device.virtual.adb_server import PrivateAdbServer
-from device.virtual.attach import attach_virtual_phone
+from tests.device.virtual_rig import Rig, rig_on_a_virtual_phone
 
 pytestmark = pytest.mark.device_virtual
 
 
-class _Rig:
-    def __init__(self, adb: PrivateAdbServer, serial: str) -> None:
-        self.adb, self.serial = adb, serial
-        self.device: adbutils.AdbDevice = adb.client().device(serial)
-
-    def run(self, *args: str, input: str | None = None) -> subprocess.CompletedProcess[str]:
-        """``adb -s SERIAL ARGS`` with the real binary."""
-        return self.adb.adb("-s", self.serial, *args, timeout=60, input=input)
-
-
 @pytest.fixture(scope="module")
-def rig(tmp_path_factory: pytest.TempPathFactory) -> Iterator[_Rig]:
-    home = tmp_path_factory.mktemp("android-home")
-    with attach_virtual_phone(seed=0, android_user_home=home) as attached:
-        yield _Rig(attached.adb, attached.serial)
+def rig(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Rig]:
+    with rig_on_a_virtual_phone(tmp_path_factory.mktemp("android-home")) as ready:
+        yield ready
 
 
 # ---- sh, $0
 
 
-def test_dollar_zero_and_sh(rig: _Rig) -> None:
+def test_dollar_zero_and_sh(rig: Rig) -> None:
     assert rig.run("shell", "echo $0").stdout == "/system/bin/sh\n"
     nested = rig.run("shell", "sh -c 'echo in; echo $0 $1 $#; exit 3' name a b; echo $?")
     assert nested.stdout == "in\nname a 2\n3\n"
@@ -57,7 +44,7 @@ def test_dollar_zero_and_sh(rig: _Rig) -> None:
 # ---- stdin
 
 
-def test_stdin_reaches_commands_over_shell_v2(rig: _Rig, tmp_path: Path) -> None:
+def test_stdin_reaches_commands_over_shell_v2(rig: Rig, tmp_path: Path) -> None:
     assert rig.run("shell", "cat", input="x\n").stdout == "x\n"
     assert rig.run("shell", "wc -l", input="a\nb\nc\n").stdout == "3\n"
     source = tmp_path / "in.txt"
@@ -76,7 +63,7 @@ def test_stdin_reaches_commands_over_shell_v2(rig: _Rig, tmp_path: Path) -> None
     assert rig.run("shell", "echo first; cat", input="second\n").stdout == "first\nsecond\n"
 
 
-def test_stdin_reaches_commands_over_shell_v1(rig: _Rig) -> None:
+def test_stdin_reaches_commands_over_shell_v1(rig: Rig) -> None:
     # adbutils' v1 ``shell:`` stream: what the host sends is the command's stdin (v1 has
     # no half-close, so the script reads one line rather than to the end)
     with rig.device.open_shell('read X; echo "got $X"') as conn:
@@ -84,7 +71,7 @@ def test_stdin_reaches_commands_over_shell_v1(rig: _Rig) -> None:
         assert conn.read_until_close() == "got over v1\n"
 
 
-def test_read_builtin(rig: _Rig) -> None:
+def test_read_builtin(rig: Rig) -> None:
     script = 'read A B; echo "[$A|$B]"; read C; echo "[$C] $?"; read D; echo "$? [$D]"'
     assert rig.run("shell", script, input="one two three\nlast\n").stdout == (
         "[one|two three]\n[last] 0\n1 []\n"
@@ -95,7 +82,7 @@ def test_read_builtin(rig: _Rig) -> None:
 # ---- background jobs
 
 
-def test_background_job_pid_and_wait_status(rig: _Rig) -> None:
+def test_background_job_pid_and_wait_status(rig: Rig) -> None:
     result = rig.run("shell", "sh -c 'exit 7' & P=$!; echo $P; wait $P; echo status=$?")
     pid, status = result.stdout.split()
     assert pid.isdigit() and int(pid) > 1 and status == "status=7"
@@ -105,7 +92,7 @@ def test_background_job_pid_and_wait_status(rig: _Rig) -> None:
     assert rig.run("shell", "wait 4242; echo $?").stdout == "127\n"
 
 
-def test_kill_gives_a_killed_jobs_status(rig: _Rig) -> None:
+def test_kill_gives_a_killed_jobs_status(rig: Rig) -> None:
     assert rig.run("shell", "sleep 30 & kill $!; wait $!; echo $?").stdout == "143\n"
     assert rig.run("shell", "sleep 30 & kill -9 $!; wait $!; echo $?").stdout == "137\n"
     assert rig.run("shell", "sleep 30 & kill -s INT %1; wait %1; echo $?").stdout == "130\n"
@@ -121,7 +108,7 @@ def test_kill_gives_a_killed_jobs_status(rig: _Rig) -> None:
     assert listed.stdout == "[1] + Running              sleep 30\n"
 
 
-def test_printf_is_there(rig: _Rig) -> None:
+def test_printf_is_there(rig: Rig) -> None:
     assert rig.run("shell", "printf '%s=%d\\n' a 3 b 4").stdout == "a=3\nb=4\n"
     assert rig.run("shell", "toybox printf '%05d' 42").stdout == "00042"
     assert rig.device.shell2("which printf").output == "/system/bin/printf\n"
@@ -130,7 +117,7 @@ def test_printf_is_there(rig: _Rig) -> None:
 # ---- devices, toybox, /system/bin, the kernel
 
 
-def test_devices(rig: _Rig) -> None:
+def test_devices(rig: Rig) -> None:
     zeros = rig.run("exec-out", "head -c 1000 /dev/zero")
     assert zeros.stdout == "\0" * 1000
     assert rig.run("shell", "head -c 4096 /dev/urandom | wc -c").stdout == "4096\n"
@@ -140,7 +127,7 @@ def test_devices(rig: _Rig) -> None:
     assert rig.run("shell", "ls -l /dev/null").stdout.startswith("crw-rw-rw- 1 root root 0 ")
 
 
-def test_toybox_and_system_bin(rig: _Rig) -> None:
+def test_toybox_and_system_bin(rig: Rig) -> None:
     listing = rig.run("shell", "toybox").stdout
     names = listing.split()
     assert names == sorted(names) and {"ls", "cat", "ps", "uname", "md5sum"} <= set(names)
@@ -154,7 +141,7 @@ def test_toybox_and_system_bin(rig: _Rig) -> None:
     assert rig.device.sync.exists("/system/bin/sh")
 
 
-def test_uname_and_proc_version_agree(rig: _Rig) -> None:
+def test_uname_and_proc_version_agree(rig: Rig) -> None:
     release = rig.run("shell", "uname -r").stdout.strip()
     assert release == kernel.RELEASE and release.startswith("5.10.")
     assert rig.run("shell", "uname").stdout == "Linux\n"
@@ -171,7 +158,7 @@ def test_uname_and_proc_version_agree(rig: _Rig) -> None:
 # ---- owners of pushed files
 
 
-def test_pushed_files_belong_to_shell_with_their_mode(rig: _Rig, tmp_path: Path) -> None:
+def test_pushed_files_belong_to_shell_with_their_mode(rig: Rig, tmp_path: Path) -> None:
     script = tmp_path / "tool.sh"
     script.write_text("echo tool\n")
     script.chmod(0o750)

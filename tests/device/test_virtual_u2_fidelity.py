@@ -13,13 +13,12 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
+import uiautomator2 as u2
 
 from device.virtual.attach import AttachedVirtualPhone, attach_virtual_phone
 from device.virtual.phone import VirtualPhone
 
 pytestmark = pytest.mark.device_virtual
-
-u2 = pytest.importorskip("uiautomator2")
 
 
 @pytest.fixture(scope="module")
