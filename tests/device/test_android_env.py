@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -387,13 +387,6 @@ async def test_close_is_idempotent_and_ends_the_env() -> None:
 # --------------------------------------------------------------------------- virtual phone
 # AndroidEnv on the virtual phone through the real adb server: the oracle solves a task and
 # the phone judges it; then the phone breaks the ways real ones do.
-
-
-@pytest.fixture(scope="module")
-def attached(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AttachedVirtualPhone]:
-    home = tmp_path_factory.mktemp("android-home")
-    with attach_virtual_phone(seed=0, android_user_home=home) as phone:
-        yield phone
 
 
 def virtual_env(attached: AttachedVirtualPhone, **config: object) -> AndroidEnv:

@@ -12,7 +12,7 @@ import asyncio
 import logging
 import socket
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import cv2
@@ -37,7 +37,7 @@ from device.errors import (
 )
 from device.profiles import DeviceProps, load_profile, profile_names, select_profile
 from device.session import AdbSession, ReconnectPolicy
-from device.virtual.attach import AttachedVirtualPhone, attach_virtual_phone
+from device.virtual.attach import AttachedVirtualPhone
 from device.virtual.phone import VirtualPhone
 from tests.device.fake_link import MIUI_REFUSAL, FakeLink, screen, settings_nodes
 
@@ -402,13 +402,6 @@ def test_a_missing_adb_server_is_reported_without_spawning_one() -> None:
 # --------------------------------------------------------------------------- virtual phone
 # The same driver over the real adb server (the bundled binary, a private port) and the
 # virtual phone: adbutils and uiautomator2 exactly as with a phone on Wi-Fi.
-
-
-@pytest.fixture(scope="module")
-def attached(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AttachedVirtualPhone]:
-    home = tmp_path_factory.mktemp("android-home")
-    with attach_virtual_phone(seed=0, android_user_home=home) as phone:
-        yield phone
 
 
 def session_for(attached: AttachedVirtualPhone, serial: str | None = None) -> AdbSession:

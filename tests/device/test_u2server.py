@@ -15,7 +15,7 @@ import importlib.resources
 import json
 import socket
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from types import ModuleType
 from typing import Any
 
@@ -31,7 +31,7 @@ from uiautomator2._selector import Selector
 from bridge.schema import UINode
 from bridge.uitree import UITree, parse_hierarchy
 from device.virtual import u2_methods, u2_selectors, u2server
-from device.virtual.attach import AttachedVirtualPhone, attach_virtual_phone
+from device.virtual.attach import AttachedVirtualPhone
 from device.virtual.phone import VirtualPhone
 from device.virtual.u2_methods import active_window, limit_depth
 from device.virtual.u2_selectors import (
@@ -610,14 +610,6 @@ async def test_uiautomator2_client_against_the_server(phone: VirtualPhone) -> No
 
 
 # --------------------------------------------------------------------------- end to end
-
-
-@pytest.fixture(scope="module")
-def attached(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AttachedVirtualPhone]:
-    """A virtual phone attached to a private adb server (the real adb binary)."""
-    home = tmp_path_factory.mktemp("android-home")
-    with attach_virtual_phone(seed=0, android_user_home=home) as phone:
-        yield phone
 
 
 @pytest.mark.device_virtual

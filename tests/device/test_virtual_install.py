@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 import subprocess
-from collections.abc import Iterator
 from importlib.resources import as_file, files
 from pathlib import Path
 from typing import Any
@@ -18,7 +17,7 @@ from typing import Any
 import adbutils
 import pytest
 
-from device.virtual.attach import AttachedVirtualPhone, attach_virtual_phone
+from device.virtual.attach import AttachedVirtualPhone
 from device.virtual.phone import VirtualPhone
 from tests.device.apk_builder import build_apk
 
@@ -27,13 +26,6 @@ pytestmark = pytest.mark.device_virtual
 HELLO = "com.example.hello"
 U2_IME = "com.github.uiautomator/.AdbKeyboard"
 SEARCH_FIELD = "com.android.contacts:id/search_src_text"
-
-
-@pytest.fixture(scope="module")
-def attached(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AttachedVirtualPhone]:
-    home = tmp_path_factory.mktemp("android-home")
-    with attach_virtual_phone(seed=0, android_user_home=home) as phone:
-        yield phone
 
 
 @pytest.fixture(scope="module")

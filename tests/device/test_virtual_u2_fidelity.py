@@ -15,17 +15,10 @@ from typing import Any
 import pytest
 import uiautomator2 as u2
 
-from device.virtual.attach import AttachedVirtualPhone, attach_virtual_phone
+from device.virtual.attach import AttachedVirtualPhone
 from device.virtual.phone import VirtualPhone
 
 pytestmark = pytest.mark.device_virtual
-
-
-@pytest.fixture(scope="module")
-def attached(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AttachedVirtualPhone]:
-    home = tmp_path_factory.mktemp("android-home")
-    with attach_virtual_phone(seed=0, android_user_home=home) as phone:
-        yield phone
 
 
 @pytest.fixture(scope="module")
