@@ -13,7 +13,7 @@ import os
 import socket
 import struct
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -23,17 +23,11 @@ import pytest
 from bridge.uitree import parse_hierarchy
 from device.virtual.phone import VirtualPhone
 from sim.state import InstanceState
-from tests.device.virtual_rig import Rig, rig_on_a_virtual_phone
+from tests.device.virtual_rig import Rig
 
 pytestmark = pytest.mark.device_virtual
 
 SEARCH_FIELD = "com.android.contacts:id/search_src_text"
-
-
-@pytest.fixture(scope="module")
-def rig(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Rig]:
-    with rig_on_a_virtual_phone(tmp_path_factory.mktemp("android-home")) as ready:
-        yield ready
 
 
 def _state(rig: Rig) -> InstanceState:

@@ -10,12 +10,11 @@ from __future__ import annotations
 import re
 import socket
 import time
-from collections.abc import Iterator
 
 import pytest
 
 from bridge.uitree import parse_hierarchy
-from tests.device.virtual_rig import Rig, rig_on_a_virtual_phone
+from tests.device.virtual_rig import Rig
 
 pytestmark = pytest.mark.device_virtual
 
@@ -23,12 +22,6 @@ THREADTIME = re.compile(
     r"^(\d\d-\d\d \d\d:\d\d:\d\d)\.\d{3} +(\d+) +(\d+) ([VDIWEF]) (.+?) *: (.*)$"
 )
 TIME = re.compile(r"^(\d\d-\d\d \d\d:\d\d:\d\d)\.\d{3} ([VDIWEF])/(.+?) *\( *(\d+)\): (.*)$")
-
-
-@pytest.fixture(scope="module")
-def rig(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Rig]:
-    with rig_on_a_virtual_phone(tmp_path_factory.mktemp("android-home")) as ready:
-        yield ready
 
 
 def _dump(rig: Rig, *options: str) -> list[str]:

@@ -7,22 +7,16 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import adbutils
 import pytest
 
-from tests.device.virtual_rig import Rig, rig_on_a_virtual_phone
+from tests.device.virtual_rig import Rig
 
 pytestmark = pytest.mark.device_virtual
 
 DEFAULT_HEADER = "USER         PID  PPID      VSZ    RSS WCHAN             ADDR S NAME"
-
-
-@pytest.fixture(scope="module")
-def rig(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Rig]:
-    with rig_on_a_virtual_phone(tmp_path_factory.mktemp("android-home")) as ready:
-        yield ready
 
 
 def _wait_for(condition: Callable[[], bool], timeout: float = 10.0) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import gc
 import re
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import adbutils
@@ -18,15 +18,9 @@ import cv2
 import numpy as np
 import pytest
 
-from tests.device.virtual_rig import Rig, rig_on_a_virtual_phone
+from tests.device.virtual_rig import Rig
 
 pytestmark = pytest.mark.device_virtual
-
-
-@pytest.fixture(scope="module")
-def rig(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Rig]:
-    with rig_on_a_virtual_phone(tmp_path_factory.mktemp("android-home")) as ready:
-        yield ready
 
 
 # ---- framebuffer:

@@ -10,21 +10,14 @@ from __future__ import annotations
 
 import subprocess
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from device.virtual import kernel
-from tests.device.virtual_rig import Rig, rig_on_a_virtual_phone
+from tests.device.virtual_rig import Rig
 
 pytestmark = pytest.mark.device_virtual
-
-
-@pytest.fixture(scope="module")
-def rig(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Rig]:
-    with rig_on_a_virtual_phone(tmp_path_factory.mktemp("android-home")) as ready:
-        yield ready
 
 
 # ---- sh, $0
