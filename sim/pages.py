@@ -73,19 +73,15 @@ class PooledPage:
         await self.page.evaluate("(p) => window.__mgb.load(p)", payload.model_dump())
         self.instance, self.version = instance.id, instance.version
 
-    async def screenshot(
-        self, image_format: str = "jpeg", quality: int = 80, *, css_pixels: bool = False
-    ) -> bytes:
-        """The screen at device resolution, or at one pixel per CSS pixel (``css_pixels``:
-        a ``dpr``-times smaller frame, several times cheaper to render and encode).
+    async def screenshot(self, image_format: str = "jpeg", quality: int = 80) -> bytes:
+        """The screen at device resolution.
 
         Playwright's screenshot, not a bare CDP ``Page.captureScreenshot``: the latter with a
         scaled clip silently resets the page's emulated device-pixel ratio to 1.
         """
-        scale = "css" if css_pixels else "device"
         if image_format == "jpeg":
-            return await self.page.screenshot(type="jpeg", quality=quality, scale=scale)
-        return await self.page.screenshot(type="png", scale=scale)
+            return await self.page.screenshot(type="jpeg", quality=quality, scale="device")
+        return await self.page.screenshot(type="png", scale="device")
 
     def forget(self) -> None:
         """Mark the page as showing nothing known (after an error mid-gesture)."""

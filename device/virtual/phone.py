@@ -21,8 +21,9 @@ import numpy as np
 from bridge.gestures import classify_stroke
 from bridge.schema import UINode
 from bridge.uitree import to_xml
+from device.virtual.frames import FrameCache, RenderedFrame
 from device.virtual.logbuffer import note_activity_start, observe_starts
-from device.virtual.perturb import PopupSource, Transition, decode_image, encode_image
+from device.virtual.perturb import PopupSource, Transition, encode_image
 from device.virtual.vfs import PhoneFiles
 from sim.actuate import long_press_timeout_ms
 from sim.device_props import DeviceIdentity
@@ -149,6 +150,8 @@ class VirtualPhone:
     """Decides the pop-ups (seeded by ``perturbations.popup_seed`` or the instance's seed)."""
     transition: Transition | None = field(default=None, init=False, repr=False)
     """The animation screenshots show now, if any."""
+    frames: FrameCache = field(default_factory=FrameCache, init=False, repr=False)
+    """The frames rendered of the current screen (not rendered again while it stands)."""
 
     def __post_init__(self) -> None:
         if self.serial:
@@ -240,34 +243,37 @@ class VirtualPhone:
     ) -> bytes:
         """The screen at device resolution (``screencap -p`` is PNG, u2 asks for JPEG);
         mid-animation, the frame of the animation at this moment. ``scale`` below 1 gives a
-        smaller frame, as uiautomator2's ``takeScreenshot(scale, quality)`` does: rendered
-        at one pixel per CSS pixel when that is enough (several times cheaper), then resized
-        to ``scale`` of the screen."""
-        small = scale < 1
+        smaller frame, as uiautomator2's ``takeScreenshot(scale, quality)`` does: the full
+        frame resized. A screen that has not changed since its last frame is not rendered
+        again (:mod:`device.virtual.frames`)."""
         if self.transition is not None:
-            rendered = await self._capture("png")
-            frame = self._animated(decode_image(rendered))
+            frame = self._animated((await self._rendered("png")).pixels())
             if frame is not None:
                 return encode_image(_scaled(frame, scale, self.width_px), image_format, quality)
-            if image_format == "png" and not small:
-                return rendered
-        if not small:
-            return await self._capture(image_format, quality)
-        css = scale <= 160 / self.density
-        rendered = decode_image(await self._capture("png", css_pixels=css))
-        return encode_image(_scaled(rendered, scale, self.width_px), image_format, quality)
+        rendered = await self._rendered(image_format, quality)
+        if scale >= 1:
+            return rendered.data
+        return encode_image(_scaled(rendered.pixels(), scale, self.width_px), image_format, quality)
 
     def animating(self) -> bool:
         """Whether screenshots show an animation now."""
         return self.transition is not None and not self.transition.done(time.monotonic())
 
-    async def _capture(
-        self, image_format: str, quality: int = 80, *, css_pixels: bool = False
-    ) -> bytes:
-        async def shoot(pooled: Any) -> bytes:
-            return await pooled.screenshot(image_format, quality, css_pixels=css_pixels)
+    async def _rendered(
+        self, image_format: Literal["png", "jpeg"], quality: int = 80
+    ) -> RenderedFrame:
+        """The screen's current frame in this format: the kept one, else rendered now."""
+        instance = self.instance
+        kept = self.frames.get(instance.id, instance.version, image_format, quality)
+        if kept is not None:
+            return kept
 
-        return await self._with_page(shoot)
+        async def shoot(pooled: Any) -> RenderedFrame:
+            version = pooled.version  # what the page shows (the instance may move on)
+            data = await pooled.screenshot(image_format, quality)
+            return RenderedFrame(instance.id, version, image_format, quality, data)
+
+        return self.frames.put(await self._with_page(shoot))
 
     def _animated(self, rendered: np.ndarray) -> np.ndarray | None:
         """The animation's frame over ``rendered`` now; None once it is over (forgotten)."""
@@ -278,7 +284,7 @@ class VirtualPhone:
 
     async def _shown_frame(self) -> np.ndarray:
         """The pixels on the glass now: the rendered screen, or the animation's frame."""
-        rendered = decode_image(await self._capture("png"))
+        rendered = (await self._rendered("png")).pixels()
         animated = self._animated(rendered)
         return rendered if animated is None else animated
 
