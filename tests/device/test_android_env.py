@@ -50,7 +50,12 @@ from bridge.uitree import to_xml
 from device.adb import AdbTarget
 from device.driver import SettleConfig
 from device.env import AndroidEnv, AndroidEnvConfig
-from device.errors import DeviceTimeout, InjectEventsDenied, TaskUnsupported
+from device.errors import (
+    AdbServerUnavailable,
+    DeviceTimeout,
+    InjectEventsDenied,
+    TaskUnsupported,
+)
 from device.session import ReconnectPolicy
 from device.virtual import commands_input
 from device.virtual.attach import AttachedVirtualPhone, attach_virtual_phone
@@ -556,3 +561,20 @@ async def test_a_phone_that_does_not_come_back_is_an_infra_error(
     assert record.outcome == "infra_error" and record.error is not None
     assert "DeviceDisconnected" in record.error and "2 reconnect attempt(s)" in record.error
     assert time.monotonic() - started < 20
+
+
+@pytest.mark.device_virtual
+@pytest.mark.asyncio
+async def test_an_adb_server_gone_mid_episode_is_an_infra_error_that_says_so(
+    tmp_path: Path,
+) -> None:
+    with attach_virtual_phone(seed=0, android_user_home=tmp_path) as orphaned:
+        env = virtual_env(orphaned, reconnect=ReconnectPolicy(attempts=1, backoff_s=0.05))
+        await env.reset(sim_task("settings/SetWifi-v1"))
+        await asyncio.to_thread(orphaned.adb.kill)
+        with pytest.raises(AdbServerUnavailable) as gone:
+            await env.step(KeyAction(key="back"))
+        await env.close()  # cleanup after the loss raises nothing either
+    message = str(gone.value)
+    assert "connect to the adb server failed" in message and "refused" in message
+    assert isinstance(gone.value, EnvError)

@@ -13,14 +13,16 @@ import os
 import socket
 import struct
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import adbutils
 import pytest
+import uiautomator2 as u2
 
 from bridge.uitree import parse_hierarchy
+from device.virtual.frames import RenderedFrame
 from device.virtual.phone import VirtualPhone
 from sim.state import InstanceState
 from tests.device.virtual_rig import Rig
@@ -206,6 +208,61 @@ def test_screenshot_and_hierarchy(rig: Rig) -> None:
     assert dumped == "UI hierchary dumped to: /sdcard/window_dump.xml"
 
 
+@pytest.fixture
+def renders(rig: Rig) -> Iterator[list[int]]:
+    """Versions of the frames the phone renders during the test (its frame cache's puts)."""
+    rendered: list[int] = []
+
+    async def spy(phone: VirtualPhone) -> None:
+        put = phone.frames.put
+
+        def counted(frame: RenderedFrame) -> RenderedFrame:
+            rendered.append(frame.version)
+            return put(frame)
+
+        phone.frames.put = counted  # type: ignore[method-assign]
+
+    async def unspy(phone: VirtualPhone) -> None:
+        del phone.frames.put  # the class's method again
+
+    rig.phone.call(spy)
+    yield rendered
+    rig.phone.call(unspy)
+
+
+def _screencap(rig: Rig) -> bytes:
+    return rig.device.shell("screencap -p", encoding=None)
+
+
+def test_a_screen_that_did_not_change_is_not_rendered_again(rig: Rig, renders: list[int]) -> None:
+    rig.device.shell("input keyevent HOME")
+    rendered = renders
+    first = _screencap(rig)
+    assert _screencap(rig) == first and len(rendered) == 1
+    client = u2.connect(rig.device)
+    try:
+        jpeg = client.jsonrpc.takeScreenshot(1, 80)
+        assert len(rendered) == 2  # a JPEG at this quality is rendered once ...
+        assert client.jsonrpc.takeScreenshot(0.25, 80) != jpeg  # ... and made smaller
+        assert client.jsonrpc.takeScreenshot(1, 80) == jpeg and len(rendered) == 2
+    finally:
+        client.stop_uiautomator()
+
+
+@pytest.mark.parametrize(
+    "change",
+    ["am start -n com.android.settings/.Settings", "svc wifi disable", "input keyevent POWER"],
+)
+def test_every_change_shows_in_the_next_frame(rig: Rig, change: str) -> None:
+    rig.device.shell("input keyevent WAKEUP; input keyevent HOME; svc wifi enable")
+    before = _screencap(rig)
+    rig.device.shell(change)
+    after = _screencap(rig)
+    assert after != before
+    rig.device.shell("input keyevent WAKEUP; input keyevent HOME; svc wifi enable")
+    assert _screencap(rig) == before  # the same screen again: the same pixels
+
+
 def test_sync_round_trip_of_binary_data(rig: Rig) -> None:
     big = os.urandom(4 * 1024 * 1024)
     small = bytes(range(256)) * 3
@@ -271,7 +328,6 @@ def test_reconnect_after_disconnect(rig: Rig) -> None:
 
 
 def test_uiautomator2_connects_through_the_adb_server(rig: Rig) -> None:
-    u2 = pytest.importorskip("uiautomator2")
     d = u2.connect(rig.device)
     try:
         assert d.info["displayWidth"] == 1080
