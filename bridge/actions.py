@@ -9,7 +9,7 @@ screen as displayed). ``scroll.direction`` names where the content you want to s
 from __future__ import annotations
 
 from functools import cache
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -43,10 +43,19 @@ __all__ = [
 ]
 
 
+def _tag_required(schema: dict[str, Any]) -> None:
+    """A literal ``type`` tag discriminates a union: the server needs it, so the published
+    schema requires it too (its default only spares Python callers from writing it)."""
+    if "const" in schema.get("properties", {}).get("type", {}):
+        required = schema.setdefault("required", [])
+        if "type" not in required:
+            required.insert(0, "type")
+
+
 class ContractModel(BaseModel):
     """Base of all contract models: unknown fields are errors, values are immutable."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, json_schema_extra=_tag_required)
 
 
 # --------------------------------------------------------------------------- targets

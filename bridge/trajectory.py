@@ -12,11 +12,19 @@ Layout::
 Whole files are written to a temp file in the same directory, fsynced and renamed over the
 target. JSONL files grow by one ``os.write`` of a whole line (``O_APPEND``), then fsync. A
 last line without its newline was torn by a kill: readers ignore it, and it is truncated
-before anything is appended (or by :meth:`RunStore.repair`); a bad line elsewhere raises
-:class:`TrajectoryError` naming file and line. The ``results.jsonl`` line commits an
-episode (``episode.json`` is written first); an env cannot resume mid-episode, so
+before anything is appended (or by :meth:`RunStore.repair`). A whole last line of
+``results.jsonl`` that is no JSON (NULs or garbage: a write lost to a power loss) is treated
+the same way, its bytes kept in ``RUN/damaged/``; a bad line elsewhere raises
+:class:`TrajectoryError` naming file, line and what to do. The ``results.jsonl`` line
+commits an episode (``episode.json`` is written first); an env cannot resume mid-episode, so
 :meth:`RunStore.begin_episode` discards a directory without a result. An ``infra_error``
 result is not final: a rerun appends a newer line, and the latest wins.
+
+A committed episode whose files are damaged (directory deleted, ``episode.json`` missing or
+unreadable, steps cut: :meth:`RunStore.damaged`) is pending again. Its rerun sets the old
+result aside, never deleting it: what is left of the directory moves to
+``RUN/damaged/<id>.<n>/`` and ``RUN/damaged/set_aside.jsonl`` names the ``results.jsonl``
+line (by its hash) that readers then skip.
 
 Stored step records keep the observation's ``ui`` list (the policy's input, which element
 targets refer to) and drop only the screenshot bytes, which are in the frame file; likewise
@@ -26,6 +34,7 @@ for ``result.observation`` (its screenshot is the next step's frame).
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import threading
@@ -33,21 +42,32 @@ import uuid
 from collections.abc import Iterable
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
-from bridge.durable import append_line, cut_torn_tail, fsync_path, write_atomic
+from bridge.durable import append_line, cut_last_line, cut_torn_tail, fsync_path, write_atomic
 from bridge.errors import TrajectoryError
+from bridge.run_files import (
+    RERUN_FIX,
+    SetAside,
+    episode_damage,
+    is_garbage,
+    line_sha256,
+    load_results,
+    parse_record,
+    read_records,
+    refuse_if_final,
+)
 from bridge.schema import SCHEMA_VERSION, EpisodeRecord, Screenshot, StepRecord
 
-__all__ = ["EpisodeWriter", "RunManifest", "RunStore", "validate_episode_id"]
+__all__ = ["EpisodeWriter", "RunManifest", "RunStore", "SetAside", "validate_episode_id"]
 
-_M = TypeVar("_M", bound=BaseModel)
 _SAFE_ID = re.compile(r"[A-Za-z0-9._-]{1,200}")
 _EXTENSIONS = {"jpeg": "jpg", "png": "png", "webp": "webp"}
 _MANIFEST, _RESULTS, _EPISODES = "manifest.json", "results.jsonl", "episodes"
 _EPISODE_JSON, _STEPS = "episode.json", "steps.jsonl"
+_DAMAGED, _SET_ASIDE = "damaged", "set_aside.jsonl"
+_MANIFEST_FIX = "restore manifest.json from a copy (the results and episodes do not need it)"
 _ABSENT = object()
 _ISO_8601 = r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})?$"
 
@@ -84,30 +104,6 @@ def validate_episode_id(episode_id: str) -> str:
     return episode_id
 
 
-def _read_jsonl(path: Path, model: type[_M]) -> list[tuple[int, _M]]:
-    """``(line number, record)`` pairs of ``path``, without a torn last line."""
-    lines = path.read_bytes().split(b"\n")[:-1] if path.exists() else []
-    return [
-        (number, _parse(model, line, path, number))
-        for number, line in enumerate(lines, start=1)
-        if line.strip()
-    ]
-
-
-def _parse(model: type[_M], data: bytes, path: Path, line: int | None = None) -> _M:
-    """Validate JSON ``data`` as ``model``; a failure names the file (and line)."""
-    try:
-        return model.model_validate_json(data)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(part) for part in first["loc"]) or "top level"
-        place = f"{path}, line {line}" if line is not None else str(path)
-        raise TrajectoryError(
-            f"{place} is corrupt ({first['msg']} at {where}); restore the run directory "
-            "from a copy, or delete the damaged episode directory and resume"
-        ) from exc
-
-
 class RunStore:
     """A run directory: manifest, committed results, episodes. Made by :meth:`create` or
     :meth:`open`; thread-safe (the runner writes from worker threads), one writing process."""
@@ -118,6 +114,9 @@ class RunStore:
         self.manifest = manifest
         self.results_path = root / _RESULTS
         self._results: dict[str, EpisodeRecord] = {}
+        self._lines: dict[str, bytes] = {}
+        self._bad_tail: str | None = None
+        self._damage: dict[str, str] | None = None
         self._active: set[str] = set()
         self._lock = threading.Lock()
         self._tail_checked = False
@@ -169,7 +168,9 @@ class RunStore:
         if not (root / _MANIFEST).is_file():
             raise TrajectoryError(f"{root} is not a run directory: {_MANIFEST} is missing")
         store = cls(root, _load_manifest(root / _MANIFEST))
-        store._results = _load_results(store.results_path)
+        loaded = load_results(store.results_path, _set_aside_lines(root / _DAMAGED / _SET_ASIDE))
+        store._results, store._lines = dict(loaded.records), dict(loaded.lines)
+        store._bad_tail = loaded.bad_tail
         return store
 
     def completed(self) -> dict[str, EpisodeRecord]:
@@ -178,20 +179,59 @@ class RunStore:
             return dict(self._results)
 
     def pending(self, episode_ids: Iterable[str], *, retry_infra_errors: bool = True) -> list[str]:
-        """The ids among ``episode_ids`` without a result (in order), or, with
-        ``retry_infra_errors``, whose latest result is ``infra_error`` (retried, not scored)."""
-        done = self.completed()
+        """The ids among ``episode_ids`` without a result (in order), whose files are
+        damaged (:meth:`damaged`), or, with ``retry_infra_errors``, whose latest result is
+        ``infra_error`` (retried, not scored)."""
+        done, damaged = self.completed(), self.damaged()
         return [
             episode_id
             for episode_id in map(validate_episode_id, episode_ids)
             if episode_id not in done
+            or episode_id in damaged
             or (retry_infra_errors and done[episode_id].outcome == "infra_error")
         ]
 
+    def damaged(self) -> dict[str, str]:
+        """Committed episodes whose files are damaged, by id: one line on what is wrong
+        (their directory deleted, ``episode.json`` missing or unreadable, steps cut)."""
+        with self._lock:
+            return dict(self._damaged_locked())
+
+    def _damaged_locked(self) -> dict[str, str]:
+        if self._damage is None:
+            self._damage = {
+                episode_id: problem
+                for episode_id, record in sorted(self._results.items())
+                if (problem := episode_damage(self.episode_dir(episode_id), record)) is not None
+            }
+        return self._damage
+
+    def resume_notices(self) -> list[str]:
+        """What resuming this run repairs or runs again, one line each: an unreadable last
+        line of ``results.jsonl`` and every damaged episode (see :meth:`damaged`)."""
+        tail = [f"{self._bad_tail}: cut, its bytes kept in {_DAMAGED}/"] if self._bad_tail else []
+        rerun = [f"re-running {i}: {problem}" for i, problem in self.damaged().items()]
+        return tail + rerun
+
     def repair(self) -> list[Path]:
-        """Truncate torn last lines of all JSONL files (while nothing writes); returns them."""
+        """Truncate torn last lines of all JSONL files, and a last line of ``results.jsonl``
+        that is no JSON (kept in ``RUN/damaged/``), while nothing writes; returns the files."""
         steps = sorted((self.root / _EPISODES).glob(f"*/{_STEPS}"))
-        return [path for path in [self.results_path, *steps] if cut_torn_tail(path)]
+        results = self._cut_results_tail()
+        return [self.results_path] * results + [path for path in steps if cut_torn_tail(path)]
+
+    def _cut_results_tail(self) -> bool:
+        """Cut a torn or garbage last line of ``results.jsonl`` (never a readable record)."""
+        torn = cut_torn_tail(self.results_path)
+        garbage = cut_last_line(self.results_path, lambda line: not is_garbage(line), self._keep)
+        self._bad_tail = None
+        return torn or garbage
+
+    def _keep(self, data: bytes) -> None:
+        """Save bytes a repair cuts in ``RUN/damaged/`` (nothing is thrown away)."""
+        folder = self.root / _DAMAGED
+        folder.mkdir(exist_ok=True)
+        write_atomic(_free_name(folder, "results-tail", ".bin"), data)
 
     def episode_dir(self, episode_id: str) -> Path:
         """``RUN/episodes/<id>`` for a valid id (the directory may not exist)."""
@@ -201,9 +241,11 @@ class RunStore:
         """Start writing ``episode_id`` from scratch, discarding any partial directory."""
         directory = self.episode_dir(episode_id)
         with self._lock:
-            _refuse_if_final(self._results, episode_id, self.results_path)
             if episode_id in self._active:
                 raise TrajectoryError(f"episode {episode_id!r} is already being written")
+            if episode_id in self._damaged_locked():
+                self._set_aside(episode_id)
+            refuse_if_final(self._results, episode_id, self.results_path)
             self._active.add(episode_id)
         if directory.exists():
             shutil.rmtree(directory)
@@ -212,19 +254,39 @@ class RunStore:
         fsync_path(directory.parent)
         return EpisodeWriter(self, episode_id, directory)
 
+    def _set_aside(self, episode_id: str) -> None:
+        """Move a damaged episode's remains to ``RUN/damaged/`` and record its result line as
+        set aside, so that it can be run again; the ``results.jsonl`` line itself stays."""
+        folder = self.root / _DAMAGED
+        folder.mkdir(exist_ok=True)
+        directory, kept = self.episode_dir(episode_id), None
+        if directory.exists():  # moved first: a kill now leaves the result, to set aside again
+            target = _free_name(folder, episode_id)
+            os.replace(directory, target)
+            kept = target.relative_to(self.root).as_posix()
+        problem = (self._damage or {}).pop(episode_id, "")
+        line = self._lines.pop(episode_id)
+        entry = SetAside(
+            episode_id=episode_id, result_sha256=line_sha256(line), problem=problem, kept_in=kept
+        )
+        append_line(folder / _SET_ASIDE, entry.model_dump_json())
+        del self._results[episode_id]
+
     def read_episode(self, episode_id: str) -> EpisodeRecord:
         """The ``episode.json`` of a committed episode."""
         if episode_id not in self.completed():
             raise TrajectoryError(f"episode {episode_id!r} has no result (not run, or cut off)")
         path = self.episode_dir(episode_id) / _EPISODE_JSON
         try:
-            return _parse(EpisodeRecord, path.read_bytes(), path)
+            return parse_record(EpisodeRecord, path.read_bytes(), path, None, RERUN_FIX)
         except FileNotFoundError as exc:
-            raise TrajectoryError(f"{path} is missing though the episode has a result") from exc
+            raise TrajectoryError(
+                f"{path} is missing though the episode has a result; {RERUN_FIX}"
+            ) from exc
 
     def read_steps(self, episode_id: str) -> list[StepRecord]:
         """The step records of an episode (complete or partial), ignoring a torn last line."""
-        records = _read_jsonl(self.episode_dir(episode_id) / _STEPS, StepRecord)
+        records = read_records(self.episode_dir(episode_id) / _STEPS, StepRecord, RERUN_FIX)
         return [record for _, record in records]
 
     def frame_path(self, episode_id: str, step: int) -> Path:
@@ -243,12 +305,16 @@ class RunStore:
 
     def _commit(self, record: EpisodeRecord) -> None:
         with self._lock:
-            _refuse_if_final(self._results, record.episode_id, self.results_path)
+            refuse_if_final(self._results, record.episode_id, self.results_path)
             if not self._tail_checked:  # never glue a line onto one torn by a kill
-                cut_torn_tail(self.results_path)
+                self._cut_results_tail()
                 self._tail_checked = True
-            append_line(self.results_path, record.model_dump_json())
+            line = record.model_dump_json()
+            append_line(self.results_path, line)
             self._results[record.episode_id] = record
+            self._lines[record.episode_id] = line.encode("utf-8")
+            if self._damage is not None:
+                self._damage.pop(record.episode_id, None)
             self._active.discard(record.episode_id)
 
     def _release(self, episode_id: str) -> None:
@@ -324,32 +390,28 @@ def _load_manifest(path: Path) -> RunManifest:
     try:
         data = json.loads(raw)
     except ValueError as exc:
-        raise TrajectoryError(f"{path} is not valid JSON ({exc}); the run is damaged") from exc
+        raise TrajectoryError(f"{path} is not valid JSON ({exc}); {_MANIFEST_FIX}") from exc
     version = data.get("schema_version") if isinstance(data, dict) else None
     if version != SCHEMA_VERSION:
         raise TrajectoryError(
             f"{path} has schema_version {version!r} but this mobilegym-bridge reads "
             f"{SCHEMA_VERSION!r}; open it with a matching version, or start a new run"
         )
-    return _parse(RunManifest, raw, path)
+    return parse_record(RunManifest, raw, path, None, _MANIFEST_FIX)
 
 
-def _load_results(path: Path) -> dict[str, EpisodeRecord]:
-    records = _read_jsonl(path, EpisodeRecord)
-    results: dict[str, EpisodeRecord] = {}
-    for number, record in records:
-        _refuse_if_final(results, record.episode_id, f"{path}, line {number}")
-        results[record.episode_id] = record
-    return results
+def _set_aside_lines(path: Path) -> frozenset[str]:
+    """Hashes of the ``results.jsonl`` lines set aside (see :class:`SetAside`)."""
+    fix = f"restore {path.name} from a copy, or delete it to count the set-aside results again"
+    return frozenset(entry.result_sha256 for _, entry in read_records(path, SetAside, fix))
 
 
-def _refuse_if_final(results: dict[str, EpisodeRecord], episode_id: str, where: object) -> None:
-    previous = results.get(episode_id)
-    if previous is not None and previous.outcome != "infra_error":
-        raise TrajectoryError(
-            f"{where}: episode {episode_id!r} already has a final result ({previous.outcome});"
-            " an episode is written once (only infra_error results are retried)"
-        )
+def _free_name(folder: Path, stem: str, suffix: str = "") -> Path:
+    """``folder/<stem>.<n><suffix>`` for the smallest ``n`` not taken yet."""
+    n = 1
+    while (folder / f"{stem}.{n}{suffix}").exists():
+        n += 1
+    return folder / f"{stem}.{n}{suffix}"
 
 
 def _union(old: object, new: object) -> object:

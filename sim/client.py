@@ -13,15 +13,21 @@ What happened                                   Raised
 connection refused, DNS, reset, bad response    :class:`~bridge.errors.EnvError`
 connect / read / write / pool timeout           :class:`~bridge.errors.EnvTimeout`
 5xx (503 ``infra``: the sim's EnvError)         :class:`~bridge.errors.EnvError`
+503 ``not-ready`` past the timeout              :class:`~bridge.errors.EnvError`
 504 (``timeout``: the sim's EnvTimeout)         :class:`~bridge.errors.EnvTimeout`
 a body that is not the bridge model expected    :class:`~bridge.errors.EnvError`
 401 / 403 (no or wrong token)                   :class:`~bridge.errors.EnvUsageError`
-404 ``unknown-env`` (closed or expired env)      :class:`~bridge.errors.EnvUsageError`
+404 ``unknown-env`` (closed env)                 :class:`~bridge.errors.EnvUsageError`
+410 ``expired-env`` (unused past the expiry)     :class:`~bridge.errors.EnvUsageError`
+429 ``too-many-envs``                            :class:`~bridge.errors.EnvUsageError`
 404 other (unknown task; no env API there)      :class:`~bridge.errors.EnvUsageError`
 409 (``usage``: verdict before reset, …)        :class:`~bridge.errors.EnvUsageError`
 other 4xx (422 validation, …)                   :class:`~bridge.errors.EnvUsageError`
 a URL that is not http(s)                       :class:`~bridge.errors.EnvUsageError`
 ==============================================  ==============================================
+
+While the simulator starts it answers 503 with ``Retry-After``; the client waits that long
+and asks again, for as long as its timeout allows.
 
 Where the client knows the server would refuse, it raises ``EnvUsageError`` itself, without
 a request: any call on a closed ``HttpEnv``; a verdict on an env it created without a task
@@ -30,6 +36,8 @@ and never reset; a step on such an env before anything was observed.
 
 from __future__ import annotations
 
+import asyncio
+import time
 from typing import Literal, TypeVar
 
 import httpx
@@ -107,6 +115,8 @@ def _response_error(response: httpx.Response, env_id: str | None) -> EnvError | 
     what = f"{request.method} {request.url.path}"
     status, kind = response.status_code, response.headers.get(ERROR_HEADER)
     detail = _detail(response)
+    if status == 503 and kind == "not-ready":
+        return EnvError(f"{server} was still starting when {what} gave up: {detail}")
     if status == 504:
         return EnvTimeout(f"{server} timed out on {what}: {detail}")
     if status >= 500:
@@ -121,7 +131,9 @@ def _response_error(response: httpx.Response, env_id: str | None) -> EnvError | 
             f"env {env_id} does not exist on {server} (closed or expired); "
             "create a new one with HttpEnv.create"
         )
-    if status == 404 and kind is None:
+    if status == 410 and kind == "expired-env":
+        return EnvUsageError(f"env {env_id} on {server} expired ({detail})")
+    if status == 404 and kind in (None, "not-found"):
         return EnvUsageError(
             f"{server} has no {what} ({detail}); is it a simulator serving the env API "
             "(`mgb sim serve`)?"
@@ -130,7 +142,8 @@ def _response_error(response: httpx.Response, env_id: str | None) -> EnvError | 
 
 
 def _detail(response: httpx.Response) -> str:
-    """The server's explanation: FastAPI's ``detail`` (a string or validation errors)."""
+    """The server's explanation: the error body's ``detail`` (a string; a list of
+    validation errors from older servers)."""
     try:
         detail = response.json()["detail"]
     except (ValueError, KeyError, TypeError):
@@ -145,6 +158,17 @@ def _validation_error(item: object) -> str:
         return str(item)
     location = ".".join(str(part) for part in item.get("loc", ()))
     return f"{location}: {item.get('msg', item)}"
+
+
+def _retry_after(response: httpx.Response) -> float | None:
+    """Seconds a 503 asks the client to wait (``Retry-After``), or None: no retry."""
+    if response.status_code != 503:
+        return None
+    try:
+        seconds = float(response.headers.get("retry-after", ""))
+    except ValueError:
+        return None
+    return min(max(seconds, 0.0), 30.0) if seconds == seconds else None
 
 
 def _parse(model: type[M], response: httpx.Response) -> M:
@@ -165,6 +189,7 @@ class _Session:
     def __init__(self, base_url: str, token: str | None, timeout_s: float) -> None:
         headers = {"authorization": f"Bearer {token}"} if token else {}
         self.base_url = base_url.rstrip("/")
+        self.timeout_s = timeout_s
         self.users = 0
         try:
             self.http = httpx.AsyncClient(
@@ -179,12 +204,20 @@ class _Session:
     async def request(
         self, method: str, path: str, env_id: str | None, *, gone_ok: bool = False, **kw: object
     ) -> httpx.Response:
-        """Send a request; failures become bridge errors (see :func:`error_for`)."""
-        try:
-            response = await self.http.request(method, path, **kw)  # type: ignore[arg-type]
-        except (httpx.HTTPError, httpx.InvalidURL) as exc:
-            raise error_for(exc, env_id) from exc
-        if response.is_error and not (gone_ok and response.status_code == 404):
+        """Send a request; failures become bridge errors (see :func:`error_for`). While the
+        server answers 503 with ``Retry-After`` (it is starting), wait and send it again,
+        within ``timeout_s`` in all."""
+        deadline = time.monotonic() + self.timeout_s
+        while True:
+            try:
+                response = await self.http.request(method, path, **kw)  # type: ignore[arg-type]
+            except (httpx.HTTPError, httpx.InvalidURL) as exc:
+                raise error_for(exc, env_id) from exc
+            wait_s = _retry_after(response)
+            if wait_s is None or time.monotonic() + wait_s > deadline:
+                break
+            await asyncio.sleep(wait_s)  # the server said how long it needs
+        if response.is_error and not (gone_ok and response.status_code in (404, 410)):
             raise error_for(response, env_id)
         return response
 

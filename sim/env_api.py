@@ -1,43 +1,57 @@
 """The HTTP env API: trainers in other processes (or languages) drive simulated phones.
 
 Requests and responses are the bridge models (JSON Schema in ``docs/schema``). Malformed
-input gets a 4xx that names the problem; an unknown env is a 404; nothing an agent or a
-client sends can take the server down.
+input gets a 4xx that names the field and the problem; nothing a client sends can take the
+server down or get a 5xx.
 
+    GET    /health                      ready?, pages, instances, envs, limit -> Health
     POST   /api/envs                    create (optionally reset to a task)  -> EnvCreated
     GET    /api/envs                    list                                  -> [EnvInfo]
     POST   /api/envs/{id}/reset         reset to a task                       -> Observation
     POST   /api/envs/{id}/step          {"action": {...}}                     -> StepResult
     GET    /api/envs/{id}/observation   the current screen                   -> Observation
-    GET    /api/envs/{id}/snapshot      state JSON (kilobytes)
-    POST   /api/envs/{id}/restore       a snapshot                            -> Observation
-    POST   /api/envs/{id}/fork          {"n": 8}                              -> EnvCreated list
+    GET    /api/envs/{id}/snapshot      state JSON (kilobytes)                -> Snapshot
+    POST   /api/envs/{id}/restore       a Snapshot                            -> Observation
+    POST   /api/envs/{id}/fork          {"n": 8}                              -> [EnvCreated]
     GET    /api/envs/{id}/verdict       judge the task                        -> Verdict
     DELETE /api/envs/{id}               close
 
-Errors carry an ``X-Env-Error`` header naming their kind, so a client maps them without
+Every error has one body, :class:`sim.api_errors.ApiError` (``detail``, ``kind``,
+``errors``), and its kind in the ``X-Env-Error`` header too, so a client maps it without
 reading message text (``sim.client.error_for`` is that client's one mapping):
 
-    404 unknown-env    no env with this id (closed, or never created)
-    404 unknown-task   no template with this id (the detail names the nearest ones)
-    409 usage          EnvUsageError: the env was used out of order (a verdict before reset)
-    409 conflict       any other simulator error the request provoked
-    422 bad-request    neither task_id nor task, or a body that is no snapshot of this sim
-    422 (no header)    a body that does not validate (FastAPI's own answer)
-    503 infra          EnvError: the simulator's infrastructure failed
-    504 timeout        EnvTimeout: the simulator did not finish in its time budget
+    401 unauthorized     a client not on loopback without the token
+    403 forbidden        a request from a web page (a foreign Origin)
+    404 unknown-env      no env with this id (closed, or never created)
+    404 unknown-task     no template with this id (the detail names the nearest ones)
+    409 usage            EnvUsageError: the env was used out of order (a verdict before reset)
+    409 conflict         any other simulator error the request provoked
+    409 bad-task         a task whose spec cannot be judged
+    410 expired-env      the env was closed after ``SimConfig.idle_expiry_s`` unused
+    415 unsupported-media-type   a body that is not application/json
+    421 bad-host         a Host header that is not this server's (DNS rebinding)
+    422 invalid          a body that does not validate (``errors`` lists every field)
+    422 bad-request      neither task_id nor task, or a body that is no snapshot of this sim
+    422 bad-task         a task that cannot be posed (missing or wrong params)
+    429 too-many-envs    ``SimConfig.max_envs`` envs are open
+    503 not-ready        Chromium is still starting (with ``Retry-After``)
+    503 infra            EnvError: the simulator's infrastructure failed
+    504 timeout          EnvTimeout: the simulator did not finish in its time budget
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Literal, TypeVar
 
-from fastapi import APIRouter, HTTPException, Request, Response
-from pydantic import BaseModel, ConfigDict, Field
+from fastapi import APIRouter, Request, Response
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
 from bridge.errors import BridgeError, EnvError, EnvTimeout, EnvUsageError
 from bridge.schema import Action, Observation, StepResult, TaskInstance, Verdict
+from sim.api_errors import ERROR_HEADER, error_responses, problems_of, validation_detail
+from sim.env_table import EnvTable, refusal
 from sim.errors import SimError
 from sim.tasks.registry import UnknownTask
 
@@ -51,25 +65,24 @@ __all__ = [
     "EnvCreated",
     "EnvInfo",
     "ForkRequest",
+    "Health",
     "ResetRequest",
+    "Snapshot",
+    "StepRequest",
     "env_router",
     "guarded",
+    "health_router",
     "requested_task",
 ]
 
 T = TypeVar("T")
 
-ERROR_HEADER = "X-Env-Error"
-"""Response header naming the kind of an env-API error (see the table above)."""
+_SPEC_FAILURES = (LookupError, ValueError, TypeError, AttributeError, ArithmeticError)
+"""What a task spec the client wrote can raise when posed or judged (its fault, a 4xx)."""
 
 
-def _refusal(status: int, detail: str, kind: str) -> HTTPException:
-    """An HTTP error of the env API: ``detail`` for people, ``kind`` for clients."""
-    return HTTPException(status, detail, headers={ERROR_HEADER: kind})
-
-
-def _named(exc: Exception) -> str:
-    return f"{type(exc).__name__}: {exc}"
+def _named(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}".splitlines()[0]
 
 
 class _Body(BaseModel):
@@ -104,6 +117,14 @@ class ForkRequest(_Body):
     n: int = Field(ge=1, le=256)
 
 
+class Snapshot(_Body):
+    """An env's state and task as ``GET /snapshot`` gives it and ``POST /restore`` takes it."""
+
+    state: dict[str, JsonValue]
+    episode: dict[str, JsonValue] | None = None
+    trees: list[str] = []
+
+
 class EnvCreated(BaseModel):
     """A new env's id and, if it was reset, its first observation."""
 
@@ -119,18 +140,33 @@ class EnvInfo(BaseModel):
     step: int
 
 
+class Health(BaseModel):
+    """Whether the server can serve envs now, and how full it is."""
+
+    ready: bool
+    """False while Chromium starts (env requests get 503 with Retry-After until then)."""
+    pages: int
+    instances: int
+    envs: int
+    max_envs: int
+    idle_expiry_s: float | None
+
+
 def requested_task(sim: Simulator, request: ResetRequest) -> TaskInstance:
     """The task a reset request asks for: its full ``task``, or the registry's instance of
     ``task_id`` with ``seed`` and ``lang`` (an unknown id is a 404 naming the nearest)."""
     if request.task is not None:
         return request.task
     if request.task_id is None:
-        raise _refusal(422, "give task_id (with seed and lang) or task", "bad-request")
+        raise refusal(422, "give task_id (with seed and lang) or task", "bad-request")
     world = {app_id: app.world for app_id, app in sim.phone.apps.items()}
     try:
         return sim.tasks.instantiate(request.task_id, request.seed, world, request.lang)
     except UnknownTask as exc:
-        raise _refusal(404, str(exc), "unknown-task") from exc
+        raise refusal(404, str(exc), "unknown-task") from exc
+    except _SPEC_FAILURES as exc:  # a seed the template cannot instantiate
+        detail = f"seed: {request.task_id} cannot be instantiated with it ({_named(exc)})"
+        raise refusal(422, detail, "bad-task") from exc
 
 
 async def guarded(call: Awaitable[T]) -> T:
@@ -139,98 +175,176 @@ async def guarded(call: Awaitable[T]) -> T:
     try:
         return await call
     except UnknownTask as exc:
-        raise _refusal(404, str(exc), "unknown-task") from exc
+        raise refusal(404, str(exc), "unknown-task") from exc
     except EnvUsageError as exc:
-        raise _refusal(409, _named(exc), "usage") from exc
+        raise refusal(409, _named(exc), "usage") from exc
     except EnvTimeout as exc:
-        raise _refusal(504, _named(exc), "timeout") from exc
+        raise refusal(504, _named(exc), "timeout") from exc
     except EnvError as exc:
-        raise _refusal(503, _named(exc), "infra") from exc
+        raise refusal(503, _named(exc), "infra") from exc
     except (SimError, BridgeError) as exc:
-        raise _refusal(409, _named(exc), "conflict") from exc
+        raise refusal(409, _named(exc), "conflict") from exc
 
 
-def env_router(sim: Simulator) -> APIRouter:
-    """Routes of the env API over the envs of ``sim``."""
-    router = APIRouter(prefix="/api/envs", tags=["env"])
-    envs: dict[str, SimEnv] = {}
+async def posed(env: SimEnv, task: TaskInstance) -> Observation:
+    """Pose ``task`` on ``env`` and observe; a task that cannot be posed is a 422."""
+    try:
+        env.pose(task)
+    except UnknownTask as exc:
+        raise refusal(404, str(exc), "unknown-task") from exc
+    except EnvUsageError as exc:
+        raise refusal(409, _named(exc), "usage") from exc
+    except (BridgeError, *_SPEC_FAILURES) as exc:  # posing is JSON only: the task's fault
+        detail = (
+            f"task: {task.task_id} cannot be posed ({_named(exc)}); send task_id and seed, "
+            "or the task as the registry instantiates it"
+        )
+        raise refusal(422, detail, "bad-task") from exc
+    return await guarded(env.observe())
 
-    def get(env_id: str) -> SimEnv:
-        if env_id not in envs:
-            raise _refusal(404, f"no env {env_id!r}; POST /api/envs creates one", "unknown-env")
-        return envs[env_id]
 
-    @router.post("")
+async def judged(env: SimEnv) -> Verdict:
+    """The verdict on ``env``; a task spec that cannot be judged is a 409 (the client's)."""
+    try:
+        return await guarded(env.verdict())
+    except _SPEC_FAILURES as exc:
+        detail = f"the task's spec cannot be judged ({_named(exc)}); reset to a registry task"
+        raise refusal(409, detail, "bad-task") from exc
+
+
+_ALWAYS = (401, 403, 421, 422, 503)
+"""Statuses any route of the env API may answer (token, Origin, Host, body, starting)."""
+_ON_ENV = (404, 409, 410, 504)
+"""Statuses a route about one env may answer besides."""
+
+
+def env_router(sim: Simulator, table: EnvTable | None = None) -> APIRouter:
+    """Routes of the env API over the envs of ``sim`` (held in ``table``)."""
+    router = APIRouter(prefix="/api/envs", tags=["env"], responses=error_responses(*_ALWAYS))
+    envs = table or EnvTable(sim)
+    posting = error_responses(400, 415)
+
+    @router.post("", responses={**posting, **error_responses(404, 409, 429, 504)})
     async def create(request: CreateRequest) -> EnvCreated:
         from sim.env import SimEnv
 
+        envs.make_room(1)
+        wanted = request.task_id is not None or request.task is not None
+        task = requested_task(sim, request) if wanted else None
         env = SimEnv(
             sim,
             sim.create_instance(request.seed),
             screenshot=request.screenshot,
             answer_mode=request.answer_mode,
         )
-        envs[env.instance.id] = env
-        observation = None
-        if request.task_id is not None or request.task is not None:
-            observation = await guarded(env.reset(requested_task(sim, request)))
+        try:
+            observation = await posed(env, task) if task is not None else None
+        except BaseException:
+            sim.drop_instance(env.instance.id)  # a failed create leaves nothing behind
+            raise
+        envs.add(env)
         return EnvCreated(env_id=env.instance.id, observation=observation)
 
     @router.get("")
     async def list_envs() -> list[EnvInfo]:
+        envs.sweep()
         return [
             EnvInfo(
                 env_id=env_id,
                 task_id=env.instance.episode.task.task_id if env.instance.episode else None,
                 step=env.instance.state.step,
             )
-            for env_id, env in envs.items()
+            for env_id, env in envs.envs.items()
         ]
 
-    @router.post("/{env_id}/reset")
+    @router.post("/{env_id}/reset", responses={**posting, **error_responses(*_ON_ENV)})
     async def reset(env_id: str, request: ResetRequest) -> Observation:
-        env = get(env_id)
-        return await guarded(env.reset(requested_task(sim, request)))
+        env = envs.get(env_id)
+        return await posed(env, requested_task(sim, request))
 
-    @router.post("/{env_id}/step")
+    @router.post("/{env_id}/step", responses={**posting, **error_responses(*_ON_ENV)})
     async def step(env_id: str, request: StepRequest) -> StepResult:
-        return await guarded(get(env_id).step(request.action))
+        return await guarded(envs.get(env_id).step(request.action))
 
-    @router.get("/{env_id}/observation")
+    @router.get("/{env_id}/observation", responses=error_responses(*_ON_ENV))
     async def observation(env_id: str) -> Observation:
-        return await guarded(get(env_id).observe())
+        return await guarded(envs.get(env_id).observe())
 
-    @router.get("/{env_id}/snapshot")
+    @router.get("/{env_id}/snapshot", response_model=Snapshot, responses=error_responses(*_ON_ENV))
     async def snapshot(env_id: str) -> Response:
-        data = await guarded(get(env_id).snapshot())
+        data = await guarded(envs.get(env_id).snapshot())
         return Response(content=data, media_type="application/json")
 
-    @router.post("/{env_id}/restore")
+    @router.post(
+        "/{env_id}/restore",
+        responses={**posting, **error_responses(*_ON_ENV)},
+        openapi_extra=_SNAPSHOT_BODY,
+    )
     async def restore(env_id: str, request: Request) -> Observation:
-        env = get(env_id)
-        body = await request.body()
-        try:
-            return await guarded(env.restore(body))
-        except (ValueError, KeyError) as exc:
-            detail = f"not a snapshot of this simulator: {exc}"
-            raise _refusal(422, detail, "bad-request") from exc
+        env = envs.get(env_id)
+        return await _restored(env, await request.body())
 
-    @router.post("/{env_id}/fork")
+    @router.post("/{env_id}/fork", responses={**posting, **error_responses(*_ON_ENV, 429)})
     async def fork(env_id: str, request: ForkRequest) -> list[EnvCreated]:
-        children = await guarded(get(env_id).fork(request.n))
+        parent = envs.get(env_id)
+        envs.make_room(request.n)
+        children = await guarded(parent.fork(request.n))
         for child in children:
-            envs[child.instance.id] = child
+            envs.add(child)
         return [EnvCreated(env_id=child.instance.id) for child in children]
 
-    @router.get("/{env_id}/verdict")
+    @router.get("/{env_id}/verdict", responses=error_responses(*_ON_ENV))
     async def verdict(env_id: str) -> Verdict:
-        return await guarded(get(env_id).verdict())
+        return await judged(envs.get(env_id))
 
-    @router.delete("/{env_id}", status_code=204)
+    @router.delete("/{env_id}", status_code=204, responses=error_responses(404, 410))
     async def close(env_id: str) -> Response:
-        env = get(env_id)
-        await env.close()
-        del envs[env_id]
+        envs.get(env_id)
+        envs.remove(env_id)
         return Response(status_code=204)
+
+    return router
+
+
+_SNAPSHOT_BODY = {
+    "requestBody": {
+        "required": True,
+        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Snapshot"}}},
+    }
+}
+"""``POST /restore`` reads its body itself (to say "not a snapshot"), so it is declared here."""
+
+
+async def _restored(env: SimEnv, body: bytes) -> Observation:
+    """Restore the snapshot ``body`` on ``env``; one that is not of this simulator is a 422."""
+    try:
+        snapshot = Snapshot.model_validate_json(body)
+    except ValidationError as exc:
+        problems = problems_of(exc.errors(include_input=False))
+        detail = f"not a snapshot of this simulator: {validation_detail(problems)}"
+        raise refusal(422, detail, "bad-request") from exc
+    data = json.dumps(snapshot.model_dump(mode="json"), ensure_ascii=False).encode("utf-8")
+    try:
+        return await guarded(env.restore(data))
+    except _SPEC_FAILURES as exc:
+        detail = f"body: not a snapshot of this simulator ({_named(exc)})"
+        raise refusal(422, detail, "bad-request") from exc
+
+
+def health_router(sim: Simulator, table: EnvTable) -> APIRouter:
+    """``GET /health``: whether the server is ready, and its capacity."""
+    router = APIRouter(tags=["health"])
+
+    @router.get("/health", responses=error_responses(401, 403, 421))
+    async def health() -> Health:
+        table.sweep()
+        return Health(
+            ready=sim.ready,
+            pages=sim.config.pages,
+            instances=len(sim.instances),
+            envs=len(table.envs),
+            max_envs=table.limit,
+            idle_expiry_s=sim.config.idle_expiry_s,
+        )
 
     return router

@@ -25,12 +25,15 @@ from typing import TYPE_CHECKING, Literal
 
 from fastapi import APIRouter, FastAPI, HTTPException, Request, Response
 from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html
-from fastapi.responses import HTMLResponse, JSONResponse
+from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict
 
 from bridge.schema import Foreground, TaskInstance, Verdict
-from sim.env_api import ResetRequest, guarded, requested_task
+from sim.api_errors import error_response, error_responses, install_error_handlers
+from sim.api_guard import install_guards
+from sim.env_api import ResetRequest, guarded, health_router, judged, posed, requested_task
+from sim.env_table import EnvTable
 from sim.instance import Instance, ScreenPayload
 from sim.observe import foreground
 from sim.phone import PageEvent
@@ -102,6 +105,8 @@ def _static(name: str) -> str:
 def build_app(sim: Simulator) -> FastAPI:
     """The FastAPI application of ``sim``."""
     app = FastAPI(title="mobilegym-bridge simulator", docs_url=None, redoc_url=None)
+    install_error_handlers(app)
+    install_guards(app, sim, {sim.config.host, *sim.config.allowed_hosts})
     require_token(app, sim.config.token)
     static_dir = resources.files("sim").joinpath("static")
     app.mount("/static", StaticFiles(directory=str(static_dir)), name="static")
@@ -116,11 +121,19 @@ def build_app(sim: Simulator) -> FastAPI:
         _instance(sim, instance_id)
         return Template(_static("play.html")).substitute(instance=instance_id)
 
-    @app.get("/api/instances/{instance_id}/screen", tags=["page runtime"])
+    @app.get(
+        "/api/instances/{instance_id}/screen",
+        tags=["page runtime"],
+        responses=error_responses(401, 403, 404, 421),
+    )
     async def screen(instance_id: str) -> ScreenPayload:
         return _instance(sim, instance_id).screen()
 
-    @app.post("/api/instances/{instance_id}/page-events", tags=["page runtime"])
+    @app.post(
+        "/api/instances/{instance_id}/page-events",
+        tags=["page runtime"],
+        responses=error_responses(400, 401, 403, 404, 409, 415, 421, 422),
+    )
     async def page_event(instance_id: str, request: PageEventRequest) -> ScreenPayload:
         instance = _instance(sim, instance_id)
         if request.version != instance.version:
@@ -131,18 +144,20 @@ def build_app(sim: Simulator) -> FastAPI:
             )
         try:
             sim.phone.apply(instance.state, request.event)
-        except Exception as exc:  # a bug in an app must not take the server down
+        except Exception as exc:  # an event the screen shown cannot take: never a 5xx
             raise HTTPException(
-                500, f"the simulator could not apply {request.event}: {exc}"
+                422, f"event: the simulator could not apply {request.event}: {exc}"
             ) from exc
         instance.changed()
         return instance.screen()
 
     app.include_router(play_router(sim))
+    table = EnvTable(sim)
+    app.include_router(health_router(sim, table))
     if sim.config.serve_env_api:
         from sim.env_api import env_router
 
-        app.include_router(env_router(sim))
+        app.include_router(env_router(sim, table))
     return app
 
 
@@ -155,7 +170,9 @@ def play_router(sim: Simulator) -> APIRouter:
     judged exactly as one played by a policy. Query tasks are answered in the AnswerSheet
     app (``answer_mode="sheet"``): a person has no ``answer`` action.
     """
-    router = APIRouter(prefix="/api", tags=["player"])
+    router = APIRouter(
+        prefix="/api", tags=["player"], responses=error_responses(401, 403, 404, 421, 422)
+    )
     players = _Players(sim)
 
     @router.get("/tasks")
@@ -173,14 +190,16 @@ def play_router(sim: Simulator) -> APIRouter:
             for template in sorted(sim.tasks, key=lambda t: (t.apps, t.level, t.id))
         ]
 
-    @router.post("/instances/{instance_id}/task")
+    posting = error_responses(400, 409, 415, 503, 504)
+
+    @router.post("/instances/{instance_id}/task", responses=posting)
     async def pose(instance_id: str, request: ResetRequest) -> PlayStatus:
         env = players.env(_instance(sim, instance_id))
-        await guarded(env.reset(requested_task(sim, request)))
+        await posed(env, requested_task(sim, request))
         players.seen[instance_id] = env.instance.version
         return await players.status(env)
 
-    @router.get("/instances/{instance_id}/task")
+    @router.get("/instances/{instance_id}/task", responses=error_responses(409, 503, 504))
     async def status(instance_id: str) -> PlayStatus:
         return await players.status(players.env(_instance(sim, instance_id)))
 
@@ -214,7 +233,7 @@ class _Players:
             if episode.spec.needs_trees and self.seen.get(instance.id) != instance.version:
                 await guarded(env.observe())  # the judge reads the screens seen, as in an env
                 self.seen[instance.id] = instance.version
-            verdict = await guarded(env.verdict())
+            verdict = await judged(env)
         route = instance.state.os.route
         return PlayStatus(
             instance=instance.id,
@@ -281,7 +300,9 @@ def require_token(app: FastAPI, token: str | None) -> None:
         given = request.headers.get("authorization", "").removeprefix("Bearer ").strip()
         given = given or queried or request.cookies.get(TOKEN_COOKIE, "")
         if token is None or not secrets.compare_digest(given, token):
-            return JSONResponse({"detail": "a token is required from this address"}, 401)
+            return error_response(
+                401, "a token is required from this address: send it as Bearer or ?token="
+            )
         response = await call_next(request)
         if queried:
             response.set_cookie(TOKEN_COOKIE, token, httponly=True, samesite="strict")

@@ -11,7 +11,8 @@ from __future__ import annotations
 import asyncio
 import itertools
 import socket
-from collections.abc import Iterable, Sequence
+import time
+from collections.abc import Callable, Iterable, Sequence
 from contextlib import AsyncExitStack
 from typing import TYPE_CHECKING, Any
 
@@ -56,6 +57,12 @@ class SimConfig(BaseModel):
     image_format: str = Field(default="jpeg", pattern="^(jpeg|png)$")
     jpeg_quality: int = Field(default=80, ge=1, le=100)
     serve_env_api: bool = True
+    max_envs: int = Field(default=1024, ge=1)
+    """Envs the env API keeps at once; a create or fork beyond it is refused (429)."""
+    idle_expiry_s: float | None = Field(default=3600.0, gt=0, allow_inf_nan=False)
+    """An env of the env API unused this long is closed (None: never)."""
+    allowed_hosts: tuple[str, ...] = ()
+    """Host names loopback clients may use besides loopback ones and ``host``."""
 
 
 def default_apps() -> list[App]:
@@ -66,7 +73,8 @@ def default_apps() -> list[App]:
 
 
 def _listening_socket(host: str, port: int) -> socket.socket:
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET  # [::1], ::
+    sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host, port))
     sock.listen(512)
@@ -93,7 +101,15 @@ class Simulator:
         self._pool: PagePool | None = None
         self._server: uvicorn.Server | None = None
         self._serve_task: asyncio.Task[None] | None = None
+        self._ready = False
+        self.clock: Callable[[], float] = time.monotonic
+        """Seconds for the env API's idle expiry (a test may put a clock of its own)."""
         self.base_url = ""
+
+    @property
+    def ready(self) -> bool:
+        """Whether Chromium and the page pool are up, so envs can be served."""
+        return self._ready and self._pool is not None
 
     @property
     def tasks(self) -> TaskRegistry:
@@ -135,7 +151,7 @@ class Simulator:
         self._stack = AsyncExitStack()
         sock = _listening_socket(self.config.host, self.config.port)
         host, port = sock.getsockname()[:2]
-        self.base_url = f"http://{host}:{port}"
+        self.base_url = f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
         server_config = uvicorn.Config(
             build_app(self), log_level="warning", access_log=False, lifespan="off"
         )
@@ -144,10 +160,12 @@ class Simulator:
         browser = await self._stack.enter_async_context(launch_chromium())
         self._pool = PagePool(browser, self.base_url, self.config.profile, self.config.pages)
         await self._pool.start()
+        self._ready = True
         return self
 
     async def close(self) -> None:
         """Stop everything; idempotent."""
+        self._ready = False
         if self._pool is not None:
             await self._pool.close()
             self._pool = None

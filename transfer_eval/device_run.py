@@ -37,6 +37,7 @@ from transfer_eval.episode_view import write_run_index
 from transfer_eval.guards import GuardMode, check_allow, task_guard
 from transfer_eval.jobs import GRID, EpisodeGrid, grid_jobs
 from transfer_eval.policy_factory import run_versions, tree_xml
+from transfer_eval.resume_notes import announce_resume
 
 __all__ = [
     "DeviceReport",
@@ -182,6 +183,7 @@ async def run_device(
         versions=run_versions(),
         seeds=list(config.seeds),
     )
+    announce_resume(config.out)  # a damaged episode is re-run: say so first
     store = RunStore.create(config.out, manifest, resume=True, extendable=GRID)
     records = await run_episodes(
         jobs,

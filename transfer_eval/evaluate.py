@@ -15,6 +15,7 @@ from transfer_eval.paired import PairedConfig, run_paired
 from transfer_eval.progress import ProgressLog, finished_before
 from transfer_eval.report import Report
 from transfer_eval.report_md import headline
+from transfer_eval.resume_notes import announce_resume
 from transfer_eval.suites import load_suite
 
 __all__ = ["NothingMeasured", "evaluate"]
@@ -39,7 +40,8 @@ def evaluate(config: PairedConfig, console: Console) -> Report:
         TimeElapsedColumn(),
         TextColumn("{task.fields[wins]} succeeded · {task.fields[infra]} infra errors"),
     )
-    before = finished_before(config.out)  # a resumed run's bar starts where it stopped
+    announce_resume(config.out)  # damaged cells are run again: say so first
+    before = finished_before(config.out)
     with Progress(*columns, console=console) as progress:
         wins = sum(record.outcome == "success" for record in before)
         bar = progress.add_task("cells", total=total, completed=len(before), wins=wins, infra=0)

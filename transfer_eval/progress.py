@@ -46,16 +46,17 @@ class ProgressLog:
 
 
 def finished_before(out: Path) -> list[EpisodeRecord]:
-    """The episodes a run in ``out`` already finished (not the infra errors it will retry),
-    so a resumed run's progress starts where it stopped; none for a new or unreadable run
-    (the run itself will say what is wrong with it)."""
+    """The episodes a run in ``out`` already finished (not the infra errors it will retry,
+    nor the damaged ones it will run again), so a resumed run's progress starts where it
+    stopped; none for a new or unreadable run (the run itself will say what is wrong)."""
     if not (out / "manifest.json").exists():
         return []
     try:
-        records = RunStore.open(out).completed().values()
+        store = RunStore.open(out)
+        records, damaged = store.completed().values(), store.damaged()
     except BridgeError:
         return []
-    return [record for record in records if record.outcome != "infra_error"]
+    return [r for r in records if r.outcome != "infra_error" and r.episode_id not in damaged]
 
 
 @contextmanager

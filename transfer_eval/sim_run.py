@@ -22,6 +22,7 @@ from sim.simulator import SimConfig, Simulator
 from transfer_eval.episode_view import write_run_index
 from transfer_eval.jobs import GRID, EpisodeGrid, grid_jobs
 from transfer_eval.policy_factory import run_versions, tree_xml
+from transfer_eval.resume_notes import announce_resume
 
 __all__ = ["SimRunConfig", "run_sim"]
 
@@ -52,6 +53,7 @@ async def run_sim(
         versions=run_versions(),
         seeds=list(config.seeds),
     )
+    announce_resume(config.out)  # a damaged episode is re-run: say so first
     store = RunStore.create(config.out, manifest, resume=True, extendable=GRID)
     async with Simulator(SimConfig(pages=config.pages)) as sim:
         world = {app_id: app.world for app_id, app in sim.phone.apps.items()}

@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import shutil
+import stat
 from pathlib import Path
 
 import cv2
@@ -278,7 +280,7 @@ def test_open_explains_what_is_wrong(tmp_path: Path) -> None:
     with pytest.raises(TrajectoryError, match=r"schema_version '2.0' but .* reads '1.2'"):
         RunStore.open(tmp_path)
     manifest_path.write_text(json.dumps({**MANIFEST.model_dump(), "colour": "red"}))
-    with pytest.raises(TrajectoryError, match=r"manifest\.json is corrupt \(Extra inputs"):
+    with pytest.raises(TrajectoryError, match=r"manifest\.json has a key .* \('colour'\)"):
         RunStore.open(tmp_path)
 
 
@@ -355,3 +357,93 @@ def test_beginning_again_discards_a_partial_episode(tmp_path: Path) -> None:
     store.begin_episode("ep-0")
     assert store.read_steps("ep-0") == []
     assert list((store.episode_dir("ep-0") / "frames").iterdir()) == []
+
+
+@pytest.mark.parametrize("lost", [b"\0" * 64, b"\x8f#garbage{"])
+def test_a_last_result_line_that_is_no_json_is_repaired_like_a_torn_one(
+    tmp_path: Path, lost: bytes
+) -> None:
+    store = RunStore.create(tmp_path / "run", MANIFEST)
+    _play(store, "ep-0")
+    committed = store.results_path.read_bytes()
+    store.results_path.write_bytes(committed + lost + b"\n")  # a power loss, not a kill
+    reopened = RunStore.open(store.root)
+    assert set(reopened.completed()) == {"ep-0"}
+    assert reopened.resume_notices() == [
+        f"{store.results_path}, line 2 is not JSON (a write lost to a power loss or a kill): "
+        "cut, its bytes kept in damaged/"
+    ]
+    resumed = RunStore.create(store.root, MANIFEST, resume=True)
+    assert store.results_path.read_bytes() == committed
+    assert (store.root / "damaged" / "results-tail.1.bin").read_bytes() == lost + b"\n"
+    _play(resumed, "ep-1")
+    assert set(RunStore.open(store.root).completed()) == {"ep-0", "ep-1"}
+
+
+def test_a_last_result_line_of_another_schema_is_never_cut(tmp_path: Path) -> None:
+    store = RunStore.create(tmp_path / "run", MANIFEST)
+    _play(store, "ep-0")
+    newer = json.dumps({**json.loads(store.results_path.read_bytes()), "mood": "calm"})
+    store.results_path.write_bytes(store.results_path.read_bytes() + newer.encode() + b"\n")
+    before = store.results_path.read_bytes()
+    with pytest.raises(TrajectoryError, match=r"line 2 has a key .* \('mood'\)"):
+        RunStore.create(store.root, MANIFEST, resume=True)
+    assert store.results_path.read_bytes() == before
+
+
+def _damage(store: RunStore) -> dict[str, str]:
+    """Damage ep-0..ep-3 four ways (ep-4 stays whole); what each damage should be called."""
+    root = store.root / "episodes"
+    (root / "ep-0" / "episode.json").unlink()
+    (root / "ep-1" / "episode.json").write_bytes(b"\0" * 20)
+    shutil.rmtree(root / "ep-2")
+    steps = root / "ep-3" / "steps.jsonl"
+    steps.write_bytes(b"".join(steps.read_bytes().splitlines(keepends=True)[1:]))
+    return {
+        "ep-0": "episode.json is missing",
+        "ep-1": "episode.json is corrupt (Invalid JSON",
+        "ep-2": "ep-2 is missing (the episode directory was deleted)",
+        "ep-3": "steps.jsonl holds 2 steps but the episode's result says 3",
+    }
+
+
+def test_damaged_episodes_are_named_and_run_again_without_losing_a_result(
+    tmp_path: Path,
+) -> None:
+    store = RunStore.create(tmp_path / "run", MANIFEST)
+    ids = [f"ep-{n}" for n in range(5)]
+    for episode_id in ids:
+        _play(store, episode_id)
+    committed = store.results_path.read_bytes()
+    expected = _damage(store)
+    reopened = RunStore.open(store.root)
+    damaged = reopened.damaged()
+    assert sorted(damaged) == sorted(expected)
+    assert all(expected[i] in damaged[i] for i in expected), damaged
+    assert reopened.pending(ids) == sorted(expected)
+    with pytest.raises(TrajectoryError, match="is missing though the episode has a result"):
+        reopened.read_episode("ep-0")
+    for episode_id in reopened.pending(ids):
+        _play(reopened, episode_id)
+    again = RunStore.open(store.root)
+    assert again.damaged() == {} and again.pending(ids) == [] and set(again.completed()) == set(ids)
+    assert store.results_path.read_bytes().startswith(committed)  # nothing committed is lost
+    aside = (store.root / "damaged" / "set_aside.jsonl").read_text().splitlines()
+    kept = {json.loads(line)["episode_id"]: json.loads(line)["kept_in"] for line in aside}
+    assert kept == {"ep-0": "damaged/ep-0.1", "ep-1": "damaged/ep-1.1", "ep-2": None,
+                    "ep-3": "damaged/ep-3.1"}  # fmt: skip
+    assert len((store.root / "damaged" / "ep-3.1" / "steps.jsonl").read_bytes().splitlines()) == 2
+
+
+@pytest.mark.parametrize(("umask", "mode"), [(0o022, 0o644), (0o002, 0o664), (0o077, 0o600)])
+def test_files_are_written_with_the_users_umask(tmp_path: Path, umask: int, mode: int) -> None:
+    previous = os.umask(umask)
+    try:
+        store = RunStore.create(tmp_path / "run", MANIFEST)
+        _play(store, "ep-0")
+        durable.write_atomic(tmp_path / "report.html", b"<html>")
+    finally:
+        os.umask(previous)
+    files = [tmp_path / "report.html", *(p for p in store.root.rglob("*") if p.is_file())]
+    assert len(files) > 8
+    assert {p.name: stat.S_IMODE(p.stat().st_mode) for p in files} == {p.name: mode for p in files}

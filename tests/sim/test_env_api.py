@@ -34,7 +34,8 @@ async def test_create_step_snapshot_fork_verdict_close(sim: Simulator) -> None:
         assert {env_id, *(f["env_id"] for f in forks.json())} <= listed
         verdict = (await http.get(f"/api/envs/{env_id}/verdict")).json()
         assert verdict["success"] is False and verdict["checks"][0]["name"] == "global.wifi_on"
-        restored = await http.post(f"/api/envs/{env_id}/restore", content=snapshot.content)
+        restored = await http.post(f"/api/envs/{env_id}/restore", content=snapshot.content,
+                                   headers={"content-type": "application/json"})
         assert restored.status_code == 200 and restored.json()["foreground"]["app"] == "settings"
         assert (await http.delete(f"/api/envs/{env_id}")).status_code == 204
         assert (await http.get(f"/api/envs/{env_id}/verdict")).status_code == 404
@@ -53,7 +54,8 @@ async def test_bad_input_gets_clear_4xx(sim: Simulator) -> None:
         assert no_task.status_code == 409 and "reset" in no_task.json()["detail"]
         typo = await http.post(f"/api/envs/{env_id}/reset", json={"task_id": "settings/SetWfi-v1"})
         assert typo.status_code == 404 and "settings/SetWifi-v1" in typo.json()["detail"]
-        junk = await http.post(f"/api/envs/{env_id}/restore", content=b"{not json")
+        junk = await http.post(f"/api/envs/{env_id}/restore", content=b"{not json",
+                               headers={"content-type": "application/json"})
         assert junk.status_code == 422
         missing = await http.post("/api/envs/i999999/step",
                                   json={"action": {"type": "key", "key": "back"}})
@@ -77,5 +79,5 @@ async def test_non_loopback_clients_need_the_token() -> None:
         assert (await http.get("/", headers=bearer)).status_code == 200
         assert (await http.get(f"/?token={token}")).status_code == 200
         assert (await http.get("/?token=wrong")).status_code == 401
-    async with httpx.AsyncClient(transport=local, base_url="http://sim") as http:
+    async with httpx.AsyncClient(transport=local, base_url="http://127.0.0.1") as http:
         assert (await http.get("/")).status_code == 200

@@ -18,9 +18,11 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from pydantic import ValidationError
 from rich.table import Table
 
 from bridge.errors import BridgeError
+from bridge.run_files import RERUN_FIX
 from bridge.schema import EpisodeRecord
 from bridge.trajectory import RunStore
 from transfer_eval.commands.common import console, fail
@@ -51,29 +53,63 @@ def _labels(records: dict[str, EpisodeRecord]) -> list[str]:
 _MARK = {"success": "✓", "failure": "✗", "infra_error": "infra"}
 
 
-def _outcomes(records: dict[str, EpisodeRecord], label: str, role: str) -> str:
-    """``✓ / ✗``: the role's repeat-0 outcome in the simulator and on the phone."""
+def _outcomes(
+    records: dict[str, EpisodeRecord], damaged: dict[str, str], label: str, role: str
+) -> str:
+    """``✓ / ✗``: the role's repeat-0 outcome in the simulator and on the phone (``damaged``
+    where the episode's files are)."""
     marks = []
     for world in ("sim", "real"):
-        record = records.get(cell_id(label, role, world, 0))
-        marks.append("—" if record is None else _MARK[record.outcome])
+        episode_id = cell_id(label, role, world, 0)
+        record = records.get(episode_id)
+        mark = "—" if record is None else _MARK[record.outcome]
+        marks.append("damaged" if episode_id in damaged else mark)
     return " / ".join(marks)
 
 
+def _damage_line(episode_id: str, problem: str, more: int = 0) -> str:
+    """One line on a damaged episode: what is wrong, and what helps."""
+    others = f" ({more} more damaged episodes)" if more else ""
+    return f"episode {episode_id} cannot be shown: {problem}{others}; {RERUN_FIX}"
+
+
+def _refuse_damaged(damaged: dict[str, str], ids: Iterable[str]) -> None:
+    """Fail with one line if any of ``ids`` is damaged."""
+    hit = [episode_id for episode_id in ids if episode_id in damaged]
+    if hit:
+        raise fail(_damage_line(hit[0], damaged[hit[0]], len(hit) - 1))
+
+
+def _paired_config(store: RunStore) -> PairedConfig:
+    """The run's PairedConfig; a manifest this version cannot read is one line."""
+    try:
+        return PairedConfig.model_validate({**store.manifest.config, "out": store.root})
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "config"
+        raise fail(
+            f"{store.root / 'manifest.json'}: its config is not one this mobilegym-bridge "
+            f"reads ({where}: {first['msg']}); open the run with the version that wrote it, "
+            "or restore manifest.json from a copy"
+        ) from exc
+
+
 def _device_title(store: RunStore, records: dict[str, EpisodeRecord]) -> str:
-    config = PairedConfig.model_validate({**store.manifest.config, "out": store.root})
+    config = _paired_config(store)
     phone = [r.backend for r in records.values() if r.backend and r.backend.kind != "sim"]
     backend = phone[0].kind if phone else ("virtual" if config.device == "virtual" else "device")
     return device_title(config, backend, phone[0].model if phone else None)
 
 
-def _table(store: RunStore, records: dict[str, EpisodeRecord], labels: list[str]) -> Table:
+def _table(
+    store: RunStore, records: dict[str, EpisodeRecord], labels: list[str], damaged: dict[str, str]
+) -> Table:
     table = Table(title=f"replays in {store.root}")
     table.add_column("task", no_wrap=True)
     for role in ROLES:
         table.add_column(f"{role} sim / phone")
     for label in labels:
-        table.add_row(label, *(_outcomes(records, label, role) for role in ROLES))
+        table.add_row(label, *(_outcomes(records, damaged, label, role) for role in ROLES))
     return table
 
 
@@ -81,10 +117,12 @@ def _replay_paired(
     store: RunStore, run: Path, task: str | None, policy: str, mp4: Path | None
 ) -> None:
     """List a transfer-eval run's pairings, or write one's page (and an MP4)."""
-    records = store.completed()
+    records, damaged = store.completed(), store.damaged()
     labels = _labels(records)
     if task is None:
-        console.print(_table(store, records, labels))
+        console.print(_table(store, records, labels, damaged))
+        for episode_id, problem in damaged.items():
+            console.print(f"damaged: {_damage_line(episode_id, problem)}", soft_wrap=True)
         console.print(
             f"pages: {store.root / 'replays'}/TASK__POLICY.html; "
             "`mgb replay RUN --task TASK [--policy base] [--mp4 OUT.mp4]` writes one",
@@ -99,6 +137,7 @@ def _replay_paired(
         near = difflib.get_close_matches(label, labels, n=1)
         hint = f"; did you mean {near[0]}?" if near else f"; the run has: {', '.join(labels)}"
         raise fail(f"no task {task!r} in {run}{hint}")
+    _refuse_damaged(damaged, (cell_id(label, policy, world, 0) for world in ("sim", "real")))
     sim, real = pairing(store, records, label, policy)
     page = write_replay(store, sim, real, label, policy, _device_title(store, records))
     console.print(f"replay: [bold]{page}[/]", highlight=False)
@@ -178,6 +217,7 @@ def _replay_single(
     chosen = _chosen(records, run, episode, task)
     if chosen is None and mp4 is not None:
         raise fail("--mp4 renders one episode: add --episode ID (or --task TASK)")
+    _refuse_damaged(store.damaged(), [chosen] if chosen else sorted(records))
     try:
         if export is not None:
             ids = [chosen] if chosen is not None else sorted(records)
@@ -229,6 +269,8 @@ def replay_command(
     try:
         store = RunStore.open(run)
     except (BridgeError, OSError) as exc:
+        if (run / "manifest.json").is_file():  # a run, damaged: the error says what helps
+            raise fail(str(exc)) from exc
         raise fail(
             f"{run} is not a run directory ({exc}); give the --out path of a run "
             "(transfer-eval, mgb sim run, mgb device run, mgb console)"

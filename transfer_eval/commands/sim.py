@@ -60,15 +60,61 @@ def serve_command(
     ),
     port: Annotated[int, typer.Option(help="Port (0 picks a free one).")] = 8765,
     pages: Annotated[int, typer.Option(help="Chromium pages rendering instances.")] = 2,
-    token: Annotated[str | None, typer.Option(help="Token for non-loopback clients.")] = None,
+    token: Annotated[
+        str | None, typer.Option(help="Token for non-loopback clients (16+ characters).")
+    ] = None,
+    max_envs: Annotated[int, typer.Option(help="Envs the env API holds at once.")] = 1024,
+    idle_expiry: Annotated[
+        float, typer.Option(help="Seconds an unused env lives (0: forever).")
+    ] = 3600.0,
+    allow_host: Annotated[
+        list[str] | None,
+        typer.Option(help="Another name this server may be called by (repeatable)."),
+    ] = None,
 ) -> None:
     """Serve the apps, the interactive player and the HTTP env API."""
+    config = _serve_config(host, port, pages, token, max_envs, idle_expiry, allow_host or [])
+    try:
+        asyncio.run(_serve(config))
+    except KeyboardInterrupt:
+        console.print("stopped")
+    except OSError as exc:  # the address: not this machine's, in use, not permitted
+        shown = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+        reason = exc.strerror or str(exc)
+        raise fail(f"--host/--port: cannot listen on {shown} ({reason}); pick another", 2) from None
+
+
+def _serve_config(
+    host: str,
+    port: int,
+    pages: int,
+    token: str | None,
+    max_envs: int,
+    idle_expiry: float,
+    allow_host: list[str],
+) -> SimConfig:
+    """The serve options as a config, or one line naming the bad option (exit 2)."""
+    if token is not None and len(token) < 16:
+        raise fail(
+            f"--token: {len(token)} characters is too short to guard a server; give at "
+            "least 16 (or leave --token out and one is generated)",
+            2,
+        )
     if not is_loopback(host) and token is None:
         token = secrets.token_urlsafe(24)
     try:
-        asyncio.run(_serve(SimConfig(host=host, port=port, pages=pages, token=token)))
-    except KeyboardInterrupt:
-        console.print("stopped")
+        return SimConfig(
+            host=host,
+            port=port,
+            pages=pages,
+            token=token,
+            max_envs=max_envs,
+            idle_expiry_s=idle_expiry or None,
+            allowed_hosts=tuple(allow_host),
+        )
+    except ValidationError as exc:
+        options = {"idle_expiry_s": "--idle-expiry", "allowed_hosts": "--allow-host"}
+        raise fail(option_error(exc, options), 2) from None
 
 
 @sim_app.command("tasks")

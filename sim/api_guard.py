@@ -1,0 +1,132 @@
+"""What the server refuses before any route runs: web pages on the same machine, bodies
+that are not JSON, and requests that come before the simulator can serve them.
+
+A browser lets any web page send requests to ``127.0.0.1``. Three rules keep those pages
+out without getting in the way of trainers, ``curl`` or the simulator's own pages:
+
+- **Host** (DNS rebinding): a loopback client must name a loopback host (``127.0.0.1``,
+  ``localhost``, ``[::1]``), the address the server was bound to, or a host it was told to
+  allow; otherwise 421. Clients from elsewhere already need the token.
+- **Origin**: a request that carries an ``Origin`` other than the server's own is 403.
+- **Content-Type**: ``POST``/``PUT``/``PATCH`` bodies must be ``application/json`` (415), so
+  a page cannot send one without a CORS preflight, which this server never grants. JSON
+  holding ``NaN`` or ``Infinity`` is 422: JSON has no such numbers.
+
+While Chromium starts, the routes that need it answer 503 with ``Retry-After``.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+from collections.abc import Awaitable, Callable, Collection
+from typing import TYPE_CHECKING
+
+from fastapi import FastAPI, Request, Response
+
+from sim.api_errors import error_response
+
+if TYPE_CHECKING:
+    from sim.simulator import Simulator
+
+__all__ = ["RETRY_AFTER_S", "host_name", "install_guards", "is_loopback_name", "needs_pages"]
+
+RETRY_AFTER_S = 1
+"""Seconds a client is asked to wait before trying again while the simulator starts."""
+
+_BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
+_LOOPBACK_NAMES = frozenset({"localhost", "localhost."})
+
+
+def is_loopback_name(host: str) -> bool:
+    """Whether ``host`` (an address or a name, no port) is this machine's loopback."""
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return host.lower() in _LOOPBACK_NAMES
+
+
+def host_name(header: str) -> str:
+    """The host of a ``Host`` header without its port (``[::1]:80`` -> ``::1``)."""
+    header = header.strip()
+    if header.startswith("["):
+        return header[1 : header.find("]")] if "]" in header else header
+    if header.count(":") == 1:
+        return header.split(":", 1)[0]
+    return header
+
+
+def needs_pages(method: str, path: str) -> bool:
+    """Whether a request needs the page pool (Chromium), so must wait until it is up."""
+    if path.startswith("/api/envs"):
+        return True
+    return method == "POST" and path.startswith("/api/instances/") and path.endswith("/task")
+
+
+def _rejects_constant(name: str) -> float:
+    raise ValueError(f"{name} is not a JSON number: send a finite number or null")
+
+
+def _body_problem(body: bytes) -> str | None:
+    """Why ``body`` cannot be accepted as JSON, when the reason is NaN or Infinity (other
+    malformed JSON is left to FastAPI's own validation, which names the position)."""
+    if not body:
+        return None
+    try:
+        json.loads(body, parse_constant=_rejects_constant)
+    except ValueError as exc:
+        message = str(exc)
+        return message if "not a JSON number" in message else None
+    return None
+
+
+def _is_json(content_type: str) -> bool:
+    return content_type.split(";", 1)[0].strip().lower() == "application/json"
+
+
+def install_guards(app: FastAPI, sim: Simulator, allowed_hosts: Collection[str]) -> None:
+    """Refuse foreign hosts and origins, non-JSON bodies, NaN, and requests too early.
+
+    Args:
+        app: the server's application.
+        sim: the simulator it serves (``ready`` says whether Chromium is up).
+        allowed_hosts: host names loopback clients may name besides loopback ones.
+    """
+    allowed = {name.lower() for name in allowed_hosts}
+
+    @app.middleware("http")
+    async def guard(
+        request: Request, call_next: Callable[[Request], Awaitable[Response]]
+    ) -> Response:
+        client = request.client.host if request.client else ""
+        host = host_name(request.headers.get("host", "")).lower()
+        if is_loopback_name(client) and not (is_loopback_name(host) or host in allowed):
+            return error_response(
+                421,
+                f"Host {host or '(none)'!r} is not this server's: use 127.0.0.1, localhost "
+                "or [::1] (or start the server with --host for that name)",
+            )
+        origin = request.headers.get("origin")
+        own = f"{request.url.scheme}://{request.headers.get('host', '')}"
+        if origin is not None and origin.rstrip("/").lower() != own.lower():
+            return error_response(
+                403, f"requests from the web page at {origin!r} are refused (Origin)"
+            )
+        if request.method in _BODY_METHODS:
+            content_type = request.headers.get("content-type", "")
+            if not _is_json(content_type):
+                shown = content_type or "none"
+                return error_response(
+                    415, f"Content-Type {shown!r}: send the body as application/json"
+                )
+            problem = _body_problem(await request.body())
+            if problem is not None:
+                return error_response(422, f"body: {problem}", "invalid")
+        if not sim.ready and needs_pages(request.method, request.url.path):
+            return error_response(
+                503,
+                "the simulator is starting (Chromium is not up yet); retry shortly",
+                "not-ready",
+                headers={"Retry-After": str(RETRY_AFTER_S)},
+            )
+        return await call_next(request)
