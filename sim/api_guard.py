@@ -104,7 +104,7 @@ def install_guards(app: FastAPI, sim: Simulator, allowed_hosts: Collection[str])
             return error_response(
                 421,
                 f"Host {host or '(none)'!r} is not this server's: use 127.0.0.1, localhost "
-                "or [::1] (or start the server with --host for that name)",
+                "or [::1] (or start the server with --allow-host NAME)",
             )
         origin = request.headers.get("origin")
         own = f"{request.url.scheme}://{request.headers.get('host', '')}"

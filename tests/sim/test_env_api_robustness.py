@@ -7,6 +7,7 @@ the connection stays usable, and a failed create leaves no env behind.
 from __future__ import annotations
 
 import asyncio
+import socket
 import subprocess
 import sys
 from collections.abc import AsyncIterator
@@ -84,6 +85,20 @@ async def test_a_client_that_connects_while_chromium_starts_gets_its_env() -> No
         env = await HttpEnv.create(sim.base_url, screenshot=False, timeout_s=120)
         assert sim.ready and env.env_id in sim.instances
         await env.close()
+    finally:
+        await starting
+        await sim.close()
+
+
+async def test_the_server_binds_ipv6_loopback() -> None:
+    sim = Simulator(SimConfig(host="::1", pages=1))
+    starting = asyncio.create_task(sim.start())
+    try:
+        await asyncio.wait_for(_listening(sim), timeout=60)
+        assert sim.base_url.startswith("http://[::1]:")
+        async with httpx.AsyncClient(base_url=sim.base_url) as http:
+            health = await http.get("/health")
+        assert health.status_code == 200 and set(health.json()) >= {"ready", "pages"}
     finally:
         await starting
         await sim.close()
@@ -286,3 +301,18 @@ async def test_serve_with_a_short_token_prints_one_line_and_exits_2() -> None:
     assert done.returncode == 2, done
     assert len(lines) == 1 and "--token" in lines[0] and "16" in lines[0], lines
     assert "Traceback" not in done.stderr
+
+
+async def test_serve_on_a_port_in_use_prints_one_line_before_chromium_starts() -> None:
+    mgb = str(Path(sys.executable).with_name("mgb"))
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        command = [mgb, "sim", "serve", "--port", str(port)]
+        done = await asyncio.to_thread(
+            subprocess.run, command, capture_output=True, text=True, timeout=120
+        )
+    lines = [line for line in (done.stdout + done.stderr).splitlines() if line.strip()]
+    assert done.returncode == 2, done
+    assert len(lines) == 1 and f"127.0.0.1:{port}" in lines[0], lines
+    assert "Address already in use" in lines[0] and "--port 0" in lines[0]
+    assert "simulator on" not in done.stdout  # refused before anything started

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import secrets
+import socket
 from pathlib import Path
 from typing import Annotated
 
@@ -74,14 +75,29 @@ def serve_command(
 ) -> None:
     """Serve the apps, the interactive player and the HTTP env API."""
     config = _serve_config(host, port, pages, token, max_envs, idle_expiry, allow_host or [])
+    _check_listenable(host, port)
     try:
         asyncio.run(_serve(config))
     except KeyboardInterrupt:
         console.print("stopped")
-    except OSError as exc:  # the address: not this machine's, in use, not permitted
-        shown = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
-        reason = exc.strerror or str(exc)
-        raise fail(f"--host/--port: cannot listen on {shown} ({reason}); pick another", 2) from None
+
+
+def _check_listenable(host: str, port: int) -> None:
+    """Fail in one line, before Chromium starts, when ``host:port`` cannot be listened on
+    (not this machine's address, a port in use, a privileged port)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as exc:  # the address: not this machine's, in use, not permitted
+            shown = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+            raise fail(
+                f"--host/--port: cannot listen on {shown} ({exc.strerror or exc}); give an "
+                "address of this machine (127.0.0.1 by default) and a free port (--port 0 "
+                "picks one)",
+                2,
+            ) from None
 
 
 def _serve_config(
