@@ -88,6 +88,10 @@ class RunManifest(BaseModel):
     config: dict[str, JsonValue] = Field(default_factory=dict)
     versions: dict[str, str] = Field(default_factory=dict)
     seeds: list[int] | dict[str, int] = Field(default_factory=list)
+    fingerprints: dict[str, JsonValue] = Field(default_factory=dict)
+    """The harness fingerprint of each policy, by role (``base``, ``trained``): the runner
+    that writes it compares it on resume (``config`` is its CLI's options, ``versions``
+    plain strings); empty in runs made before fingerprints."""
 
 
 def validate_episode_id(episode_id: str) -> str:

@@ -10,6 +10,8 @@ Grammar (one per kind; ``[...]`` is optional)::
                                    go to the adapter (scale=1000) or the client
                                    (temperature=0, max_tokens=512, api_key_env=MY_KEY)
     learned:CHECKPOINT             the small learned policy
+    vlm-replay:RUN                 a VLM run's recorded replies (RUN: a recording directory
+                                   of `mgb vlm record`, or a run directory holding one)
 
 Splitting rules, chosen so that paths, ports and model ids survive: the kind ends at the first
 ``:``; a replay's EPISODE is after the *last* ``/`` (episode ids never contain one); a VLM's
@@ -53,6 +55,7 @@ __all__ = [
     "RandomSpec",
     "ReplaySpec",
     "ScriptedSpec",
+    "VLMReplaySpec",
     "VLMSpec",
     "load",
     "parse_spec",
@@ -67,7 +70,7 @@ _REPO_ROOT = Path(__file__).resolve().parent.parent
 PlanFor = Callable[[str, PolicyContext], Plan]
 """Returns the task oracle's plan for an instruction and its context (the composition root's)."""
 
-KINDS = ("scripted", "random", "replay", "vlm", "learned")
+KINDS = ("scripted", "random", "replay", "vlm", "learned", "vlm-replay")
 """Every policy kind, in the order the help text lists them."""
 
 _FORMS = (
@@ -84,6 +87,7 @@ _FORMS = (
         "vlm:qwen3vl@http://127.0.0.1:8000/v1#Qwen/Qwen3-VL-8B-Instruct",
     ),
     ("learned:CHECKPOINT", "the small learned policy", "learned:checkpoints/grpo"),
+    ("vlm-replay:RUN", "a VLM run's recorded replies", "vlm-replay:runs/qwen/vlm_recording"),
 )
 _ADAPTER_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 _OPTION_KEY = re.compile(r"[a-z_][a-z0-9_]*")
@@ -246,6 +250,26 @@ class VLMSpec(PolicySpec):
             raise PolicySpecError(f"cannot build {str(self)!r}: {exc}") from exc
 
 
+class VLMReplaySpec(PolicySpec):
+    """``vlm-replay:RUN``: the VLM policy of a recording (``mgb vlm record``), answered by a
+    local server from the recorded replies (see :mod:`policies.vlm_replay`)."""
+
+    kind: Literal["vlm-replay"] = "vlm-replay"
+    run: str = Field(min_length=1)
+
+    def __str__(self) -> str:
+        return f"vlm-replay:{self.run}"
+
+    def build(self, *, plan_for: PlanFor | None = None, seed: int = 0) -> Policy:
+        """A RecordedVLMPolicy: its own replay server on 127.0.0.1 and the recorded adapter."""
+        from policies.vlm_replay import RecordedVLMPolicy
+
+        try:
+            return RecordedVLMPolicy.open(Path(self.run), name=str(self))
+        except ValueError as exc:  # RecordingError, VLMConfigError
+            raise PolicySpecError(f"cannot build {str(self)!r}: {exc}") from exc
+
+
 class LearnedSpec(PolicySpec):
     """``learned:CHECKPOINT``: the small learned policy saved in directory CHECKPOINT."""
 
@@ -377,12 +401,19 @@ def _parse_learned(spec: str, rest: str | None) -> PolicySpec:
     return LearnedSpec(checkpoint=rest)
 
 
+def _parse_vlm_replay(spec: str, rest: str | None) -> PolicySpec:
+    if not rest:
+        raise _error(spec, "vlm-replay needs RUN: a recording or run directory")
+    return VLMReplaySpec(run=rest)
+
+
 _PARSERS: dict[str, Callable[[str, str | None], PolicySpec]] = {
     "scripted": _parse_scripted,
     "random": _parse_random,
     "replay": _parse_replay,
     "vlm": _parse_vlm,
     "learned": _parse_learned,
+    "vlm-replay": _parse_vlm_replay,
 }
 
 

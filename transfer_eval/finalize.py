@@ -18,6 +18,7 @@ from bridge.durable import write_atomic
 from bridge.schema import EpisodeRecord
 from bridge.trajectory import RunStore
 from transfer_eval.paired import ROLES, WORLDS, Cell, PairedConfig, cell_id
+from transfer_eval.policy_factory import report_fingerprints
 from transfer_eval.replay import ReplayLinks, Side, replay_page
 from transfer_eval.report import Report, build_report
 from transfer_eval.report_html import render_html
@@ -152,6 +153,7 @@ def write_reports(
         gaps=gaps,
         replays=links,
         device_gap=gap,
+        fingerprint=report_fingerprints(store),
     )
     root: Path = store.root
     versions = store.manifest.versions

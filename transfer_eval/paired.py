@@ -12,7 +12,6 @@ policy failures. A guard, when asked for, ends episodes of both worlds alike.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import shlex
 import subprocess
 import sys
@@ -21,9 +20,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
 
 from bridge.env import Env
+from bridge.errors import TrajectoryError
 from bridge.runner import EpisodeJob, run_episodes
 from bridge.schema import EpisodeRecord, TaskInstance
 from bridge.trajectory import RunManifest, RunStore
@@ -38,10 +38,25 @@ from policies.registry import LearnedSpec, parse_spec, preflight
 from sim.simulator import SimConfig, Simulator
 from sim.tasks.base import TaskTemplate
 from transfer_eval.guards import GuardMode, check_allow, task_guard
-from transfer_eval.policy_factory import policy_factory, run_versions, tree_xml
+from transfer_eval.policy_factory import (
+    checkpoint_hash,
+    fingerprint_changes,
+    policy_factory,
+    policy_fingerprint,
+    run_versions,
+    tree_xml,
+)
 from transfer_eval.suites import Suite, load_suite
 
-__all__ = ["Cell", "PairedConfig", "VirtualGap", "cell_id", "run_paired"]
+__all__ = [
+    "Cell",
+    "PairedConfig",
+    "VirtualGap",
+    "cell_id",
+    "checkpoint_hash",
+    "run_fingerprints",
+    "run_paired",
+]
 
 ROLES = ("base", "trained")
 WORLDS = ("sim", "real")
@@ -281,20 +296,6 @@ def git_commit(checkout: Path = _CHECKOUT) -> tuple[str, bool | None]:
         return "unknown", None
 
 
-def checkpoint_hash(path: Path) -> str:
-    """``sha256:`` and 12 hex digits over a checkpoint: a file's bytes, or a directory's
-    files (by relative path, size and bytes, in path order)."""
-    digest = hashlib.sha256()
-    files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
-    for file in files:
-        name = file.relative_to(path).as_posix() if path.is_dir() else ""
-        digest.update(f"{name}\0{file.stat().st_size}\0".encode())
-        with file.open("rb") as stream:
-            for chunk in iter(lambda: stream.read(1 << 20), b""):
-                digest.update(chunk)
-    return f"sha256:{digest.hexdigest()[:12]}"
-
-
 def run_provenance(config: PairedConfig, argv: Sequence[str] | None = None) -> dict[str, str]:
     """Where a run came from, for its manifest's ``versions`` (which resuming does not
     compare, so a run started on one commit can be finished on another): the commit, the
@@ -311,22 +312,58 @@ def run_provenance(config: PairedConfig, argv: Sequence[str] | None = None) -> d
     return found
 
 
+def run_fingerprints(config: PairedConfig) -> dict[str, JsonValue]:
+    """Each policy's harness fingerprint (:func:`policy_fingerprint`) with the phone side
+    it is paired on (the serial or ``virtual``, and the virtual phone's perturbations)."""
+    phone: dict[str, JsonValue] = {"device": config.device, "gap": config.gap.describe() or "none"}
+    return {
+        role: {**policy_fingerprint(spec), "phone": phone}
+        for role, spec in (("base", config.base), ("trained", config.trained))
+    }
+
+
 def _manifest(config: PairedConfig) -> RunManifest:
     suite = load_suite(config.suite)
     return RunManifest(
         config=config.model_dump(mode="json", exclude={"out"}),
         versions={**run_versions(), **run_provenance(config)},
         seeds=[task.seed for task in suite.entries],
+        fingerprints=run_fingerprints(config),
     )
+
+
+def _check_fingerprints(out: Path, wanted: RunManifest) -> None:
+    """Refuse, in one line, to resume a run with the same settings whose harness differs
+    (other settings are :meth:`RunStore.create`'s to name; a run made before fingerprints
+    has none to compare)."""
+    if not (out / "manifest.json").is_file():
+        return
+    recorded = RunStore.open(out).manifest
+    if (recorded.config, recorded.seeds) != (wanted.config, wanted.seeds):
+        return
+    changes = fingerprint_changes(recorded.fingerprints, wanted.fingerprints)
+    if recorded.fingerprints and changes:
+        shown = "; ".join(changes[:4]) + (f"; and {len(changes) - 4} more" if changes[4:] else "")
+        raise TrajectoryError(
+            f"{out} was run with another harness ({shown}); give a new --out, or resume with "
+            "the code, checkpoints and settings the run began with"
+        )
 
 
 async def run_paired(
     config: PairedConfig, on_done: Callable[[EpisodeRecord], None] | None = None
 ) -> tuple[RunStore, list[Cell], str]:
-    """Run (or resume) every missing cell; returns the store, the grid and the phone backend."""
+    """Run (or resume) every missing cell; returns the store, the grid and the phone backend.
+
+    Raises:
+        TrajectoryError: ``config.out`` holds a run with other settings or another harness
+            fingerprint.
+    """
     for spec in (config.base, config.trained):
         await preflight(spec)  # before the phone or the simulator is touched
-    store = RunStore.create(config.out, _manifest(config), resume=True)
+    manifest = _manifest(config)
+    _check_fingerprints(config.out, manifest)
+    store = RunStore.create(config.out, manifest, resume=True)
     with _phone(config) as phone:
         cells = await _run_grid(config, store, phone, on_done)
     return store, cells, phone.backend

@@ -17,7 +17,7 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from transfer_eval.stats import (
     BUCKETS,
@@ -156,6 +156,10 @@ class Report(_Frozen):
     """Entry-repeats left out of every figure, each with its missing cells and why."""
     caveats: list[Caveat] = Field(default_factory=list)
     """What to keep in mind reading the figures (empty when nothing stands out)."""
+    fingerprint: dict[str, dict[str, JsonValue]] = Field(default_factory=dict)
+    """Each policy's harness fingerprint (``base``, ``trained``): spec, adapter, prompt hash,
+    image, history, sampling, parser, judge, simulator and app versions, the phone, and what
+    its episodes met in each world (``observed``); empty for runs made before fingerprints."""
 
 
 def _key(policy: str, world: str) -> str:
@@ -228,13 +232,15 @@ def build_report(
     replays: Mapping[str, Mapping[str, str]] | None = None,
     seed: int = 0,
     device_gap: str = "",
+    fingerprint: Mapping[str, Mapping[str, JsonValue]] | None = None,
 ) -> Report:
     """Every figure of the report from the finished cells (``outcomes``) and the cells
     without one (``gaps``: infra errors after their retries, cells never run).
 
     Only entry-repeats whose four cells all finished count, in every figure; the rest are
     listed in ``Report.dropped``. ``replays`` maps an entry's label to its replay pages,
-    by policy. The bootstrap (both gains, retention) is seeded by ``seed``.
+    by policy. The bootstrap (both gains, retention) is seeded by ``seed``. ``fingerprint``
+    (by policy) is carried into the report as given.
     """
     kept, dropped = complete_entries(outcomes, gaps)
     rows = _task_rows(kept, replays or {})
@@ -272,6 +278,7 @@ def build_report(
         caveats=caveats(
             len(rows), mcnemar, boot, device_backend, device_gap, agreed=agreement(kept)
         ),
+        fingerprint={role: dict(value) for role, value in (fingerprint or {}).items()},
     )
 
 

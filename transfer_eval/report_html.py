@@ -5,8 +5,9 @@ not significant, an interval of zero width, the virtual phone), the gains and re
 with their bootstrap intervals, a bar chart of success per policy and world, a scatter of
 every task's sim gain against its phone gain (tasks on the same point drawn as one larger
 dot with their count), the bucket table, links per task to both policies' side-by-side
-replays, the suite entry-repeats left out of every figure, and in the footer where the run
-came from (commit, command, checkpoint hashes). The phone side is called "phone"
+replays, the suite entry-repeats left out of every figure, the harness fingerprint of both
+policies side by side (rows where they differ marked), and in the footer where the run came
+from (commit, command, checkpoint hashes). The phone side is called "phone"
 throughout; a run on the virtual phone says so in a banner.
 """
 
@@ -24,6 +25,7 @@ from transfer_eval.report_md import (
     CAVEAT_TITLES,
     backend_label,
     cell_label,
+    fingerprint_rows,
     gain_interval,
     headline,
     provenance,
@@ -317,6 +319,20 @@ def _tasks(report: Report) -> str:
     return _table(["task", "bucket", *map(cell_label, _COLUMNS), "agreement", "replays"], rows)
 
 
+def _fingerprint(report: Report) -> str:
+    """Base and trained harness details side by side; rows that differ are marked."""
+    if not report.fingerprint:
+        return '<p class="meta">Not recorded (a run made before fingerprints).</p>'
+    rows = "".join(
+        f'<tr class="{"same" if same else "differs"}"><td>{html.escape(what)}</td>'
+        f"<td><code>{html.escape(base)}</code></td><td><code>{html.escape(trained)}</code></td>"
+        "</tr>"
+        for what, base, trained, same in fingerprint_rows(report)
+    )
+    head = "<tr><th>what</th><th>base</th><th>trained</th></tr>"
+    return f'<table class="fingerprint">{head}{rows}</table>'
+
+
 def _footer(versions: Mapping[str, str] | None) -> str:
     rows = "".join(
         f"<tr><td>{html.escape(what)}</td><td><code>{html.escape(value)}</code></td></tr>"
@@ -366,5 +382,6 @@ def render_html(report: Report, versions: Mapping[str, str] | None = None) -> st
         apps=_groups(report.apps),
         tasks=_tasks(report),
         dropped=_dropped(report),
+        fingerprint=_fingerprint(report),
         footer=_footer(versions),
     )

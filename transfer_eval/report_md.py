@@ -1,12 +1,15 @@
 """``report.md``: the headline first, then the tables, for a terminal or a pull request.
 
 Also what the HTML page shares with it: how the phone side is named (always "phone" — the
-JSON keys say ``real``), the headline, the caveat titles and the run's provenance.
+JSON keys say ``real``), the headline, the caveat titles, the run's provenance and the
+policies' harness fingerprints side by side.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+
+from pydantic import JsonValue
 
 from transfer_eval.report import GroupRow, Report
 from transfer_eval.stats import POLICIES, WORLDS, Interval, RetentionSummary
@@ -15,6 +18,7 @@ __all__ = [
     "CAVEAT_TITLES",
     "backend_label",
     "cell_label",
+    "fingerprint_rows",
     "gain_interval",
     "headline",
     "provenance",
@@ -112,6 +116,49 @@ def provenance(versions: Mapping[str, str] | None) -> list[tuple[str, str]]:
         ("checkpoints", learned),
         ("software", software or missing),
     ]
+
+
+def _leaves(value: JsonValue, prefix: str = "") -> dict[str, str]:
+    """Nested fingerprint values as ``a › b`` keys and display text (lists joined)."""
+    if isinstance(value, dict):
+        out: dict[str, str] = {}
+        for key, item in value.items():
+            out.update(_leaves(item, f"{prefix} › {key}" if prefix else key))
+        return out
+    if isinstance(value, list):
+        return {prefix: "; ".join(str(item) for item in value) or "—"}
+    if isinstance(value, bool):
+        return {prefix: "yes" if value else "no"}
+    return {prefix: "—" if value is None else str(value)}
+
+
+def fingerprint_rows(report: Report) -> list[tuple[str, str, str, bool]]:
+    """The fingerprints as (what, base, trained, same) rows, in key order: the spec and kind
+    first, the observed worlds last."""
+    base = _leaves(report.fingerprint.get("base", {}))
+    trained = _leaves(report.fingerprint.get("trained", {}))
+
+    def order(key: str) -> tuple[int, str]:
+        head = key.split(" › ")[0]
+        return ({"spec": 0, "kind": 1, "observed": 3}.get(head, 2), key)
+
+    def label(key: str) -> str:  # the pages call the phone side "phone"
+        return key.replace("observed › real", "observed › phone", 1)
+
+    return [
+        (label(key), base.get(key, "—"), trained.get(key, "—"), base.get(key) == trained.get(key))
+        for key in sorted(base.keys() | trained.keys(), key=order)
+    ]
+
+
+def _fingerprint(report: Report) -> list[str]:
+    if not report.fingerprint:
+        return ["", "## Harness", "", "Not recorded (a run made before fingerprints)."]
+    lines = ["", "## Harness", "", "| | base | trained |", "|---|---|---|"]
+    for what, base, trained, _same in fingerprint_rows(report):
+        base, trained = base.replace("|", "\\|"), trained.replace("|", "\\|")
+        lines.append(f"| {what} | `{base}` | `{trained}` |")
+    return lines
 
 
 def _group_table(title: str, rows: list[GroupRow]) -> list[str]:
@@ -233,6 +280,7 @@ def render_markdown(report: Report, versions: Mapping[str, str] | None = None) -
         *_group_table("By app", report.apps),
         *_per_task(report),
         *_dropped(report),
+        *_fingerprint(report),
         *_footer(versions),
     ]
     return "\n".join(lines) + "\n"

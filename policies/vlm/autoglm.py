@@ -6,9 +6,12 @@ and ``{"current_app": ...}``, later user turns ``** Screen Info **`` with that J
 earlier reply is replayed as ``<think>…</think><answer>…</answer>``; only the **current**
 screenshot is sent.
 
-Reading a reply: the action is what follows ``<answer>`` (up to ``</answer>``), else what
-starts at the first ``finish(message=`` or ``do(action=``; the text before it is the thought.
-The call is parsed with :mod:`ast` (``ast.parse`` + ``literal_eval`` of each keyword, never
+Reading a reply (:func:`split_reply`): special tokens, code fences and ``<think>`` blocks are
+set aside; the action is the last ``do(...)``/``finish(...)`` of the ``<answer>`` part, else
+the call on the reply's last line — calls quoted in the thought never count, two different
+calls in the answer part are an invalid step ("several actions"), a call cut off by the end
+of the reply is invalid, and full-width syntax is read as ASCII outside quoted text. The
+call is parsed with :mod:`ast` (``ast.parse`` + ``literal_eval`` of each keyword, never
 ``eval``); ``Type``/``Type_Name``/``finish`` whose text breaks the quoting are read by
 slicing, as Open-AutoGLM does. A reply that is none of these is an invalid step — it is not
 turned into ``finish`` as Open-AutoGLM does, which would end the episode on a format slip.
@@ -31,6 +34,7 @@ import ast
 import json
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Literal
 
 from bridge.actions import (
@@ -62,28 +66,89 @@ from policies.vlm.autoglm_prompt import system_prompt
 from policies.vlm.errors import VLMConfigError
 from policies.vlm.frames import ModelFrame, image_size, numbers
 from policies.vlm.messages import ChatMessage, assistant, system, user
+from policies.vlm.reply_text import (
+    SEVERAL_ACTIONS,
+    clean_reply,
+    find_calls,
+    fold,
+    fold_syntax,
+    split_thinking,
+)
 
-__all__ = ["AutoGLMAdapter", "read_command", "split_answer"]
+__all__ = ["AutoGLMAdapter", "Reply", "read_command", "split_answer", "split_reply"]
+
+PARSER_VERSION = "2026-12-02"
+"""Bump when this adapter reads replies differently: it is in every run's harness
+fingerprint, and a resumed run must parse as it began."""
 
 _Args = dict[str, object]
 
 
-def split_answer(text: str) -> tuple[str | None, str | None]:
-    """The thought and the command text of a reply (None when there is no command)."""
-    if "<answer>" in text:
-        head, _, tail = text.partition("<answer>")
-        command = tail.split("</answer>", 1)[0]
+@dataclass(frozen=True)
+class Reply:
+    """A reply split into its thought and the command the model committed to (``command``
+    None with ``error`` saying why when there is no single complete one)."""
+
+    thought: str | None
+    command: str | None
+    error: str | None = None
+
+
+def split_reply(text: str) -> Reply:
+    """The thought and the committed command of a reply.
+
+    The command is the last ``do(...)``/``finish(...)`` of the ``<answer>`` part; without
+    ``<answer>``, the call on the reply's last line (calls quoted on earlier lines are part
+    of the thought). Special tokens, code fences and ``<think>`` blocks are set aside first.
+    A call cut off by the end of the reply, or two different calls in the answer part, are
+    errors, never an action.
+    """
+    thinking = split_thinking(clean_reply(text), ("think",), stop_at=("<answer>",))
+    rest = thinking.rest
+    in_answer = "<answer>" in rest
+    if in_answer:
+        head, _, tail = rest.rpartition("<answer>")
+        region = tail.split("</answer>", 1)[0]
     else:
-        starts = [i for i in (text.find("finish(message="), text.find("do(action=")) if i >= 0]
-        if not starts:
-            return _clean_thought(text), None
-        head, command = text[: min(starts)], text[min(starts) :]
-    command = command.strip().removesuffix("</answer>").strip()
-    return _clean_thought(head), command or None
+        head, region = "", rest.replace("</answer>", "")
+    calls = find_calls(region, _COMMANDS)
+    if not calls:
+        error = _NO_COMMAND + (" (the reply ends inside <think>)" if thinking.unclosed else "")
+        return Reply(_clean_thought(thinking.thought, head, region), None, error)
+    last = calls[-1]
+    thought = _clean_thought(thinking.thought, head, region[: last.start])
+    command = region[last.start : last.end].strip()
+    if not last.complete:
+        return Reply(thought, None, f"the command {command[:60]!r} is cut off before its ')'")
+    line_start = region.rfind("\n", 0, last.start) + 1
+    before, after = region[line_start : last.start], region[last.end :]
+    rivals = calls if in_answer else [c for c in calls if c.start >= line_start]
+    if len({_key(region[c.start : c.end]) for c in rivals}) > 1:
+        return Reply(thought, None, f"{SEVERAL_ACTIONS}; " + _ONE_COMMAND)
+    if after.strip(_TRAILING) or (not in_answer and before.strip(_TRAILING)):
+        return Reply(thought, None, "the command is not on a line of its own; " + _ONE_COMMAND)
+    return Reply(thought, command)
 
 
-def _clean_thought(text: str) -> str | None:
-    return re.sub(r"</?think>", "", text).strip() or None
+def split_answer(text: str) -> tuple[str | None, str | None]:
+    """The thought and the committed command of a reply (None when there is none)."""
+    reply = split_reply(text)
+    return reply.thought, reply.command
+
+
+_COMMANDS = ("do", "finish")
+_NO_COMMAND = "no do(action=...) or finish(message=...) command in the output"
+_ONE_COMMAND = 'answer with exactly one do(action=...) or finish(message="...")'
+_TRAILING = " \t\r\n`'\"。.，,；;：:"
+
+
+def _key(call: str) -> str:
+    return re.sub(r"\s+", "", fold_syntax(call))
+
+
+def _clean_thought(*parts: str | None) -> str | None:
+    text = "\n".join(part for part in parts if part and part.strip())
+    return re.sub(r"</?(think|answer)>", "", text).strip() or None
 
 
 def read_command(command: str) -> tuple[str, _Args]:
@@ -93,6 +158,7 @@ def read_command(command: str) -> tuple[str, _Args]:
     Raises:
         ActionError: not a single ``do(...)``/``finish(...)`` call with literal arguments.
     """
+    command = fold_syntax(command)  # full-width syntax to ASCII; quoted text kept
     text = command[: command.rfind(")") + 1] if ")" in command else command
     for candidate in (text, text.replace("\n", "\\n")):
         try:
@@ -114,7 +180,7 @@ def _from_ast(node: ast.expr) -> tuple[str, _Args]:
     action = kwargs.pop("action", None)
     if node.func.id != "do" or not isinstance(action, str):
         raise ValueError("not do(action=...)")
-    return action, kwargs
+    return fold(action).strip(), kwargs
 
 
 def _sliced(text: str) -> tuple[str, _Args] | None:
@@ -176,11 +242,10 @@ class AutoGLMAdapter(Adapter):
         self, raw_text: str, observation: Observation, context: PolicyContext | None = None
     ) -> ParsedOutput:
         """Read ``<think>``/``<answer>`` and the ``do(...)``/``finish(...)`` command."""
-        thought, command = split_answer(raw_text)
+        reply = split_reply(raw_text)
+        thought, command = reply.thought, reply.command
         if command is None:
-            return ParsedOutput.invalid(
-                "no do(action=...) or finish(message=...) command in the output", thought
-            )
+            return ParsedOutput.invalid(reply.error or _NO_COMMAND, thought)
         try:
             name, args = read_command(command)
             action = self._action(name, args, self.frame(observation), context)
@@ -226,7 +291,8 @@ def _str(args: _Args, key: str, required: bool = True) -> str:
 def _point(args: _Args, frame: ModelFrame, key: str) -> Point:
     if key not in args:
         raise ActionError(f"needs {key}=[x,y]")
-    return frame.point_of(numbers(args[key]))
+    value = args[key]
+    return frame.point_of(numbers(fold(value) if isinstance(value, str) else value))
 
 
 def _at(args: _Args, frame: ModelFrame) -> Target:
@@ -238,7 +304,7 @@ def _swipe(args: _Args, frame: ModelFrame) -> SwipeAction:
 
 
 def _wait(args: _Args, frame: ModelFrame) -> WaitAction:
-    seconds = numbers(str(args.get("duration", "")))
+    seconds = numbers(fold(str(args.get("duration", ""))))
     return WaitAction(seconds=min(max(seconds[0], 0.1), 60.0) if seconds else 2.0)
 
 

@@ -13,7 +13,8 @@ are turned into policies by the registry with :meth:`VLMPolicy.from_spec`. Each 
    :class:`PolicyError`.
 
 Adapters (options in their docstrings): ``qwen3vl``, ``qwen25vl``, ``uitars15``,
-``autoglm``, ``guiowl``, ``generic``.
+``autoglm``, ``guiowl``, ``generic``, ``uivenus``, ``maiui``, ``gelab``, ``stepgui``,
+``generic_v2``.
 """
 
 from __future__ import annotations
@@ -28,11 +29,16 @@ from policies.vlm.adapter import Adapter, HistoryStep, ParsedOutput
 from policies.vlm.autoglm import AutoGLMAdapter
 from policies.vlm.client import ChatClient, ClientConfig
 from policies.vlm.errors import VLMConfigError
+from policies.vlm.gelab import GELabAdapter
 from policies.vlm.generic import GenericAdapter
+from policies.vlm.generic_v2 import GenericV2Adapter
 from policies.vlm.guiowl import GUIOwlAdapter
+from policies.vlm.maiui import MAIUIAdapter
 from policies.vlm.messages import ChatMessage
 from policies.vlm.qwen import Qwen3VLAdapter, Qwen25VLAdapter
+from policies.vlm.stepgui import StepGUIAdapter
 from policies.vlm.uitars import UITARS15Adapter
+from policies.vlm.uivenus import UIVenusAdapter
 
 __all__ = ["ADAPTERS", "Adapter", "HistoryStep", "ParsedOutput", "VLMPolicy"]
 
@@ -43,6 +49,11 @@ ADAPTERS: dict[str, type[Adapter]] = {
     "autoglm": AutoGLMAdapter,
     "guiowl": GUIOwlAdapter,
     "generic": GenericAdapter,
+    "uivenus": UIVenusAdapter,
+    "maiui": MAIUIAdapter,
+    "gelab": GELabAdapter,
+    "stepgui": StepGUIAdapter,
+    "generic_v2": GenericV2Adapter,
 }
 """Adapter name (the ``ADAPTER`` of a ``vlm:`` spec) -> adapter class."""
 
@@ -105,6 +116,11 @@ class VLMPolicy:
         """Check once, before a run, that the endpoint serves this policy's model (see
         :meth:`ChatClient.check_served`); raises ``PolicyError`` saying what is wrong."""
         await self._client.check_served()
+
+    @property
+    def client_config(self) -> ClientConfig:
+        """The endpoint and sampling settings the client sends (for fingerprints)."""
+        return self._client.config
 
     @property
     def name(self) -> str:

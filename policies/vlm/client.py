@@ -76,6 +76,10 @@ class ClientConfig(BaseModel):
     backoff_max_s: NonNegativeFloat = 30.0
     extra_body: dict[str, JsonValue] = Field(default_factory=dict)
 
+    def sampling(self) -> dict[str, JsonValue]:
+        """The request fields besides model and messages, exactly as sent (and fingerprinted)."""
+        return {"temperature": self.temperature, "max_tokens": self.max_tokens, **self.extra_body}
+
     @property
     def url(self) -> str:
         """The chat-completions endpoint."""
@@ -136,10 +140,8 @@ class ChatClient:
         body: dict[str, JsonValue] = {
             "model": model,
             "messages": [message.model_dump(mode="json") for message in messages],
-            "temperature": self.config.temperature,
-            "max_tokens": self.config.max_tokens,
+            **self.config.sampling(),
         }
-        body.update(self.config.extra_body)
         response, attempts = await self._request(http, self.config.url, body)
         return self._completion(response, attempts)
 

@@ -6,16 +6,18 @@ Schema, the task's answer fields, the steps so far, the last action's error, and
 UI tree (:func:`bridge.uitree.render_text`), so a text-only model can act on element ids and a
 vision model on normalized points. Nothing is converted: points are already normalized.
 
-Reading is lenient about packaging only — ``<think>`` blocks, code fences and text around the
-object are ignored, and a bare action object is accepted — and strict about content: the
-action is validated by :func:`bridge.actions.parse_action`, and a validation error is the
+Reading is lenient about packaging only — ``<think>`` blocks, special tokens, code fences,
+full-width JSON punctuation and text around the object are ignored, the **final** object
+counts (objects quoted earlier in the prose do not), and a bare action object is accepted —
+and strict about content: two action objects in a row or an action list are "several
+actions", a reply cut inside the object is refused, and the action is validated by
+:func:`bridge.actions.parse_action`, whose validation error is the
 invalid step's reason (e.g. ``tap.target.point.x: Input should be less than or equal to 1``).
 """
 
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Sequence
 from functools import cache
 
@@ -33,8 +35,20 @@ from policies.vlm.adapter import (
     screenshot_url,
 )
 from policies.vlm.messages import ChatMessage, system, user
+from policies.vlm.reply_text import (
+    SEVERAL_ACTIONS,
+    clean_reply,
+    fold,
+    fold_syntax,
+    json_spans,
+    split_thinking,
+)
 
 __all__ = ["GenericAdapter", "action_schema"]
+
+PARSER_VERSION = "2026-12-02"
+"""Bump when this adapter reads replies differently: it is in every run's harness
+fingerprint, and a resumed run must parse as it began."""
 
 _SYSTEM = """You operate an Android phone to complete a task. At each step you see the \
 screen (a screenshot, a list of UI elements, or both) and reply with exactly one JSON \
@@ -123,19 +137,64 @@ class GenericAdapter(Adapter):
 
 
 def _json_object(text: str) -> dict[str, object]:
-    body = re.sub(r"<think>.*?</think>", "", text, flags=re.DOTALL)
-    start = body.find("{")
-    if start < 0:
+    """The reply's final JSON object: special tokens, fences and ``<think>`` blocks set
+    aside; objects quoted earlier in prose do not count, but two action objects in a row
+    (or an array of them) are several actions; a reply cut inside the object is refused."""
+    thinking = split_thinking(clean_reply(text), ("think",))
+    if thinking.unclosed:
+        raise ActionError("the reply ends inside <think> (cut off?); no JSON object follows")
+    body = thinking.rest
+    spans = json_spans(body)
+    if not spans:
         raise ActionError(
             'no JSON object in the output; reply with {"thought": ..., "action": {...}}'
         )
-    try:
-        value, _ = json.JSONDecoder().raw_decode(body[start:])
-    except json.JSONDecodeError as exc:
-        raise ActionError(f"the reply is not valid JSON ({exc})") from exc
+    last = spans[-1]
+    if not last.complete:
+        raise ActionError("the reply ends inside its JSON object (cut off?)")
+    value = _decode(body[last.start : last.end])
     if not isinstance(value, dict):
         raise ActionError("the reply's JSON is not an object")
-    return value
+    for earlier in reversed(spans[:-1]):
+        gap = body[earlier.end : last.start].strip(" \t\r\n,[]")
+        if gap:
+            break
+        try:
+            previous = _decode(body[earlier.start : earlier.end])
+        except ActionError:
+            break
+        if isinstance(previous, dict) and ("action" in previous or "type" in previous):
+            raise ActionError(f"{SEVERAL_ACTIONS}: reply with one JSON object")
+        last = earlier
+    if isinstance(value.get("action"), list):
+        raise ActionError(f'{SEVERAL_ACTIONS}: "action" is a list; give one action')
+    return _fold_enums(value)
+
+
+def _decode(text: str) -> object:
+    """JSON as written, else with full-width syntax folded outside strings."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        try:
+            return json.loads(fold_syntax(text, quotes='"'))
+        except json.JSONDecodeError:
+            raise ActionError(f"the reply is not valid JSON ({exc})") from exc
+
+
+_ENUM_KEYS = frozenset({"type", "direction", "key", "status"})
+
+
+def _fold_enums(value: dict[str, object]) -> dict[str, object]:
+    """Full-width forms of enumerated values (``"ｔａｐ"``) as ASCII; text is left alone."""
+    folded: dict[str, object] = {}
+    for key, item in value.items():
+        if isinstance(item, dict):
+            item = _fold_enums(item)
+        elif key in _ENUM_KEYS and isinstance(item, str):
+            item = fold(item).strip()
+        folded[key] = item
+    return folded
 
 
 def _answer_fields(context: PolicyContext) -> str:

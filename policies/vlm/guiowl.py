@@ -35,6 +35,10 @@ from policies.vlm.qwen import check_actions, step_line, tool_call_text
 
 __all__ = ["GUIOwlAdapter"]
 
+PARSER_VERSION = "2026-12-02"
+"""Bump when this adapter reads replies differently: it is in every run's harness
+fingerprint, and a resumed run must parse as it began."""
+
 _V15_ACTIONS = (*ALL_ACTIONS, "interact")
 _V3_ACTIONS = (
     "click",

@@ -55,6 +55,14 @@ from policies.vlm.adapter import (
 )
 from policies.vlm.apps import resolve_app
 from policies.vlm.frames import ModelFrame, numbers
+from policies.vlm.reply_text import (
+    SEVERAL_ACTIONS,
+    clean_reply,
+    fold,
+    fold_syntax,
+    json_spans,
+    split_thinking,
+)
 
 __all__ = [
     "ALL_ACTIONS",
@@ -161,12 +169,13 @@ def _block(text: str, tag: str) -> str | None:
 
 def split_prose(text: str) -> Prose:
     """Thought and summary of a mobile_use output in any of the families' layouts."""
+    text = clean_reply(text)
     thinking = _block(text, "thinking") or _block(text, "think")
     conclusion = _block(text, "conclusion")
     outside = re.sub(r"<(thinking|think|conclusion)>.*?</\1>", "", text, flags=re.DOTALL)
     before = outside.split("<tool_call>", 1)[0].strip()
-    thought_line = re.search(r"Thought:\s*(.*?)(?=\n\s*Action:|$)", before, re.DOTALL)
-    action_line = re.search(r"(?:^|\n)\s*Action:\s*(.*)", before)
+    thought_line = re.search(r"Thought\s*[:：]\s*(.*?)(?=\n\s*Action\s*[:：]|$)", before, re.DOTALL)
+    action_line = re.search(r"(?:^|\n)\s*Action\s*[:：]\s*(.*)", before)
     thought = thought_line.group(1).strip() if thought_line else None
     summary = action_line.group(1).strip().strip('"“”').strip() if action_line else None
     if not thought_line and not action_line:
@@ -176,30 +185,84 @@ def split_prose(text: str) -> Prose:
 
 
 def extract_tool_call(text: str) -> dict[str, object]:
-    """The arguments of the first well-formed tool call in ``text``.
+    """The arguments of the tool call the reply commits to.
 
-    Each ``<tool_call>`` is tried in turn (a first one left unclosed and then repeated still
-    works); without the tag, a bare ``{"name": ..., "arguments": ...}`` object is accepted.
+    Special tokens and code fences are dropped; ``<think>``/``<thinking>`` blocks and, in the
+    ``Thought:``/``Action:`` layout, everything before the ``Action:`` line are the model's
+    reasoning, so calls quoted there never count (a block left open swallows the rest). Of
+    the ``<tool_call>`` blocks left (a first one left unclosed and then repeated still
+    works), the last must be complete, and all that can be read must be the same call —
+    different ones are "several actions".
+    Without the tag, bare ``{"name": ..., "arguments": ...}`` objects are read the same way.
 
     Raises:
-        ActionError: no call, invalid JSON, another tool, or no ``action`` argument.
+        ActionError: no call, a cut-off or invalid call, several different calls, another
+            tool, or no ``action`` argument.
     """
-    starts = [m.end() for m in re.finditer(r"<tool_call>", text)]
-    if not starts:
-        starts = [m.start() for m in re.finditer(r'\{\s*"name"', text)]
-    if not starts:
-        raise ActionError("no <tool_call> block in the output")
-    decoder, first_error = json.JSONDecoder(), ""
-    for start in starts:
-        body = text[start:].lstrip()
+    region, unclosed = _answer_region(text)
+    blocks = _blocks(region)
+    if not blocks:
+        ends = " (the reply ends inside its reasoning block)" if unclosed else ""
+        raise ActionError(f"no <tool_call> block in the output{ends}")
+    calls: list[dict[str, object]] = []
+    error = ""
+    for body, closed in blocks:
         try:
-            call, _ = decoder.raw_decode(body)
+            calls.append(_arguments(_decode(body)))
         except json.JSONDecodeError as exc:
-            first_error = first_error or f"the tool call is not valid JSON ({exc})"
-            continue
-        if isinstance(call, dict):
-            return _arguments(call)
-    raise ActionError(first_error or "the tool call is not a JSON object")
+            cut = "" if closed else "; the reply ends inside it (cut off?)"
+            error = f"the tool call is not valid JSON ({exc}){cut}"
+            calls.clear()  # only calls after the last unreadable one count
+    if error and not calls:
+        raise ActionError(error)
+    if len({json.dumps(call, sort_keys=True, ensure_ascii=False) for call in calls}) > 1:
+        raise ActionError(f"{SEVERAL_ACTIONS}: {len(calls)} different tool calls; make one call")
+    return calls[-1]
+
+
+def _answer_region(text: str) -> tuple[str, bool]:
+    """The part of a reply that may hold the committed call, and whether a reasoning block
+    was left open."""
+    thinking = split_thinking(clean_reply(text), ("think", "thinking"))  # open: all reasoning
+    rest = re.sub(r"<conclusion>.*?</conclusion>", "", thinking.rest, flags=re.DOTALL)
+    labels = re.search(r"(?:^|\n)\s*Thought\s*[:：]", rest)
+    action = re.search(r"\n\s*Action\s*[:：]", rest[labels.end() :]) if labels else None
+    if labels is not None and action is not None:
+        after = rest[labels.end() + action.start() :]
+        if "<tool_call>" in after or "<tool_call>" not in rest:
+            rest = after
+    return rest, thinking.unclosed
+
+
+def _blocks(region: str) -> list[tuple[str, bool]]:
+    """The text of each call candidate, and whether it was closed by its tag (or brace)."""
+    starts = [m.end() for m in re.finditer(r"<tool_call>", region)]
+    if not starts:
+        bare = [s for s in json_spans(region) if re.match(r'\{\s*"name"', region[s.start :])]
+        return [(region[s.start : s.end], s.complete) for s in bare]
+    blocks = []
+    for index, start in enumerate(starts):
+        stop = starts[index + 1] - len("<tool_call>") if index + 1 < len(starts) else len(region)
+        chunk = region[start:stop]
+        closed = "</tool_call>" in chunk
+        blocks.append((chunk.split("</tool_call>", 1)[0], closed))
+    return blocks
+
+
+def _decode(body: str) -> dict[str, object]:
+    """The JSON object a candidate starts with, read as written, else with full-width
+    syntax folded outside strings (typed text is never folded when the call reads as is)."""
+    decoder = json.JSONDecoder()
+    try:
+        call, _ = decoder.raw_decode(body.strip())
+    except json.JSONDecodeError as exc:
+        try:
+            call, _ = decoder.raw_decode(fold_syntax(body.strip(), quotes='"'))
+        except json.JSONDecodeError:
+            raise exc from None
+    if not isinstance(call, dict):
+        raise ActionError("the tool call is not a JSON object")
+    return call
 
 
 def _arguments(call: dict[str, object]) -> dict[str, object]:
@@ -219,7 +282,8 @@ def _arguments(call: dict[str, object]) -> dict[str, object]:
 def _point(args: dict[str, object], key: str, frame: ModelFrame) -> Point:
     if key not in args:
         raise ActionError(f"{args['action']} needs '{key}'")
-    return frame.point_of(numbers(args[key]))
+    value = args[key]
+    return frame.point_of(numbers(fold(value) if isinstance(value, str) else value))
 
 
 def _target(args: dict[str, object], frame: ModelFrame) -> Target:
@@ -246,21 +310,21 @@ def _swipe(args: dict[str, object], frame: ModelFrame) -> Action:
     start = _point(args, "coordinate", frame)
     if "coordinate2" in args:
         return SwipeAction(start=start, end=_point(args, "coordinate2", frame))
-    direction = str(args.get("direction", "")).lower()
+    direction = fold(str(args.get("direction", ""))).strip().lower()
     if direction not in _FINGER_TO_CONTENT:
         raise ActionError("swipe needs 'coordinate2' (or a direction up/down/left/right)")
     return ScrollAction(direction=_FINGER_TO_CONTENT[direction], target=Target(point=start))
 
 
 def _system_button(args: dict[str, object], frame: ModelFrame) -> Action:
-    button = str(args.get("button", "")).strip()
+    button = fold(str(args.get("button", ""))).strip()
     if button.lower() == "menu":
         raise ActionError("system_button Menu has no equivalent among the contract's keys")
     return key_action(button)
 
 
 def _terminate(args: dict[str, object], frame: ModelFrame) -> Action:
-    status = str(args.get("status", "success")).lower()
+    status = fold(str(args.get("status", "success"))).strip().lower()
     if status not in ("success", "failure"):
         raise ActionError(f"terminate status {status!r} is neither success nor failure")
     return FinishAction(status="success" if status == "success" else "infeasible")
@@ -303,7 +367,7 @@ def to_action(
         ActionError: an action outside ``allowed`` or with missing/bad arguments.
         bridge.errors.CoordinateError: a point outside the frame.
     """
-    name = str(args["action"]).strip().lower()
+    name = fold(str(args["action"])).strip().lower()
     name = _ALIASES.get(name, name)
     if name not in allowed:
         raise ActionError(

@@ -35,6 +35,10 @@ from policies.vlm.mobile_use import ALL_ACTIONS, parse_mobile_use, tool_schema, 
 
 __all__ = ["Qwen3VLAdapter", "Qwen25VLAdapter", "check_actions", "step_line", "tool_call_text"]
 
+PARSER_VERSION = "2026-12-02"
+"""Bump when this adapter reads replies differently: it is in every run's harness
+fingerprint, and a resumed run must parse as it began."""
+
 _RESPONSE_FORMAT = """
 
 # Response format

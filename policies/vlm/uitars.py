@@ -67,9 +67,14 @@ from policies.vlm.apps import resolve_app
 from policies.vlm.errors import VLMConfigError
 from policies.vlm.frames import ModelFrame, image_size, numbers
 from policies.vlm.messages import ChatMessage, ImageURL, assistant, system, user
+from policies.vlm.reply_text import fold
 from policies.vlm.uitars_grammar import Call, read_call, split_reply
 
 __all__ = ["UITARS15Adapter", "with_box_tokens"]
+
+PARSER_VERSION = "2026-12-02"
+"""Bump when this adapter reads replies differently: it is in every run's harness
+fingerprint, and a resumed run must parse as it began."""
 
 _BOX = "<|box_start|>({})<|box_end|>"
 _PROMPT = """You operate an Android phone as a GUI agent. You get a task, the actions you \
@@ -215,7 +220,7 @@ class UITARS15Adapter(Adapter):
         return ParsedOutput(action=action, thought=thought)
 
     def _action(self, call: Call, frame: ModelFrame, context: PolicyContext | None) -> Action:
-        name = call.name.lower()
+        name = fold(call.name).lower()
         if name in _DESKTOP:
             raise ActionError(f"{call.name} is a desktop action with no mobile equivalent")
         if name == "finished":
@@ -228,14 +233,14 @@ class UITARS15Adapter(Adapter):
         return builder(call, frame)
 
     def _scroll(self, call: Call, frame: ModelFrame) -> Action:
-        direction = call.args.get("direction", "").strip().strip("'\"").lower()
+        direction = fold(call.args.get("direction", "")).strip().strip("'\"").lower()
         if direction not in _CONTENT_OF:
             if _end(call) is not None:
                 return _drag(call, frame)
             raise ActionError(f"scroll direction {direction!r} is not up, down, left or right")
         table = _CONTENT_OF if self.scroll_semantics == "finger" else _SAME
         start = _start(call)
-        target = Target(point=frame.point_of(numbers(start))) if start is not None else None
+        target = Target(point=frame.point_of(numbers(fold(start)))) if start is not None else None
         return ScrollAction(direction=table[direction], target=target)
 
 
@@ -254,18 +259,18 @@ def _at(call: Call, frame: ModelFrame) -> Point:
     start = _start(call)
     if start is None:
         raise ActionError(f"{call.name}(...) needs start_box (or point)")
-    return frame.point_of(numbers(start))
+    return frame.point_of(numbers(fold(start)))
 
 
 def _drag(call: Call, frame: ModelFrame) -> SwipeAction:
     end = _end(call)
     if end is None:
         raise ActionError(f"{call.name}(...) needs end_box (or end_point)")
-    return SwipeAction(start=_at(call, frame), end=frame.point_of(numbers(end)))
+    return SwipeAction(start=_at(call, frame), end=frame.point_of(numbers(fold(end))))
 
 
 def _press(call: Call) -> int:
-    seconds = numbers(call.args.get("time", ""))
+    seconds = numbers(fold(call.args.get("time", "")))
     return round(seconds[0] * 1000) if seconds and seconds[0] > 0 else 1000
 
 
@@ -283,7 +288,7 @@ _BUILDERS: dict[str, Callable[[Call, ModelFrame], Action]] = {
     "open_app": lambda c, f: OpenAppAction(app=resolve_app(c.args.get("app_name", ""))),
     "press_home": lambda c, f: key_action("home"),
     "press_back": lambda c, f: key_action("back"),
-    "hotkey": lambda c, f: key_action(c.args.get("key", "")),
+    "hotkey": lambda c, f: key_action(fold(c.args.get("key", ""))),
     "wait": lambda c, f: WaitAction(seconds=5.0),
     "call_user": lambda c, f: human_needed("user help", c.args.get("content")),
 }

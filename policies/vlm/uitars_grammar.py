@@ -1,6 +1,8 @@
 """Reading UI-TARS replies: ``Thought: ...`` prose and ``Action: name(key='value', ...)`` calls.
 
-Handles what real outputs contain (tests/fixtures/model_outputs): ``Action_Summary:`` or
+Handles what real outputs contain (tests/fixtures/model_outputs), after
+:func:`policies.vlm.reply_text.clean_reply` dropped special tokens and code fences:
+``Action：`` with a full-width colon; ``Action_Summary:`` or
 ``<think>``-style blocks (any tag starting with ``think``) instead of ``Thought:``; ``Action:``
 on the same line as the thought; several ``Action:`` lines (the **last** one counts: a model
 restating its action overrides itself, as UI-TARS-desktop's parser reads it); several calls
@@ -19,12 +21,12 @@ import re
 from dataclasses import dataclass
 
 from policies.vlm.adapter import ActionError
+from policies.vlm.reply_text import clean_reply, find_calls, fold, fold_syntax, split_thinking
 
 __all__ = ["Call", "read_call", "split_reply"]
 
-_THINK = re.compile(r"<(think\w*)>(.*?)</\1>", re.DOTALL)
-_ACTION = re.compile(r"\bAction\s*:")
-_LABELS = ("Thought:", "Action_Summary:", "Reflection:")
+_ACTION = re.compile(r"\bAction\s*[:：﹕]")
+_LABELS = (r"Thought\s*[:：﹕]", r"Action_Summary\s*[:：﹕]", r"Reflection\s*[:：﹕]")
 _KEY = re.compile(r"\s*(\w+)\s*=\s*")
 _CALL = re.compile(r"([A-Za-z_]\w*)\s*\(")
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "'": "'", '"': '"', "\\": "\\"}
@@ -39,25 +41,45 @@ class Call:
 
 
 def split_reply(text: str) -> tuple[str | None, str | None]:
-    """The thought and the text of the action (None when the reply has no action)."""
-    text = _unescape_log(text)
-    reasoning = " ".join(m.group(2).strip() for m in _THINK.finditer(text)).strip() or None
-    body = _THINK.sub("", text)
-    marks = list(_ACTION.finditer(body))
+    """The thought and the text of the action (None when the reply has no action).
+
+    Special tokens and code fences are dropped and ``<think>``-style blocks set aside first
+    (a block left open makes the rest of the reply reasoning: no action). The action text
+    starts after the last ``Action:`` (``Action：`` too) that is not inside the call of an
+    earlier one (``type(content='Action: …')`` quotes it, it does not restate the action).
+    """
+    thinking = split_thinking(_unescape_log(clean_reply(text)), ("think",))
+    body = thinking.rest
+    marks = _action_marks(body)
     if marks:
         prose, action = body[: marks[0].start()], body[marks[-1].end() :]
-    elif _CALL.match(body.strip()) or "<function=" in body:
+    elif _CALL.match(fold(body.strip())) or "<function=" in body:
         prose, action = "", body
     else:
         prose, action = body, None
-    return _labelled(prose) or reasoning, action
+    return _labelled(prose) or thinking.thought, action
+
+
+def _action_marks(body: str) -> list[re.Match[str]]:
+    """The ``Action:`` marks that start an action (not those quoted inside a call)."""
+    kept: list[re.Match[str]] = []
+    inside: list[tuple[int, int]] = []
+    for mark in _ACTION.finditer(body):
+        if any(start <= mark.start() < end for start, end in inside):
+            continue
+        kept.append(mark)
+        calls = find_calls(body[mark.end() :])
+        if calls:
+            inside.append((mark.end() + calls[0].start, mark.end() + calls[0].end))
+    return kept
 
 
 def _labelled(prose: str) -> str | None:
     prose = re.sub(r"</?[\w:]+>", "", prose)  # wrapper tags such as <computer_env>
     for label in _LABELS:
-        if label in prose:
-            return prose.split(label, 1)[1].strip() or None
+        found = re.search(label, prose)
+        if found is not None:
+            return prose[found.end() :].strip() or None
     return prose.strip() or None
 
 
@@ -71,9 +93,27 @@ def _unescape_log(text: str) -> str:
 def read_call(action_text: str) -> Call:
     """The first call in the text after ``Action:``.
 
+    The text is read as written first; if that fails, once more with full-width syntax
+    folded to ASCII outside quoted values (``click（start_box='(1,2)'）``), so typed text is
+    only ever folded when the call could not be read otherwise.
+
     Raises:
         ActionError: no call, or arguments that cannot be read.
     """
+    try:
+        return _read_call(action_text)
+    except ActionError:
+        folded = fold_syntax(action_text)
+        if folded == action_text:
+            raise
+        try:
+            return _read_call(folded)
+        except ActionError:
+            pass
+        raise
+
+
+def _read_call(action_text: str) -> Call:
     if "<function=" in action_text:
         return _xml_call(action_text)
     found = _CALL.search(action_text)

@@ -23,7 +23,7 @@ from bridge.errors import PolicyError
 from bridge.policy import Policy
 from bridge.runner import run_episode
 from bridge.schema import PolicyContext
-from policies.vlm.base import VLMPolicy
+from policies.vlm.base import ADAPTERS, VLMPolicy
 from policies.vlm.errors import VLMConfigError
 from tests.bridge.toy_env import CounterEnv, counter_task
 from tests.policies.test_vlm_parsing import observation, sample
@@ -255,7 +255,7 @@ async def test_act_needs_reset_and_a_screenshot() -> None:
 def test_from_spec_splits_options_and_rejects_unknown_ones() -> None:
     policy = VLMPolicy.from_spec("qwen3vl", "http://h/v1", "m", scale=1000, temperature=0.3)
     assert policy.adapter.scale == 1000  # type: ignore[attr-defined]
-    with pytest.raises(VLMConfigError, match="available: autoglm, generic"):
+    with pytest.raises(VLMConfigError, match=f"available: {', '.join(sorted(ADAPTERS))}"):
         VLMPolicy.from_spec("gpt", "http://h/v1", "m")
     with pytest.raises(VLMConfigError, match=r"unknown option.*colour.*takes scale, actions"):
         VLMPolicy.from_spec("qwen3vl", "http://h/v1", "m", colour="red")

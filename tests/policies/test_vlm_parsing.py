@@ -134,6 +134,8 @@ def route(item: dict[str, Any]) -> tuple[str, dict[str, object]]:
         return "guiowl", {"version": "v3"} if kind == "resized" else {}
     if family == "autoglm":
         return "autoglm", {}
+    if family == "mai_ui":
+        return "maiui", {}
     return "generic", {}
 
 
@@ -223,9 +225,9 @@ ADAPTER_FAMILIES = ("qwen_mobile_use", "ui_tars", "autoglm", "gui_owl")
 
 def test_the_fixture_is_the_documented_one() -> None:
     families = Counter(item["family"] for item in samples())
-    assert len(samples()) == 46
-    assert families == {"autoglm": 8, "gui_owl": 8, "other": 3, "qwen_mobile_use": 3,
-                        "ui_tars": 24}  # fmt: skip
+    assert len(samples()) == 50
+    assert families == {"autoglm": 8, "gui_owl": 8, "mai_ui": 4, "other": 3,
+                        "qwen_mobile_use": 3, "ui_tars": 24}  # fmt: skip
 
 
 @pytest.mark.parametrize(
@@ -260,9 +262,9 @@ def test_per_adapter_counts() -> None:
         seen[name] += 1
         read[name] += parse(item).action is not None
     assert seen == {"uitars15": 24, "autoglm": 8, "guiowl": 8, "generic": 3, "qwen25vl": 2,
-                    "qwen3vl": 1}  # fmt: skip
+                    "qwen3vl": 1, "maiui": 4}  # fmt: skip
     assert read == {"uitars15": 22, "autoglm": 4, "guiowl": 5, "generic": 0, "qwen25vl": 2,
-                    "qwen3vl": 1}  # fmt: skip
+                    "qwen3vl": 1, "maiui": 2}  # fmt: skip
 
 
 def test_other_family_is_refused_by_the_generic_adapter() -> None:

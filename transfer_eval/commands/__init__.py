@@ -23,6 +23,7 @@ from transfer_eval.commands.tools import (
 )
 from transfer_eval.commands.train import train_command
 from transfer_eval.commands.transfer import transfer_eval_command
+from transfer_eval.commands.vlm import vlm_app
 
 __all__ = ["mgb_app", "transfer_eval_app"]
 
@@ -35,6 +36,7 @@ mgb_app = typer.Typer(
 )
 mgb_app.add_typer(sim_app, name="sim")
 mgb_app.add_typer(device_app, name="device")
+mgb_app.add_typer(vlm_app, name="vlm")
 mgb_app.command("train")(train_command)  # one command: its help shows no COMMAND
 mgb_app.command("replay")(replay_command)
 mgb_app.command("console")(console_command)
