@@ -106,7 +106,7 @@ async def _wait_ready(base_url: str, timeout_s: float) -> None:
                     return
             except httpx.HTTPError:
                 pass  # not listening yet
-            await asyncio.sleep(0.2)
+            await asyncio.sleep(0.2)  # poll interval while the server starts
     raise RuntimeError(f"the simulator at {base_url} was not ready in {timeout_s:g} s")
 
 
