@@ -202,11 +202,10 @@ def load_results(path: Path, set_aside: frozenset[str]) -> LoadedResults:
     raw: dict[str, bytes] = {}
     for number, line in numbered:
         try:
-            record = parse_record(EpisodeRecord, line, path, number, "")
-        except TrajectoryError:
+            record = EpisodeRecord.model_validate_json(line)
+        except ValidationError:  # said with what helps, which needs the other lines
             fix = _results_fix(path, number, _episode_ids(numbered))
-            parse_record(EpisodeRecord, line, path, number, fix)
-            raise
+            record = parse_record(EpisodeRecord, line, path, number, fix)  # raises
         refuse_if_final(records, record.episode_id, f"{path}, line {number}")
         records[record.episode_id], raw[record.episode_id] = record, line
     return LoadedResults(records=records, lines=raw, bad_tail=bad_tail)

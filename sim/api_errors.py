@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from fastapi import FastAPI, Request
+from fastapi import FastAPI, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict
@@ -32,6 +32,7 @@ __all__ = [
     "error_responses",
     "install_error_handlers",
     "problems_of",
+    "refusal",
     "validation_detail",
 ]
 
@@ -154,3 +155,8 @@ def install_error_handlers(app: FastAPI) -> None:
     """Answer validation errors and HTTP exceptions of ``app`` with :class:`ApiError`."""
     app.add_exception_handler(RequestValidationError, _on_validation)
     app.add_exception_handler(StarletteHTTPException, _on_http)
+
+
+def refusal(status: int, detail: str, kind: str) -> HTTPException:
+    """An HTTP error of the env API: ``detail`` for people, ``kind`` for programs."""
+    return HTTPException(status, detail, headers={ERROR_HEADER: kind})

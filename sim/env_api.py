@@ -50,8 +50,14 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
 from bridge.errors import BridgeError, EnvError, EnvTimeout, EnvUsageError
 from bridge.schema import Action, Observation, StepResult, TaskInstance, Verdict
-from sim.api_errors import ERROR_HEADER, error_responses, problems_of, validation_detail
-from sim.env_table import EnvTable, refusal
+from sim.api_errors import (
+    ERROR_HEADER,
+    error_responses,
+    problems_of,
+    refusal,
+    validation_detail,
+)
+from sim.env_table import EnvTable
 from sim.errors import SimError
 from sim.tasks.registry import UnknownTask
 

@@ -11,23 +11,16 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import TYPE_CHECKING
 
-from fastapi import HTTPException
-
-from sim.api_errors import ERROR_HEADER
+from sim.api_errors import refusal
 
 if TYPE_CHECKING:
     from sim.env import SimEnv
     from sim.simulator import Simulator
 
-__all__ = ["EXPIRED_REMEMBERED", "EnvTable", "refusal"]
+__all__ = ["EXPIRED_REMEMBERED", "EnvTable"]
 
 EXPIRED_REMEMBERED = 65_536
 """How many expired env ids are remembered (beyond that, the oldest read as unknown)."""
-
-
-def refusal(status: int, detail: str, kind: str) -> HTTPException:
-    """An HTTP error of the env API: ``detail`` for people, ``kind`` for programs."""
-    return HTTPException(status, detail, headers={ERROR_HEADER: kind})
 
 
 class EnvTable:

@@ -13,20 +13,17 @@ from transfer_eval.progress import ProgressLog, console
 __all__ = ["announce_resume"]
 
 
-def announce_resume(out: Path) -> set[str]:
-    """Announce what resuming the run in ``out`` repairs and re-runs; returns the ids of the
-    damaged episodes it re-runs. Nothing for a new run, or one that cannot be read (opening
-    it for the run itself then says what is wrong)."""
+def announce_resume(out: Path) -> None:
+    """Announce what resuming the run in ``out`` repairs and re-runs. Nothing for a new run,
+    or one that cannot be read (opening it for the run itself then says what is wrong)."""
     if not (out / "manifest.json").is_file():
-        return set()
+        return
     try:
-        store = RunStore.open(out)
-        notices, damaged = store.resume_notices(), store.damaged()
+        notices = RunStore.open(out).resume_notices()
     except BridgeError:
-        return set()
+        return
     log = ProgressLog(out / "progress.log", "resume")
     for notice in notices:
         if log.on_terminal:  # off a terminal the log line goes to stderr already
             console.print(f"[yellow]resume:[/] {notice}", highlight=False, soft_wrap=True)
         log.line(notice)
-    return set(damaged)

@@ -72,8 +72,3 @@ class FrameCache:
             self._shows = shows
         self._frames[(frame.image_format, _quality(frame.image_format, frame.quality))] = frame
         return frame
-
-    def clear(self) -> None:
-        """Forget every frame (the screen may have changed in a way no version records)."""
-        self._frames.clear()
-        self._shows = None
