@@ -503,11 +503,12 @@ class StepRecord(ContractModel):
     frame: str | None = None
     tree: str | None = None
     policy_ms: NonNegativeFloat = 0.0
-    decided_by: Literal["policy", "approved", "override"] | None = None
+    decided_by: Literal["policy", "approved", "override", "human"] | None = None
     """Who chose the executed action in a console run: the policy alone (auto-run), the
     policy with a person's approval, or a person instead of the policy (``output`` is then
-    the person's action and ``proposal`` what the policy had proposed). None: no person was
-    there (``mgb sim run``, ``mgb device run``, transfer-eval)."""
+    the person's action and ``proposal`` what the policy had proposed); ``human``: a person
+    who is the policy (``--policy human``: no proposals). None: not a console run (``mgb sim
+    run``, ``mgb device run``, transfer-eval; the episode's ``policy`` says who decided)."""
     proposal: PolicyOutput | None = None
     """The policy's proposal a person overrode (None when it was not overridden)."""
 

@@ -12,6 +12,8 @@ Grammar (one per kind; ``[...]`` is optional)::
     learned:CHECKPOINT             the small learned policy
     vlm-replay:RUN                 a VLM run's recorded replies (RUN: a recording directory
                                    of `mgb vlm record`, or a run directory holding one)
+    human                          a person at the terminal decides every step
+                                   (``attended``: runs play its episodes one at a time)
 
 Splitting rules, chosen so that paths, ports and model ids survive: the kind ends at the first
 ``:``; a replay's EPISODE is after the *last* ``/`` (episode ids never contain one); a VLM's
@@ -32,7 +34,7 @@ import difflib
 import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import Literal
+from typing import ClassVar, Literal
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt
@@ -48,6 +50,7 @@ from policies.scripted import PlanPolicy
 
 __all__ = [
     "KINDS",
+    "HumanSpec",
     "LearnedSpec",
     "PlanFor",
     "PolicySpec",
@@ -70,7 +73,7 @@ _REPO_ROOT = Path(__file__).resolve().parent.parent
 PlanFor = Callable[[str, PolicyContext], Plan]
 """Returns the task oracle's plan for an instruction and its context (the composition root's)."""
 
-KINDS = ("scripted", "random", "replay", "vlm", "learned", "vlm-replay")
+KINDS = ("scripted", "random", "replay", "vlm", "learned", "vlm-replay", "human")
 """Every policy kind, in the order the help text lists them."""
 
 _FORMS = (
@@ -88,7 +91,10 @@ _FORMS = (
     ),
     ("learned:CHECKPOINT", "the small learned policy", "learned:checkpoints/grpo"),
     ("vlm-replay:RUN", "a VLM run's recorded replies", "vlm-replay:runs/qwen/vlm_recording"),
+    ("human", "a person at the terminal decides each step", "human"),
 )
+_SYNONYMS = {"person": "human", "manual": "human", "user": "human", "me": "human"}
+"""Words people type for a kind under another name."""
 _ADAPTER_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 _OPTION_KEY = re.compile(r"[a-z_][a-z0-9_]*")
 _VLM_MODULE = "policies.vlm.base"
@@ -130,6 +136,8 @@ def _error(spec: str, problem: str) -> PolicySpecError:
 
 def _nearest(word: str, choices: list[str] | tuple[str, ...]) -> str | None:
     lowered = word.lower()
+    if _SYNONYMS.get(lowered) in choices:
+        return _SYNONYMS[lowered]
     for choice in choices:  # 'vlm-qwen3vl', 'RANDOM', 'replay_x': the kind with junk after it
         if lowered == choice or (lowered.startswith(choice) and len(lowered) > len(choice)):
             return choice
@@ -146,6 +154,8 @@ class PolicySpec(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     kind: str
+    attended: ClassVar[bool] = False
+    """A person decides (``human``): runs play its episodes one at a time."""
 
     def build(self, *, plan_for: PlanFor | None = None, seed: int = 0) -> Policy:
         """The policy this spec names (see :func:`load` for the arguments)."""
@@ -308,6 +318,23 @@ class LearnedSpec(PolicySpec):
         return LearnedPolicy.load(path)
 
 
+class HumanSpec(PolicySpec):
+    """``human``: a person at the terminal reads each screen and types the action
+    (:class:`policies.human.HumanPolicy`; stdin must be a terminal)."""
+
+    kind: Literal["human"] = "human"
+    attended: ClassVar[bool] = True
+
+    def __str__(self) -> str:
+        return "human"
+
+    def build(self, *, plan_for: PlanFor | None = None, seed: int = 0) -> Policy:
+        """A HumanPolicy on stdin/stdout."""
+        from policies.human import HumanPolicy
+
+        return HumanPolicy()
+
+
 # --------------------------------------------------------------------------- parsing
 
 
@@ -407,6 +434,12 @@ def _parse_vlm_replay(spec: str, rest: str | None) -> PolicySpec:
     return VLMReplaySpec(run=rest)
 
 
+def _parse_human(spec: str, rest: str | None) -> PolicySpec:
+    if rest is not None:
+        raise _error(spec, "'human' takes no arguments (the person is at this terminal)")
+    return HumanSpec()
+
+
 _PARSERS: dict[str, Callable[[str, str | None], PolicySpec]] = {
     "scripted": _parse_scripted,
     "random": _parse_random,
@@ -414,6 +447,7 @@ _PARSERS: dict[str, Callable[[str, str | None], PolicySpec]] = {
     "vlm": _parse_vlm,
     "learned": _parse_learned,
     "vlm-replay": _parse_vlm_replay,
+    "human": _parse_human,
 }
 
 
@@ -439,7 +473,8 @@ def parse_spec(spec: str) -> PolicySpec:
 async def preflight(spec: str) -> PolicySpec:
     """Check a spec as far as can be known before a run: its syntax, and that what it names
     exists and answers — the run, episode or checkpoint is there and loads, the VLM adapter
-    and its options are known and the endpoint serves the model (one ``GET /models``).
+    and its options are known and the endpoint serves the model (one ``GET /models``), a
+    ``human`` has a terminal (stdin is one).
     ``scripted`` is only parsed (its plan comes from each task). Returns the parsed spec.
 
     Raises:

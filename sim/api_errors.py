@@ -24,6 +24,9 @@ from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from sim.env_api_models import ERROR_HEADER
+from sim.errors import EnvRefused
+
 __all__ = [
     "ERROR_HEADER",
     "ApiError",
@@ -36,8 +39,6 @@ __all__ = [
     "validation_detail",
 ]
 
-ERROR_HEADER = "X-Env-Error"
-"""Response header naming the kind of an env-API refusal (the body's ``kind`` too)."""
 
 _KIND_BY_STATUS = {
     400: "bad-request",
@@ -151,10 +152,28 @@ async def _on_http(request: Request, exc: Exception) -> Response:
     return error_response(exc.status_code, str(exc.detail), kind, headers=headers)
 
 
+STATUS_OF_REFUSAL = {"unknown-env": 404, "expired-env": 410, "too-many-envs": 429}
+"""The HTTP status of each kind of :class:`~sim.errors.EnvRefused`."""
+_HTTP_HINT = {
+    "unknown-env": "POST /api/envs creates one",
+    "expired-env": "POST /api/envs creates a new one",
+    "too-many-envs": "DELETE /api/envs/{id} closes one",
+}
+"""What an HTTP client does next, after the transport-neutral message."""
+
+
+async def _on_refused(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, EnvRefused)
+    detail = f"{exc}; {_HTTP_HINT[exc.kind]}"
+    return error_response(STATUS_OF_REFUSAL[exc.kind], detail, exc.kind)
+
+
 def install_error_handlers(app: FastAPI) -> None:
-    """Answer validation errors and HTTP exceptions of ``app`` with :class:`ApiError`."""
+    """Answer validation errors, HTTP exceptions and env refusals of ``app`` with
+    :class:`ApiError`."""
     app.add_exception_handler(RequestValidationError, _on_validation)
     app.add_exception_handler(StarletteHTTPException, _on_http)
+    app.add_exception_handler(EnvRefused, _on_refused)
 
 
 def refusal(status: int, detail: str, kind: str) -> HTTPException:

@@ -2,8 +2,9 @@
 
 A trainer drives ``mgb sim serve`` (or any :class:`~sim.simulator.Simulator`) over its HTTP
 env API (:mod:`sim.env_api`) with the same calls it would make on an in-process
-:class:`~sim.env.SimEnv`. This module imports only ``bridge``, ``httpx`` and ``pydantic``:
-no Playwright, no FastAPI, nothing of the simulator that renders.
+:class:`~sim.env.SimEnv`. This module imports only ``bridge``, ``httpx``, ``pydantic`` and
+the env API's bodies (:mod:`sim.env_api_models`): no Playwright, no FastAPI, nothing of the
+simulator that renders.
 
 Every failure is converted in one place, :func:`error_for`:
 
@@ -41,33 +42,21 @@ import time
 from typing import Literal, TypeVar
 
 import httpx
-from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
+from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from bridge.errors import EnvError, EnvTimeout, EnvUsageError
 from bridge.schema import Action, Observation, StepResult, TaskInstance, Verdict
+from sim.env_api_models import ERROR_HEADER, EnvCreated, Health
 
-__all__ = ["DEFAULT_TIMEOUT_S", "ERROR_HEADER", "HttpEnv", "error_for"]
+__all__ = ["DEFAULT_TIMEOUT_S", "ERROR_HEADER", "EnvServer", "HttpEnv", "error_for"]
 
 DEFAULT_TIMEOUT_S = 60.0
 """Seconds a request may take to connect, to send, and to be answered (each)."""
 
-ERROR_HEADER = "X-Env-Error"
-"""The header in which the env API names an error's kind (``sim.env_api.ERROR_HEADER``;
-repeated here because importing the server module would import FastAPI)."""
-
 M = TypeVar("M", bound=BaseModel)
 
 
-class _Created(BaseModel):
-    """The env API's ``EnvCreated`` (mirrored: the server module imports FastAPI)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    env_id: str
-    observation: Observation | None = None
-
-
-_CREATED_LIST = TypeAdapter(list[_Created])
+_CREATED_LIST = TypeAdapter(list[EnvCreated])
 
 
 # ---- the one error mapping
@@ -269,19 +258,7 @@ class HttpEnv:
             answer_mode: ``"action"`` (the answer action) or ``"sheet"`` (AnswerSheet app).
             timeout_s: see :data:`DEFAULT_TIMEOUT_S`.
         """
-        session = _Session(base_url, token, timeout_s)
-        body: dict[str, object] = {"screenshot": screenshot, "answer_mode": answer_mode}
-        if task is not None:
-            body |= {"seed": task.seed, "task": task.model_dump(mode="json")}
-        session.users += 1  # held while the env does not exist yet
-        try:
-            response = await session.request("POST", "/api/envs", None, json=body)
-            created = _parse(_Created, response)
-            env = cls(session, created.env_id, posed=task is not None)
-        finally:
-            await session.release()
-        env.observation = created.observation
-        return env
+        return await _created(_Session(base_url, token, timeout_s), task, screenshot, answer_mode)
 
     @classmethod
     def attach(
@@ -405,3 +382,66 @@ class HttpEnv:
     def __repr__(self) -> str:
         state = "closed" if self._closed else "open"
         return f"HttpEnv({self.base_url!r}, {self.env_id!r}, {state})"
+
+
+async def _created(
+    session: _Session,
+    task: TaskInstance | None,
+    screenshot: bool,
+    answer_mode: Literal["action", "sheet"],
+) -> HttpEnv:
+    """``POST /api/envs`` on ``session``: the new env (with its first view if ``task``)."""
+    body: dict[str, object] = {"screenshot": screenshot, "answer_mode": answer_mode}
+    if task is not None:
+        body |= {"seed": task.seed, "task": task.model_dump(mode="json")}
+    session.users += 1  # held while the env does not exist yet
+    try:
+        response = await session.request("POST", "/api/envs", None, json=body)
+        created = _parse(EnvCreated, response)
+        env = HttpEnv(session, created.env_id, posed=task is not None)
+    finally:
+        await session.release()
+    env.observation = created.observation
+    return env
+
+
+class EnvServer:
+    """One simulator server, and one connection pool for every env made on it.
+
+    What a pool of servers holds per server: :meth:`create` makes envs that share this
+    object's connections (``HttpEnv.create`` opens a pool per env), :meth:`health` says
+    how full the server is. :meth:`aclose` lets go of the connections once the envs made
+    here are closed too.
+    """
+
+    def __init__(
+        self, base_url: str, *, token: str | None = None, timeout_s: float = DEFAULT_TIMEOUT_S
+    ) -> None:
+        self._session = _Session(base_url, token, timeout_s)
+        self._session.users += 1
+        self._closed = False
+
+    @property
+    def base_url(self) -> str:
+        """The server."""
+        return self._session.base_url
+
+    async def create(
+        self,
+        *,
+        task: TaskInstance | None = None,
+        screenshot: bool = True,
+        answer_mode: Literal["action", "sheet"] = "action",
+    ) -> HttpEnv:
+        """A new env on the server (see :meth:`HttpEnv.create`)."""
+        return await _created(self._session, task, screenshot, answer_mode)
+
+    async def health(self) -> Health:
+        """Whether the server is ready, and its envs and limit."""
+        return _parse(Health, await self._session.request("GET", "/health", None))
+
+    async def aclose(self) -> None:
+        """Let go of the connections (after the envs made here close); idempotent."""
+        if not self._closed:
+            self._closed = True
+            await self._session.release()

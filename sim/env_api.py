@@ -43,13 +43,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable
-from typing import TYPE_CHECKING, Literal, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from fastapi import APIRouter, Request, Response
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
+from pydantic import ValidationError
 
 from bridge.errors import BridgeError, EnvError, EnvTimeout, EnvUsageError
-from bridge.schema import Action, Observation, StepResult, TaskInstance, Verdict
+from bridge.schema import Observation, StepResult, TaskInstance, Verdict
 from sim.api_errors import (
     ERROR_HEADER,
     error_responses,
@@ -57,8 +57,18 @@ from sim.api_errors import (
     refusal,
     validation_detail,
 )
+from sim.env_api_models import (
+    CreateRequest,
+    EnvCreated,
+    EnvInfo,
+    ForkRequest,
+    Health,
+    ResetRequest,
+    Snapshot,
+    StepRequest,
+)
 from sim.env_table import EnvTable
-from sim.errors import SimError
+from sim.errors import EnvRefused, SimError
 from sim.tasks.registry import UnknownTask
 
 if TYPE_CHECKING:
@@ -91,73 +101,6 @@ def _named(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}".splitlines()[0]
 
 
-class _Body(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class ResetRequest(_Body):
-    """Reset to a task: a registered ``task_id`` with ``seed`` and ``lang``, or a full ``task``."""
-
-    task_id: str | None = None
-    seed: int = 0
-    lang: Literal["en", "zh"] = "en"
-    task: TaskInstance | None = None
-
-
-class CreateRequest(ResetRequest):
-    """Create an env; with a task it is reset to it at once."""
-
-    screenshot: bool = True
-    answer_mode: Literal["action", "sheet"] = "action"
-
-
-class StepRequest(_Body):
-    """One action."""
-
-    action: Action
-
-
-class ForkRequest(_Body):
-    """How many copies."""
-
-    n: int = Field(ge=1, le=256)
-
-
-class Snapshot(_Body):
-    """An env's state and task as ``GET /snapshot`` gives it and ``POST /restore`` takes it."""
-
-    state: dict[str, JsonValue]
-    episode: dict[str, JsonValue] | None = None
-    trees: list[str] = []
-
-
-class EnvCreated(BaseModel):
-    """A new env's id and, if it was reset, its first observation."""
-
-    env_id: str
-    observation: Observation | None = None
-
-
-class EnvInfo(BaseModel):
-    """A live env."""
-
-    env_id: str
-    task_id: str | None
-    step: int
-
-
-class Health(BaseModel):
-    """Whether the server can serve envs now, and how full it is."""
-
-    ready: bool
-    """False while Chromium starts (env requests get 503 with Retry-After until then)."""
-    pages: int
-    instances: int
-    envs: int
-    max_envs: int
-    idle_expiry_s: float | None
-
-
 def requested_task(sim: Simulator, request: ResetRequest) -> TaskInstance:
     """The task a reset request asks for: its full ``task``, or the registry's instance of
     ``task_id`` with ``seed`` and ``lang`` (an unknown id is a 404 naming the nearest)."""
@@ -180,6 +123,8 @@ async def guarded(call: Awaitable[T]) -> T:
     of the table above."""
     try:
         return await call
+    except EnvRefused:
+        raise  # answered by its own handler (sim.api_errors)
     except UnknownTask as exc:
         raise refusal(404, str(exc), "unknown-task") from exc
     except EnvUsageError as exc:

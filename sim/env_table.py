@@ -1,4 +1,4 @@
-"""The envs the HTTP env API holds: a cap on how many, and an idle expiry.
+"""The envs a simulator host holds (the HTTP env API, a Ray host): a cap, and an idle expiry.
 
 A trainer that crashes leaves its envs behind; each one holds an instance of the
 simulator. So the table closes an env nobody used for ``SimConfig.idle_expiry_s`` and
@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import TYPE_CHECKING
 
-from sim.api_errors import refusal
+from sim.errors import EnvRefused
 
 if TYPE_CHECKING:
     from sim.env import SimEnv
@@ -50,31 +50,32 @@ class EnvTable:
                 self._expired.popitem(last=False)
 
     def get(self, env_id: str) -> SimEnv:
-        """The live env ``env_id``, marked as used now (410 if it expired, else 404)."""
+        """The live env ``env_id``, marked as used now.
+
+        Raises:
+            EnvRefused: ``expired-env`` if it was closed for idling, else ``unknown-env``.
+        """
         self.sweep()
         env = self.envs.get(env_id)
         if env is not None:
             self._used[env_id] = self.sim.clock()
             return env
         if env_id in self._expired:
-            raise refusal(
-                410,
-                f"env {env_id!r} expired: unused for more than "
-                f"{self.sim.config.idle_expiry_s:g} s; POST /api/envs creates a new one",
+            raise EnvRefused(
                 "expired-env",
+                f"env {env_id!r} expired: unused for more than "
+                f"{self.sim.config.idle_expiry_s:g} s; create a new env",
             )
-        raise refusal(404, f"no env {env_id!r}; POST /api/envs creates one", "unknown-env")
+        raise EnvRefused("unknown-env", f"no env {env_id!r} (closed, or never created)")
 
     def make_room(self, count: int) -> None:
-        """Refuse (429) when ``count`` more envs would exceed the limit."""
+        """Refuse (``too-many-envs``) when ``count`` more envs would exceed the limit."""
         self.sweep()
         if len(self.envs) + count > self.limit:
-            raise refusal(
-                429,
-                f"{len(self.envs)} envs are open and the limit is {self.limit}: delete "
-                "envs you no longer use (DELETE /api/envs/{id}) or start the server "
-                "with a higher limit",
+            raise EnvRefused(
                 "too-many-envs",
+                f"{len(self.envs)} envs are open and the limit is {self.limit}: close "
+                "envs you no longer use, or start the host with a higher limit (--max-envs)",
             )
 
     def add(self, env: SimEnv) -> None:

@@ -4,7 +4,8 @@
 ``mgb sim run`` and ``mgb device run`` describe what they run the same way
 (:class:`EpisodeGrid`) and build their jobs here, so an episode has one id in every run
 directory and a rerun into the same ``--out`` may extend exactly the grid's keys
-(:data:`GRID`).
+(:data:`GRID`). A person (policy ``human``) plays one episode at a time: a grid they play
+with ``concurrency`` above 1 is refused here, and the commands force 1 and say so.
 """
 
 from __future__ import annotations
@@ -12,16 +13,26 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from bridge.env import Env
 from bridge.guard import ActionGuard
 from bridge.runner import EpisodeJob
 from bridge.schema import TaskInstance
+from policies.registry import PolicySpecError, parse_spec
 from sim.tasks.registry import TaskRegistry
 from transfer_eval.policy_factory import policy_factory
 
-__all__ = ["GRID", "EpisodeGrid", "episode_id", "grid_jobs"]
+__all__ = ["GRID", "EpisodeGrid", "attended", "episode_id", "grid_jobs"]
+
+
+def attended(policy: str) -> bool:
+    """Whether the policy spec names a person (``human``), who plays one episode at a time
+    at this terminal; False for a spec that does not parse (its own check says why)."""
+    try:
+        return parse_spec(policy).attended
+    except PolicySpecError:
+        return False
 
 
 def episode_id(task_id: str, seed: int, lang: str) -> str:
@@ -37,6 +48,18 @@ class EpisodeGrid(BaseModel):
     tasks: list[str] = Field(min_length=1)
     seeds: list[int] = Field(default_factory=lambda: [0], min_length=1)
     langs: list[Literal["en", "zh"]] = Field(default_factory=lambda: ["en"], min_length=1)
+
+    @model_validator(mode="after")
+    def _a_person_plays_one_at_a_time(self) -> EpisodeGrid:
+        """Refuse ``concurrency`` above 1 for a person's ``policy`` (in the run configs that
+        have both fields: ``SimRunConfig``; a phone run is one at a time anyway)."""
+        policy, concurrency = getattr(self, "policy", None), getattr(self, "concurrency", 1)
+        if isinstance(policy, str) and attended(policy) and concurrency > 1:
+            raise ValueError(
+                f"policy {policy!r} is a person, who plays one episode at a time: "
+                f"concurrency must be 1, not {concurrency}"
+            )
+        return self
 
     def episodes(self) -> Iterator[tuple[str, int, str]]:
         """``(task_id, seed, lang)`` in run order: task-major, then seed, then language."""

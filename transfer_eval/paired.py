@@ -35,7 +35,6 @@ from device.session import AdbSession
 from device.virtual.attach import attach_virtual_phone
 from device.virtual.phone import Perturbations
 from policies.registry import LearnedSpec, parse_spec, preflight
-from sim.simulator import SimConfig, Simulator
 from sim.tasks.base import TaskTemplate
 from transfer_eval.guards import GuardMode, check_allow, task_guard
 from transfer_eval.policy_factory import (
@@ -46,6 +45,7 @@ from transfer_eval.policy_factory import (
     run_versions,
     tree_xml,
 )
+from transfer_eval.sim_source import SimEnvs, SimSource, sim_envs
 from transfer_eval.suites import Suite, load_suite
 
 __all__ = [
@@ -114,6 +114,8 @@ class PairedConfig(BaseModel):
     adb_port: int = Field(default=5037, ge=1, le=65535)
     """The adb server of a real phone (the user's own, 5037 by default)."""
     sim_pages: int = Field(default=2, ge=1)
+    source: SimSource = SimSource()
+    """Where the simulator cells' envs live (``--ray`` / ``--hosts``); not measured."""
     max_infra_retries: int = Field(default=2, ge=0)
     step_timeout_s: float = Field(default=90.0, gt=0)
     gap: VirtualGap = Field(default_factory=VirtualGap)
@@ -204,15 +206,14 @@ async def phone_language(target: AdbTarget) -> str:
 
 
 def _cells(
-    sim: Simulator, suite: Suite, repeats: int, lang: str | None = None, retail: bool = False
+    sims: SimEnvs, suite: Suite, repeats: int, lang: str | None = None, retail: bool = False
 ) -> list[Cell]:
-    world = {app_id: app.world for app_id, app in sim.phone.apps.items()}
     cells = []
     for entry in suite.instances(lang):
-        task = sim.tasks.instantiate(entry.task_id, entry.seed, world, entry.lang)
+        task = sims.tasks.instantiate(entry.task_id, entry.seed, sims.world, entry.lang)
         if retail and task.spec is not None and task.spec.requires:
             continue  # simulator and virtual phone only (the spec says why)
-        template = sim.tasks.get(entry.task_id)
+        template = sims.tasks.get(entry.task_id)
         for repeat in range(repeats):
             for role in ROLES:
                 for side in WORLDS:
@@ -242,13 +243,13 @@ async def _run_grid(
     phone: _Phone,
     on_done: Callable[[EpisodeRecord], None] | None,
 ) -> list[Cell]:
-    async with Simulator(SimConfig(pages=config.sim_pages)) as sim:
+    async with sim_envs(config.source, pages=config.sim_pages) as sims:
         lang = await phone_language(phone.target) if phone.backend == "device" else None
         retail = phone.backend == "device"
-        cells = _cells(sim, load_suite(config.suite), config.repeats, lang, retail)
+        cells = _cells(sims, load_suite(config.suite), config.repeats, lang, retail)
 
         async def sim_env() -> Env:
-            return await sim.env()
+            return await sims.env()
 
         async def device_env() -> Env:
             env_config = AndroidEnvConfig(target=phone.target, step_timeout_s=config.step_timeout_s)
@@ -325,7 +326,7 @@ def run_fingerprints(config: PairedConfig) -> dict[str, JsonValue]:
 def _manifest(config: PairedConfig) -> RunManifest:
     suite = load_suite(config.suite)
     return RunManifest(
-        config=config.model_dump(mode="json", exclude={"out"}),
+        config=config.model_dump(mode="json", exclude={"out", "source"}),
         versions={**run_versions(), **run_provenance(config)},
         seeds=[task.seed for task in suite.entries],
         fingerprints=run_fingerprints(config),

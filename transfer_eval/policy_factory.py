@@ -7,9 +7,10 @@ spec means the same thing everywhere. A fingerprint (:func:`policy_fingerprint`)
 moves a policy's score besides its weights: the spec; for a VLM the adapter, its prompt's
 hash, image handling, history, sampling and parser version
 (:func:`policies.vlm.fingerprint.vlm_fingerprint`); for a learned policy its checkpoint's
-hash; for a replay its recorded steps' hash; and for every policy the judge, simulator and
-app versions (SHA-256 of their sources and data, since a changed check or screen moves a
-score as surely as a changed prompt).
+hash; for a replay its recorded steps' hash; for a person (``human``) the version of what
+they are shown and may type (no adapter, no sampling); and for every policy the judge,
+simulator and app versions (SHA-256 of their sources and data, since a changed check or
+screen moves a score as surely as a changed prompt).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from bridge.policy import Policy
 from bridge.schema import EpisodeRecord, Observation, PolicyContext, TaskInstance
 from bridge.trajectory import RunStore
 from bridge.uitree import to_xml
-from policies.registry import LearnedSpec, ReplaySpec, VLMSpec, load, parse_spec
+from policies.registry import HumanSpec, LearnedSpec, ReplaySpec, VLMSpec, load, parse_spec
 from sim.tasks.base import TaskTemplate
 
 __all__ = [
@@ -137,6 +138,10 @@ def policy_fingerprint(spec: str) -> dict[str, JsonValue]:
     elif isinstance(parsed, ReplaySpec):
         steps = Path(parsed.run) / "episodes" / parsed.episode / "steps.jsonl"
         found["recording"] = checkpoint_hash(steps) if steps.is_file() else "missing"
+    elif isinstance(parsed, HumanSpec):
+        from policies.human import INTERFACE_VERSION
+
+        found["human"] = {"interface": f"policies.human@{INTERFACE_VERSION}", "adapter": None}
     return {**found, **harness_versions()}
 
 

@@ -13,16 +13,16 @@ from typing import Literal
 
 from pydantic import Field
 
+from bridge.env import ForkableEnv
 from bridge.runner import run_episodes
 from bridge.schema import EpisodeRecord
 from bridge.trajectory import RunManifest, RunStore
 from policies.registry import preflight
-from sim.env import SimEnv
-from sim.simulator import SimConfig, Simulator
 from transfer_eval.episode_view import write_run_index
 from transfer_eval.jobs import GRID, EpisodeGrid, grid_jobs
 from transfer_eval.policy_factory import run_versions, tree_xml
 from transfer_eval.resume_notes import announce_resume
+from transfer_eval.sim_source import SimSource, sim_envs
 
 __all__ = ["SimRunConfig", "run_sim"]
 
@@ -36,6 +36,8 @@ class SimRunConfig(EpisodeGrid):
     concurrency: int = Field(default=2, ge=1)
     answer_mode: Literal["action", "sheet"] = "action"
     step_timeout_s: float = Field(default=60.0, gt=0)
+    source: SimSource = SimSource()
+    """Where the envs live (``--ray`` / ``--hosts``); not part of what the run measures."""
 
 
 async def run_sim(
@@ -49,19 +51,18 @@ async def run_sim(
     """
     await preflight(config.policy)  # a typo or a dead endpoint: one error, before any episode
     manifest = RunManifest(
-        config=config.model_dump(mode="json", exclude={"out"}),
+        config=config.model_dump(mode="json", exclude={"out", "source"}),
         versions=run_versions(),
         seeds=list(config.seeds),
     )
     announce_resume(config.out)  # a damaged episode is re-run: say so first
     store = RunStore.create(config.out, manifest, resume=True, extendable=GRID)
-    async with Simulator(SimConfig(pages=config.pages)) as sim:
-        world = {app_id: app.world for app_id, app in sim.phone.apps.items()}
+    async with sim_envs(config.source, pages=config.pages) as sims:
 
-        async def make_env() -> SimEnv:
-            return await sim.env(answer_mode=config.answer_mode)
+        async def make_env() -> ForkableEnv:
+            return await sims.env(answer_mode=config.answer_mode)
 
-        jobs = grid_jobs(config, sim.tasks, world, config.policy, make_env)
+        jobs = grid_jobs(config, sims.tasks, sims.world, config.policy, make_env)
         records = await run_episodes(
             jobs,
             store=store,

@@ -28,8 +28,8 @@ from policies.learned.checkpoint import CheckpointConfig
 from policies.learned.curve import draw_curve_png, write_curve_csv
 from policies.learned.policy import LearnedPolicy
 from policies.learned.prior import INITS, initial_weights
-from sim.simulator import SimConfig, Simulator
 from sim.tasks.registry import TaskRegistry
+from transfer_eval.sim_source import SimSource, sim_envs
 from transfer_eval.suites import Split, Suite, load_split
 
 __all__ = ["TrainOptions", "TrainReport", "init_policy", "run_training", "split_instances"]
@@ -60,6 +60,8 @@ class TrainOptions(BaseModel):
     save_init: Path | None = None
     pages: int = Field(default=4, ge=1, le=64)
     grpo: GRPOConfig = Field(default_factory=GRPOConfig)
+    source: SimSource = SimSource()
+    """Where the envs live (``--ray`` / ``--hosts``); the trained weights do not depend on it."""
 
     def command(self) -> str:
         """The ``mgb train`` command line that reproduces this run."""
@@ -164,17 +166,17 @@ def _metadata(options: TrainOptions, result: TrainResult, report: TrainReport) -
 async def run_training(
     options: TrainOptions, on_iteration: Callable[[CurveRow], None] | None = None
 ) -> TrainReport:
-    """Train in a fresh simulator (no screenshots) and write checkpoint, curve CSV and PNG."""
+    """Train on fresh simulator envs (no screenshots; here, or on the hosts of
+    ``options.source``) and write checkpoint, curve CSV and PNG."""
     split = load_split(options.split)
     init = init_policy(options.init, split.apps)
     if options.save_init is not None:
         init.save(options.save_init, training={"init": options.init, "role": "initialization"})
-    async with Simulator(SimConfig(pages=options.pages)) as sim:
-        world = {app_id: app.world for app_id, app in sim.phone.apps.items()}
-        train_tasks, test_tasks = split_instances(split, sim.tasks, world)
+    async with sim_envs(options.source, pages=options.pages) as sims:
+        train_tasks, test_tasks = split_instances(split, sims.tasks, sims.world)
 
         async def make_env() -> Any:
-            return await sim.env(screenshot=False)
+            return await sims.env(screenshot=False)
 
         result = await train(init, train_tasks, test_tasks, make_env, options.grpo, on_iteration)
     report = _report(options, result, (len(train_tasks), len(test_tasks)))

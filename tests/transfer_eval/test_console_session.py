@@ -185,3 +185,41 @@ async def test_the_page_needs_the_token_from_another_address(
     async with httpx.AsyncClient(transport=local, base_url="http://console") as client:
         assert (await client.get("/api/state")).status_code == 200
     await session.close()
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_with_policy_human_the_person_decides_every_step_recorded_as_human(
+    sim: Simulator, tmp_path: Path
+) -> None:
+    import httpx
+
+    from transfer_eval.console.server import build_console_app
+
+    config = ConsoleConfig(device="sim", policy="human", task="settings/SetWifi-v1")
+    check_config(config)  # a person in the page needs no terminal: nothing refused
+    assert config.human and not ConsoleConfig(device="sim", policy="random").human
+    store = RunStore.create(tmp_path / "run", RunManifest(config={"console": True}))
+    session = ConsoleSession(
+        SimEnv(sim, sim.create_instance(0)), _task(sim), store, make_policy=None,
+        episode_prefix="wifi", tree_xml=tree_xml, human=True,
+    )  # fmt: skip
+    await session.start()
+    with pytest.raises(ConsoleError, match="you decide every step"):
+        await session.propose()
+    with pytest.raises(ConsoleError, match="you decide every step"):
+        await session.run()
+    app = build_console_app(session, None)
+    transport = httpx.ASGITransport(app=app, client=("127.0.0.1", 4000))
+    async with httpx.AsyncClient(transport=transport, base_url="http://console") as client:
+        state = (await client.get("/api/state")).json()
+        assert (state["policy"], state["proposes"]) == ("human", False)
+        action = {"type": "open_app", "app": "settings"}
+        stepped = (await client.post("/api/override", json={"action": action})).json()
+        assert stepped["history"][0]["decided_by"] == "human"
+    await session.override(TapAction(target=Target.at(0.5, 0.14)))
+    record = await session.finish()
+    assert record.policy == "human" and record.steps == 3
+    steps = store.read_steps(record.episode_id)
+    assert [s.decided_by for s in steps] == ["human"] * 3
+    assert all(s.proposal is None and s.policy_ms == 0.0 for s in steps)
+    await session.close()

@@ -1,7 +1,8 @@
 """What every command line shares: the console it prints on and the progress it shows
 (:mod:`transfer_eval.progress`), the one error boundary, the one-line error it exits with,
 and the line for an option its config model refused (the option as the user typed it,
-the value, what it takes — never pydantic's multi-line report)."""
+the value, what it takes — never pydantic's multi-line report). A run a person plays
+(``--policy human``) goes one episode at a time and draws no bar over their prompt."""
 
 from __future__ import annotations
 
@@ -9,7 +10,9 @@ import logging
 import os
 import signal
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager, contextmanager
+from pathlib import Path
 from typing import Any, NoReturn
 
 import typer
@@ -18,6 +21,9 @@ from typer.core import TyperCommand, TyperGroup
 
 from bridge.env_checker import EnvCheckError
 from bridge.errors import BridgeError, EnvUsageError
+from bridge.schema import EpisodeRecord
+from transfer_eval.commands.options import optional_value
+from transfer_eval.jobs import attended
 from transfer_eval.progress import ProgressLog, console, episode_progress, finished_before
 
 __all__ = [
@@ -30,7 +36,9 @@ __all__ = [
     "fail",
     "finished_before",
     "interrupted",
+    "one_at_a_time",
     "option_error",
+    "run_progress",
     "stop_on_sigterm",
 ]
 
@@ -67,6 +75,49 @@ def fail(message: str, code: int = 1) -> typer.Exit:
     the exit to raise: ``raise fail("...")``."""
     console.print(f"[red]error:[/] {message}", highlight=False, soft_wrap=True)
     return typer.Exit(code=code)
+
+
+def one_at_a_time(policy: str, concurrency: int) -> int:
+    """``concurrency``, or 1 for a person's policy (saying so once when more was asked)."""
+    if attended(policy) and concurrency > 1:
+        console.print(
+            f"--policy {policy.strip()}: a person plays one episode at a time, so "
+            f"--concurrency is 1 (not {concurrency})",
+            highlight=False,
+            soft_wrap=True,
+        )
+        return 1
+    return concurrency
+
+
+def run_progress(
+    policy: str, out: Path, episode_ids: Sequence[str]
+) -> AbstractContextManager[Callable[[EpisodeRecord], None]]:
+    """:func:`episode_progress`, or for a person's policy a line per finished episode
+    instead of a bar, which would redraw over the prompt they type at."""
+    return (
+        _episode_lines(out, episode_ids) if attended(policy) else episode_progress(out, episode_ids)
+    )
+
+
+@contextmanager
+def _episode_lines(
+    out: Path, episode_ids: Sequence[str]
+) -> Iterator[Callable[[EpisodeRecord], None]]:
+    wanted = set(episode_ids)
+    before = [r for r in finished_before(out) if r.episode_id in wanted]
+    finished, wins = len(before), sum(r.outcome == "success" for r in before)
+    log = ProgressLog(out / "progress.log", "episodes")
+
+    def done(record: EpisodeRecord) -> None:
+        nonlocal finished, wins
+        finished, wins = finished + 1, wins + (record.outcome == "success")
+        line = f"{finished}/{len(wanted)} · {wins} succeeded · {record.episode_id} {record.outcome}"
+        log.line(line)
+        if log.on_terminal:
+            console.print(f"episode {line}", highlight=False, soft_wrap=True)
+
+    yield done
 
 
 _OPTIONS = {"langs": "--lang", "tasks": "--task", "seeds": "--seeds", "out": "--out"}
@@ -110,6 +161,10 @@ class GuardedGroup(TyperGroup):
     """A command group behind the one error boundary (``typer.Typer(cls=GuardedGroup)``):
     every subcommand, at any depth, fails the same way."""
 
+    def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:
+        """Parse, with the implied values of options given alone (``--ray``)."""
+        return super().parse_args(ctx, optional_value(args))
+
     def invoke(self, ctx: typer.Context) -> Any:
         """Invoke the chosen subcommand behind the boundary."""
         return _guarded(super().invoke, ctx)
@@ -117,6 +172,10 @@ class GuardedGroup(TyperGroup):
 
 class GuardedCommand(TyperCommand):
     """A single command behind the one error boundary."""
+
+    def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:
+        """Parse, with the implied values of options given alone (``--ray``)."""
+        return super().parse_args(ctx, optional_value(args))
 
     def invoke(self, ctx: typer.Context) -> Any:
         """Invoke the command behind the boundary."""

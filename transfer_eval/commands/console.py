@@ -55,6 +55,8 @@ def _announce(running: RunningConsole) -> None:
     if world is not None:
         console.print(f"  world: {world.kind} {world.model or ''} {world.serial or ''}".rstrip())
     console.print(f"  task: {session.task.task_id} · policy: {session.policy_name or 'none'}")
+    if session.human:
+        console.print("  you are the policy: decide every step on the page (recorded as human)")
     console.print(f"  recording to {running.run_dir}", highlight=False)
     if session.attended:
         console.print("  a real phone: step mode; the guard asks before consequential actions")
@@ -67,7 +69,10 @@ def console_command(
     ] = "virtual",
     policy: Annotated[
         str | None,
-        typer.Option(help="Policy spec (scripted, learned:..., vlm:...); none: you drive."),
+        typer.Option(
+            help="Policy spec (scripted, learned:..., vlm:...); human: you decide every step "
+            "on the page, recorded as the policy human; none: you drive."
+        ),
     ] = None,
     task: Annotated[str | None, typer.Option(help="Task id, e.g. settings/SetWifi-v1.")] = None,
     seed: Annotated[int, typer.Option(help="Task seed.")] = 0,

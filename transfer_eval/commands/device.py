@@ -17,7 +17,7 @@ from rich.table import Table
 from device.adb import AdbTarget
 from device.errors import DeviceError, ProfileError, TaskUnsupported
 from sim.tasks.registry import UnknownTask, default_registry
-from transfer_eval.commands.common import console, episode_progress, fail, interrupted, option_error
+from transfer_eval.commands.common import console, fail, interrupted, option_error, run_progress
 from transfer_eval.commands.options import (
     AdbHost,
     AdbPort,
@@ -130,7 +130,7 @@ def run_command(
         )
     except ValidationError as exc:
         raise fail(option_error(exc)) from exc
-    with episode_progress(out, config.episode_ids()) as done:
+    with run_progress(policy, out, config.episode_ids()) as done:
         try:
             records = asyncio.run(run_device(config, on_done=done))
         except KeyboardInterrupt:

@@ -6,8 +6,10 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
+from pydantic import ValidationError
 
 from transfer_eval.guards import GuardMode
+from transfer_eval.sim_source import SimSource
 
 __all__ = [
     "AdbHost",
@@ -16,9 +18,15 @@ __all__ = [
     "AnimationMs",
     "FontScale",
     "GuardOption",
+    "HostsOption",
+    "HostsTokenOption",
     "LatencyMs",
     "PopupRate",
+    "RayHostsOption",
+    "RayOption",
+    "optional_value",
     "parse_ints",
+    "sim_source",
 ]
 
 LatencyMs = Annotated[
@@ -65,3 +73,53 @@ def parse_ints(text: str, option: str = "--seeds") -> list[int]:
         raise typer.BadParameter(
             f"{text!r} is not a comma-separated list of integers", param_hint=option
         ) from exc
+
+
+RayOption = Annotated[
+    str | None,
+    typer.Option(
+        "--ray",
+        metavar="[ADDRESS]",
+        help="Simulator envs on a Ray cluster: --ray alone starts a local one; or auto, "
+        "HOST:PORT, ray://HOST:PORT (needs the [ray] extra).",
+    ),
+]
+RayHostsOption = Annotated[
+    int | None,
+    typer.Option(min=1, help="With --ray: simulator hosts to start (default: one per node)."),
+]
+HostsOption = Annotated[
+    str | None,
+    typer.Option(help="Simulator envs on these `mgb sim serve` servers (comma-separated URLs)."),
+]
+HostsTokenOption = Annotated[
+    str | None, typer.Option(help="With --hosts: the servers' token.", envvar="MGB_HOSTS_TOKEN")
+]
+
+OPTIONAL_VALUES = {"--ray": "local"}
+"""Options whose value may be left out, and the value they then take (``--ray`` alone)."""
+
+
+def optional_value(args: list[str]) -> list[str]:
+    """``args`` with the implied value of each option of :data:`OPTIONAL_VALUES` given
+    alone (at the end, or before another option): Typer options always take a value."""
+    out: list[str] = []
+    for index, arg in enumerate(args):
+        out.append(arg)
+        if arg in OPTIONAL_VALUES:
+            following = args[index + 1] if index + 1 < len(args) else None
+            if following is None or following.startswith("-"):
+                out.append(OPTIONAL_VALUES[arg])
+    return out
+
+
+def sim_source(
+    ray: str | None, ray_hosts: int | None, hosts: str | None, token: str | None
+) -> SimSource:
+    """The :class:`SimSource` of the options, or one ``BadParameter`` line naming the problem."""
+    urls = tuple(url.strip() for url in hosts.split(",") if url.strip()) if hosts else ()
+    try:
+        return SimSource(ray=ray, ray_hosts=ray_hosts, hosts=urls, token=token)
+    except ValidationError as exc:
+        message = exc.errors()[0]["msg"].removeprefix("Value error, ")
+        raise typer.BadParameter(message, param_hint="--ray / --hosts") from None

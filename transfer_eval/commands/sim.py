@@ -23,12 +23,20 @@ from sim.tasks.registry import UnknownTask, default_registry
 from transfer_eval.commands.common import (
     ProgressLog,
     console,
-    episode_progress,
     fail,
     interrupted,
+    one_at_a_time,
     option_error,
+    run_progress,
 )
-from transfer_eval.commands.options import parse_ints
+from transfer_eval.commands.options import (
+    HostsOption,
+    HostsTokenOption,
+    RayHostsOption,
+    RayOption,
+    parse_ints,
+    sim_source,
+)
 from transfer_eval.episode_table import episodes_table, nothing_measured
 from transfer_eval.sim_run import SimRunConfig, run_sim
 
@@ -200,6 +208,10 @@ def run_command(
     lang: Annotated[str, typer.Option(help="Comma-separated languages (en, zh).")] = "en",
     answer_mode: Annotated[str, typer.Option(help="'action' or 'sheet'.")] = "action",
     concurrency: Annotated[int, typer.Option(help="Episodes at once.")] = 2,
+    ray: RayOption = None,
+    ray_hosts: RayHostsOption = None,
+    hosts: HostsOption = None,
+    token: HostsTokenOption = None,
 ) -> None:
     """Run episodes in the simulator and write a trajectory with frames, trees and a page."""
     registry = default_registry()
@@ -217,11 +229,14 @@ def run_command(
             policy=policy,
             out=out,
             answer_mode=answer_mode,
-            concurrency=concurrency,
+            concurrency=one_at_a_time(policy, concurrency),
+            source=sim_source(ray, ray_hosts, hosts, token),
         )
     except ValidationError as exc:
         raise fail(option_error(exc)) from exc
-    with episode_progress(out, config.episode_ids()) as done:
+    if not config.source.local:
+        console.print(config.source.describe())
+    with run_progress(policy, out, config.episode_ids()) as done:
         try:
             records = asyncio.run(run_sim(config, on_done=done))
         except KeyboardInterrupt:

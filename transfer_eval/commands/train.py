@@ -13,6 +13,13 @@ from rich.table import Table
 from policies.grpo import CurveRow, GRPOConfig
 from policies.learned.checkpoint import CheckpointError
 from transfer_eval.commands.common import ProgressLog, console, interrupted
+from transfer_eval.commands.options import (
+    HostsOption,
+    HostsTokenOption,
+    RayHostsOption,
+    RayOption,
+    sim_source,
+)
 from transfer_eval.suites import SuiteError, load_split, split_names
 from transfer_eval.training import TrainOptions, TrainReport, init_policy, run_training
 
@@ -75,6 +82,10 @@ def train_command(
     save_init: Annotated[Path | None, typer.Option(help="Also save the initialization here.")] = (
         None
     ),
+    ray: RayOption = None,
+    ray_hosts: RayHostsOption = None,
+    hosts: HostsOption = None,
+    token: HostsTokenOption = None,
 ) -> None:
     """Train the learned policy with GRPO in the simulator.
 
@@ -85,17 +96,20 @@ def train_command(
         load_split(tasks)
     except SuiteError as exc:
         raise typer.BadParameter(str(exc), param_hint="--tasks") from exc
+    source = sim_source(ray, ray_hosts, hosts, token)
     try:
         grpo = GRPOConfig(envs=envs, group=group, iters=iters, seed=seed, lr=lr,
                           entropy_coef=entropy, eval_every=eval_every)  # fmt: skip
         options = TrainOptions(split=tasks, out=out, init=init, save_init=save_init, pages=pages,
-                               grpo=grpo)  # fmt: skip
+                               grpo=grpo, source=source)  # fmt: skip
     except ValueError as exc:
         raise typer.BadParameter(str(exc)) from exc
     try:
         init_policy(init)  # a bad checkpoint fails here, before the simulator starts
     except CheckpointError as exc:
         raise typer.BadParameter(str(exc), param_hint="--init") from exc
+    if not source.local:
+        console.print(source.describe())
     _print_report(_train_with_progress(options))
 
 

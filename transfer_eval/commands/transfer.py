@@ -22,10 +22,16 @@ from transfer_eval.commands.options import (
     AllowOption,
     AnimationMs,
     FontScale,
+    HostsOption,
+    HostsTokenOption,
     LatencyMs,
     PopupRate,
+    RayHostsOption,
+    RayOption,
+    sim_source,
 )
 from transfer_eval.guards import GuardMode
+from transfer_eval.jobs import attended
 from transfer_eval.paired import PairedConfig, VirtualGap
 from transfer_eval.suites import suite_names
 
@@ -66,6 +72,10 @@ def transfer_eval_command(
     font_scale: FontScale = None,
     guard: PairedGuard = "off",
     allow: AllowOption = None,
+    ray: RayOption = None,
+    ray_hosts: RayHostsOption = None,
+    hosts: HostsOption = None,
+    token: HostsTokenOption = None,
 ) -> None:
     """Paired base/trained evaluation in the simulator and on a phone, with a report.
 
@@ -76,6 +86,7 @@ def transfer_eval_command(
     from transfer_eval.evaluate import evaluate
 
     stop_on_sigterm()
+    source = sim_source(ray, ray_hosts, hosts, token)  # where, not what: resumable with another
     if resume is not None:
         config = _resumed(ctx, resume)
     else:
@@ -100,6 +111,8 @@ def transfer_eval_command(
             )
         except ValidationError as exc:
             raise fail(option_error(exc)) from exc
+    config = config.model_copy(update={"source": source})
+    _refuse_a_person(config)
     try:
         evaluate(config, console)
     except (BridgeError, ValueError) as exc:
@@ -107,6 +120,19 @@ def transfer_eval_command(
     except KeyboardInterrupt:
         interrupted(f"what finished is kept: transfer-eval --resume {config.out}")
         exit_after_interrupt()
+
+
+def _refuse_a_person(config: PairedConfig) -> None:
+    """One line, before any work, for ``human`` as either policy: transfer-eval plays
+    simulator and phone cells at the same time, and a person plays one episode at a time."""
+    for option, spec in (("--base", config.base), ("--trained", config.trained)):
+        if attended(spec):
+            raise fail(
+                f"{option} {spec.strip()}: transfer-eval plays simulator and phone episodes at "
+                "the same time, and a person plays one at a time; measure a person with "
+                "`mgb sim run --policy human` and `mgb device run --policy human` on the suite's "
+                "tasks"
+            )
 
 
 _GAP_OPTIONS = ("popup_rate", "animation_ms", "latency_ms", "font_scale")

@@ -3,7 +3,9 @@ run directory, the guard, and the web server — and taking all of it down again
 
 Everything a user can get wrong is checked before the world starts (:func:`check_config`):
 the policy spec, the task id, the language, a reused ``--out`` that holds another kind of run,
-the guard option. The same ``bridge.Env`` is used underneath in every world.
+the guard option. The same ``bridge.Env`` is used underneath in every world. With
+``--policy human`` the person is the policy in the page itself (no terminal prompt, no
+proposals): the session records their steps as ``human``.
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ from transfer_eval.console.server import build_console_app
 from transfer_eval.console.session import ConsoleSession
 from transfer_eval.device_run import describe_device
 from transfer_eval.guards import task_guard
-from transfer_eval.jobs import episode_id
+from transfer_eval.jobs import attended, episode_id
 from transfer_eval.policy_factory import policy_factory, run_versions, tree_xml
 
 __all__ = ["ConsoleConfig", "ConsoleSetupError", "RunningConsole", "check_config", "open_console"]
@@ -62,6 +64,7 @@ class ConsoleConfig(BaseModel):
     device: str = Field(min_length=1)
     """``sim``, ``virtual``, or the serial of an adb device."""
     policy: str | None = None
+    """A policy spec; ``human``: the person decides every step in the page."""
     task: str | None = None
     seed: int = 0
     lang: Literal["en", "zh"] = "en"
@@ -77,6 +80,11 @@ class ConsoleConfig(BaseModel):
     """``auto``: the full guard on a real phone, none in the simulator or virtual phone."""
     allow: list[str] = Field(default_factory=list)
     """More app ids or packages the guard lets the run use."""
+
+    @property
+    def human(self) -> bool:
+        """Whether the person is the policy (``--policy human``)."""
+        return self.policy is not None and attended(self.policy)
 
     @property
     def world(self) -> Literal["sim", "virtual", "device"]:
@@ -130,14 +138,15 @@ def check_config(config: ConsoleConfig) -> None:
 
 
 def _task(config: ConsoleConfig) -> tuple[TaskInstance, bool, Callable[[], Policy] | None]:
-    """The task, whether it is judged, and the policy factory."""
+    """The task, whether it is judged, and the policy factory (None when the person
+    decides: no policy, or ``human``)."""
     if config.task is None:
         instruction = config.instruction or "Explore the phone; the person gives the goal."
         task = TaskInstance(
             task_id=FREE_TASK, seed=config.seed, instruction=instruction, lang=config.lang,
             max_steps=200, spec=TaskSpec(open_ended=True),
         )  # fmt: skip
-        spec = config.policy
+        spec = None if config.human else config.policy
         make = (lambda: load(spec, seed=config.seed)) if spec is not None else None
         return task, False, make
     registry = default_registry()
@@ -146,7 +155,7 @@ def _task(config: ConsoleConfig) -> tuple[TaskInstance, bool, Callable[[], Polic
     if config.instruction:
         task = task.model_copy(update={"instruction": config.instruction})
     make = None
-    if config.policy is not None:
+    if config.policy is not None and not config.human:
         make = policy_factory(config.policy, registry.get(config.task), task)
     return task, True, make
 
@@ -234,7 +243,7 @@ async def open_console(config: ConsoleConfig) -> AsyncIterator[RunningConsole]:
     """Start the world, the session and the web server; stop them all on exit (the episode
     in progress is committed as ``stopped``)."""
     check_config(config)
-    if config.policy is not None:
+    if config.policy is not None and not config.human:  # a person here needs no terminal
         await preflight(config.policy)  # a dead endpoint fails before the world starts
     token = config.token
     if token is None and not is_loopback(config.host):
@@ -255,6 +264,7 @@ async def open_console(config: ConsoleConfig) -> AsyncIterator[RunningConsole]:
             attended=config.world == "device",
             tree_xml=tree_xml,
             judged=judged,
+            human=config.human,
         )
         try:
             await session.start()

@@ -139,6 +139,7 @@ def session_state(session: ConsoleSession, feed: LiveFeed | None) -> dict[str, A
         "version": session.version,
         "world": backend.model_dump(mode="json") if backend else None,
         "policy": session.policy_name,
+        "proposes": session.proposes,
         "mode": session.mode,
         "busy": session.busy,
         "attended": session.attended,

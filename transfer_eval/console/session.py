@@ -22,6 +22,11 @@ Decisions:
     * On a real phone the console starts in step mode and :meth:`run` pauses before any
       action the guard marks as consequential, and after any step that leaves the apps the
       run may use.
+    * With ``human`` (``--policy human``) the person is the policy: there is nothing to
+      propose or run, every step is theirs (``decided_by`` ``human``) and the episodes'
+      policy is ``human``, so a person's attempts are a baseline like any policy's. Without
+      a policy and without ``human`` the person drives too, recorded as overrides of no
+      proposal by ``person``.
 """
 
 from __future__ import annotations
@@ -64,7 +69,7 @@ __all__ = [
     "Proposal",
 ]
 
-DecidedBy = Literal["policy", "approved", "override"]
+DecidedBy = Literal["policy", "approved", "override", "human"]
 _log = logging.getLogger(__name__)
 
 
@@ -148,15 +153,20 @@ class ConsoleSession:
         attended: bool = False,
         tree_xml: Callable[[Observation], str | None] | None = None,
         judged: bool = True,
+        human: bool = False,
     ) -> None:
         """``attended``: a real phone (step mode only until the person switches; the guard
-        prompts); ``judged``: the task has checks worth showing (not a free console)."""
+        prompts); ``judged``: the task has checks worth showing (not a free console);
+        ``human``: the person is the policy (no ``make_policy``; see the module doc)."""
+        if human and make_policy is not None:
+            raise ValueError("a console where the person is the policy has no other policy")
         self.env = env
         self.task = task
         self.store = store
         self.guard = guard
         self.attended = attended
         self.judged = judged
+        self.human = human
         self.breakpoints = Breakpoints()
         self.instruction = task.instruction
         self.mode: Literal["step", "run"] = "step"
@@ -183,8 +193,21 @@ class ConsoleSession:
     # ---- observing the session
     @property
     def policy_name(self) -> str | None:
-        """The policy's spec, or None when the person drives alone."""
-        return self._policy.name if self._policy is not None else None
+        """The policy's spec (``human`` when the person is the policy), or None when the
+        person drives alone."""
+        if self._policy is not None:
+            return self._policy.name
+        return "human" if self.human else None
+
+    @property
+    def proposes(self) -> bool:
+        """Whether there is a policy to ask (Step, Approve and Run apply)."""
+        return self._policy is not None
+
+    @property
+    def _person(self) -> DecidedBy:
+        """How a person's own step is recorded: ``human``, or an ``override``."""
+        return "human" if self.human else "override"
 
     @property
     def episode_id(self) -> str | None:
@@ -247,7 +270,7 @@ class ConsoleSession:
         correction, with the proposal it replaced)."""
         async with self._operation("executing your action"):
             output = PolicyOutput(action=action, thought=note or "given by a person")
-            return await self._execute(output, "override", self.proposal)
+            return await self._execute(output, self._person, self.proposal)
 
     async def set_instruction(self, instruction: str) -> Proposal | None:
         """Replace the instruction the policy follows (the task's checks stay), reset the
@@ -272,7 +295,7 @@ class ConsoleSession:
                 await self._execute(proposal.output, "approved", proposal)
             else:
                 output = PolicyOutput(action=FinishAction(), thought="finished by a person")
-                await self._execute(output, "override", proposal)
+                await self._execute(output, self._person, proposal)
             assert self.ended is not None
             return self.ended
 
@@ -296,7 +319,7 @@ class ConsoleSession:
     async def run(self) -> None:
         """Approve the policy's actions until paused, a breakpoint, the guard, or the end."""
         if self._policy is None:
-            raise ConsoleError("no policy to run: start the console with --policy SPEC")
+            raise ConsoleError(self._no_policy("to run"))
         if self._runner is not None and not self._runner.done():
             return
         self._check_running()
@@ -330,6 +353,14 @@ class ConsoleSession:
             finally:
                 self.busy = None
                 await self._touch()
+
+    def _no_policy(self, what: str) -> str:
+        if self.human:
+            return (
+                f"no policy {what}: with --policy human you decide every step; act on the "
+                "frame or with the override controls"
+            )
+        return f"no policy {what}: start the console with --policy SPEC, or act yourself"
 
     def _check_running(self) -> None:
         if self._episode is None:
@@ -406,9 +437,7 @@ class ConsoleSession:
     async def _propose(self) -> Proposal:
         self._check_running()
         if self._policy is None:
-            raise ConsoleError(
-                "no policy: start the console with --policy SPEC, or give actions yourself"
-            )
+            raise ConsoleError(self._no_policy("to ask"))
         seen = self.frozen
         assert seen is not None and self._episode is not None
         started = time.perf_counter()

@@ -9,6 +9,7 @@ const KINDS = ["tap", "double_tap", "long_press", "swipe", "scroll", "type", "ke
   "wait", "answer", "finish"];
 
 let state = null;
+let stateSeen = false;  // the first state: a console where you are the policy starts in override
 let selected = null;   // node id chosen by a click on the frame or in the tree
 let hovered = null;    // node id under the mouse in the tree
 let frozenStep = -1;
@@ -118,7 +119,10 @@ function render(data) {
   $("world").textContent = `${world.kind || "?"}${world.model ? " · " + world.model : ""}` +
     `${world.serial ? " · " + world.serial : ""}`;
   $("world").className = "chip " + (world.kind || "");
-  $("policy").textContent = data.policy ? `policy ${data.policy}` : "no policy (you drive)";
+  $("policy").textContent = !data.policy ? "no policy (you drive)"
+    : data.proposes ? `policy ${data.policy}` : `policy ${data.policy} (you decide every step)`;
+  if (!stateSeen && data.policy && !data.proposes) setOverrideMode(true);  // you are the policy
+  stateSeen = true;
   $("mode").textContent = data.mode === "run" ? "running" : "step mode";
   $("mode").className = "chip " + data.mode;
   const episode = data.episode;
@@ -138,10 +142,10 @@ function render(data) {
 
 function renderControls(data) {
   const over = data.episode.over, busy = !!data.busy && data.mode !== "run";
-  $("b-step").disabled = over || busy || !data.policy || data.mode === "run";
-  $("b-approve").disabled = over || busy || !data.policy || data.mode === "run" ||
+  $("b-step").disabled = over || busy || !data.proposes || data.mode === "run";
+  $("b-approve").disabled = over || busy || !data.proposes || data.mode === "run" ||
     (data.proposal && !data.proposal.action);
-  $("b-run").disabled = over || !data.policy;
+  $("b-run").disabled = over || !data.proposes;
   $("b-run").innerHTML = data.mode === "run" ? "Pause <kbd>R</kbd>" : "Run <kbd>R</kbd>";
   $("b-run").className = data.mode === "run" ? "pause" : "";
   $("b-finish").disabled = over || busy;
@@ -263,7 +267,9 @@ function renderProposal(data) {
   if (!proposal) {
     box.className = "muted";
     box.textContent = data.episode.over ? "the episode is over: Reset starts it again"
-      : data.policy ? "press Step to ask the policy" : "no policy: act on the frame yourself";
+      : data.proposes ? "press Step to ask the policy"
+      : data.policy ? "you are the policy: act on the frame or with the controls below"
+      : "no policy: act on the frame yourself";
     return;
   }
   box.append(el("div", {class: "action", text: describeAction(proposal.action)}));
