@@ -96,7 +96,7 @@ __all__ = [
     "parse_action",
 ]
 
-SCHEMA_VERSION = "1.2"
+SCHEMA_VERSION = "1.3"
 """Version of every top-level record; bump the minor for additions, the major for breaks.
 1.1: ``Verdict.clean`` may be None (with ``clean_reason``), ``Verdict.sim_side_effects``,
 ``TaskInstance.spec``, ``Check.guard``. 1.2: ``ExecutedAction.notes``; an observation's
@@ -104,9 +104,9 @@ SCHEMA_VERSION = "1.2"
 notes it in the executed action), and timings mean the same in every world;
 ``StepRecord.decided_by`` and ``proposal`` (who chose a console step, what the policy had
 proposed when a person overrode it); ``EpisodeRecord.termination`` ``guard`` with its
-``stop_reason``."""
+``stop_reason``. 1.3: ``StepRecord.decided_by`` ``human`` (a person who is the policy)."""
 
-SchemaVersion = Literal["1.0", "1.1", "1.2"]
+SchemaVersion = Literal["1.0", "1.1", "1.2", "1.3"]
 """Versions this code reads (older records are newer ones without the additions; a 1.1
 ``foreground.route`` is dropped on reading)."""
 

@@ -9,9 +9,10 @@ for clusters without Ray.
 
 from __future__ import annotations
 
+import contextlib
 from typing import Literal, Protocol
 
-from bridge.errors import EnvUsageError
+from bridge.errors import EnvError, EnvUsageError
 from bridge.schema import Action, Observation, StepResult, TaskInstance, Verdict
 from scaleout.host import HostInfo, SimHost
 from sim.client import DEFAULT_TIMEOUT_S, EnvServer, HttpEnv
@@ -142,10 +143,13 @@ class HttpHost:
         return [self._hold(child) for child in await self._env(env_id).fork(n)]
 
     async def close(self, env_id: str) -> None:
-        """Delete the env on the server (idempotent)."""
+        """Delete the env on the server (idempotent); an env whose server cannot be told is
+        let go all the same, as a ``RayHost`` lets go of an env lost with its host."""
         env = self._envs.pop(env_id, None)
         if env is not None:
-            await env.close()
+            # gone or unreachable: if the server is still up, its idle expiry closes the env
+            with contextlib.suppress(EnvError):
+                await env.close()
 
     async def shutdown(self) -> None:
         """Close the envs this pool made here and the connections (the server stays up)."""

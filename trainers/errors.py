@@ -21,7 +21,7 @@ from types import ModuleType
 
 from bridge.errors import BridgeError
 
-__all__ = ["MissingExtra", "TrainerError", "import_extra"]
+__all__ = ["RLLM_INSTALL", "MissingExtra", "TrainerError", "import_extra"]
 
 
 class TrainerError(BridgeError):
@@ -32,8 +32,13 @@ class MissingExtra(TrainerError, ImportError):
     """An optional framework is not installed; the message names the extra to install."""
 
 
-def import_extra(module: str, extra: str, framework: str) -> ModuleType:
-    """``importlib.import_module(module)``, or :class:`MissingExtra` naming the extra.
+RLLM_INSTALL = "pip install git+https://github.com/rllm-org/rllm (rLLM is not on PyPI)"
+"""How to get rLLM, which has no release on PyPI and so no extra of ours."""
+
+
+def import_extra(module: str, extra: str | None, framework: str, install: str = "") -> ModuleType:
+    """``importlib.import_module(module)``, or :class:`MissingExtra` saying how to install it:
+    ``pip install mobilegym-bridge[extra]``, or ``install`` for a framework with no extra.
 
     Raises:
         MissingExtra: ``module`` is not installed (its own ImportError is the cause).
@@ -41,7 +46,7 @@ def import_extra(module: str, extra: str, framework: str) -> ModuleType:
     try:
         return importlib.import_module(module)
     except ImportError as exc:
+        how = f"pip install 'mobilegym-bridge[{extra}]'" if extra else install
         raise MissingExtra(
-            f"{framework} is not installed ({exc}); install it with "
-            f"`pip install mobilegym-bridge[{extra}]`"
+            f"{framework} is not installed ({exc}); install it with `{how}`"
         ) from exc

@@ -31,7 +31,7 @@ from policies.vlm.adapter import Adapter
 from policies.vlm.client import ClientConfig
 from policies.vlm.errors import VLMConfigError
 from policies.vlm.messages import ChatMessage
-from trainers.errors import TrainerError, import_extra
+from trainers.errors import RLLM_INSTALL, TrainerError, import_extra
 from trainers.rollout import RolloutOutcome, make_adapter, rollout
 from trainers.rows import task_from_row
 
@@ -115,7 +115,7 @@ def make_flow(
         MissingExtra: rLLM is not installed.
         VLMConfigError: an unknown adapter or bad options.
     """
-    rllm = import_extra("rllm", "rllm", "rLLM")
+    rllm = import_extra("rllm", None, "rLLM", RLLM_INSTALL)
     chosen = make_adapter(adapter, adapter_options)
     options = dict(client_options or {})
     _client_config("http://127.0.0.1/v1", None, options)  # bad options fail here, not later
@@ -156,7 +156,7 @@ def evaluate(task: Mapping[str, Any], episode: Any) -> Any:
         MissingExtra: rLLM is not installed.
         TrainerError: the episode was not made by :func:`make_flow` (no reward artifact).
     """
-    types = import_extra("rllm.eval.types", "rllm", "rLLM")
+    types = import_extra("rllm.eval.types", None, "rLLM", RLLM_INSTALL)
     art = getattr(episode, "artifacts", None) or {}
     missing = [key for key in _ARTIFACTS if key not in art]
     if missing:
@@ -182,5 +182,5 @@ def make_evaluator() -> Any:
     Raises:
         MissingExtra: rLLM is not installed.
     """
-    rllm = import_extra("rllm", "rllm", "rLLM")
+    rllm = import_extra("rllm", None, "rLLM", RLLM_INSTALL)
     return rllm.evaluator(evaluate)

@@ -277,7 +277,7 @@ def test_open_explains_what_is_wrong(tmp_path: Path) -> None:
     manifest_path.write_text(
         MANIFEST.model_copy(update={"schema_version": "2.0"}).model_dump_json()
     )
-    with pytest.raises(TrajectoryError, match=r"schema_version '2.0' but .* reads '1.2'"):
+    with pytest.raises(TrajectoryError, match=r"schema_version '2.0' but .* reads .*'1.3'"):
         RunStore.open(tmp_path)
     manifest_path.write_text(json.dumps({**MANIFEST.model_dump(), "colour": "red"}))
     with pytest.raises(TrajectoryError, match=r"manifest\.json has a key .* \('colour'\)"):

@@ -2,7 +2,7 @@
 and is judged on the phone's own data; a sample of oracles solves its task through the real
 adb stack.
 
-The in-memory part runs every template at seeds 0–4 in both languages over the virtual
+The in-memory part runs every template at seeds 0 and 1 in both languages over the virtual
 phone's shell (every oracle also solves its task on a stranger phone in the simulator, in
 Chinese: tests/sim/test_tasks_e2e.py); the sweep runs a sample that covers every kind of
 check and truth once, on one stranger virtual phone behind the real adb server, never reset
@@ -60,7 +60,7 @@ def _task(task_id: str, seed: int, lang: str) -> TaskInstance:
 @pytest.mark.parametrize("task_id", TEMPLATES)
 async def test_a_stranger_phone_is_posed_not_solved(task_id: str) -> None:
     simulator = Simulator()
-    for seed in range(3):  # six instances per template (the parity tests take ten seeds)
+    for seed in range(2):  # four instances per template (the parity tests take ten seeds)
         for lang in ("en", "zh"):
             spec = _task(task_id, seed, lang).spec
             assert spec is not None

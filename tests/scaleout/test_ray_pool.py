@@ -9,26 +9,51 @@ to the episode (an infra error) and to the pool (it recovers).
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import signal
 from collections.abc import Iterator
+from functools import partial
+from pathlib import Path
+from typing import Any
 
+import numpy as np
 import pytest
+import ray
+from ray.cluster_utils import Cluster
+from typer.testing import CliRunner
 
 from bridge.env import ForkableEnv
 from bridge.errors import EnvError
 from bridge.runner import run_episode
 from bridge.schema import KeyAction, Observation, PolicyContext, PolicyOutput, TaskInstance
+from bridge.sync import LoopThread
+from bridge.trajectory import RunStore
+from policies.learned import LearnedPolicy
 from policies.scripted import PlanPolicy
+from policies.vlm.client import ClientConfig
 from scaleout.host import HostConfig, HostRestarted
 from scaleout.pool import EnvPool, PoolFull
 from sim.simulator import Simulator
 from sim.tasks.registry import default_registry
+from tests.trainers.helpers import (
+    MODEL,
+    action_script,
+    airplane_point,
+    airplane_task,
+    generic_script,
+    serve_endpoint,
+)
+from tests.trainers.sync_world import SyncWorld
+from tests.trainers.test_rllm_flow import Task as RllmTask
+from tests.trainers.test_rllm_flow import _config as rllm_config
+from tests.trainers.test_rllm_flow import rllm  # noqa: F401  (the stand-in rLLM, a fixture)
+from tests.trainers.test_verl_loop import _loop as verl_agent
+from tests.trainers.test_verl_loop import _row as verl_row
+from tests.trainers.test_verl_loop import verl  # noqa: F401  (the stand-in verl, a fixture)
+from transfer_eval.commands import mgb_app
 
-ray = pytest.importorskip("ray", reason="Ray is part of make test's install (the [ray] extra)")
-from ray.cluster_utils import Cluster  # noqa: E402
-
-pytestmark = [pytest.mark.browser, pytest.mark.asyncio]
+pytestmark = pytest.mark.browser
 
 NODES = 3
 
@@ -83,6 +108,7 @@ async def _pool(**options: object) -> EnvPool:
     return await EnvPool.ray(config=config, **options)  # type: ignore[arg-type]
 
 
+@pytest.mark.asyncio
 async def test_one_host_per_node_and_envs_spread_over_them(cluster: Cluster) -> None:
     async with await _pool() as pool:
         infos = await pool.load()
@@ -98,6 +124,7 @@ async def test_one_host_per_node_and_envs_spread_over_them(cluster: Cluster) -> 
         assert [info.envs for info in await pool.load()] == [0] * NODES
 
 
+@pytest.mark.asyncio
 async def test_a_fork_group_spans_hosts_from_one_state_and_steps_in_parallel(
     cluster: Cluster, task: TaskInstance
 ) -> None:
@@ -117,6 +144,7 @@ async def test_a_fork_group_spans_hosts_from_one_state_and_steps_in_parallel(
             await parent.fork(2)
 
 
+@pytest.mark.asyncio
 async def test_a_host_killed_mid_episode_is_an_infra_error_and_the_pool_recovers(
     cluster: Cluster, task: TaskInstance
 ) -> None:
@@ -155,6 +183,7 @@ class _KillsTheHostAtStep2:
         return await self.inner.act(observation)
 
 
+@pytest.mark.asyncio
 async def test_the_runner_records_a_dead_host_as_an_infra_error(
     cluster: Cluster, task: TaskInstance
 ) -> None:
@@ -165,3 +194,137 @@ async def test_the_runner_records_a_dead_host_as_an_infra_error(
         assert record.outcome == "infra_error", record.outcome
         assert record.error_source == "env"
         assert "died" in (record.error or ""), record.error
+
+
+# ---------------------------------------------------------------- trainer adapters on the pool
+
+
+class _PoolAsSim:
+    """What the trainer-adapter tests use of a Simulator (``env``, ``tasks``, ``phone``),
+    with every env on the cluster's hosts: the adapters' own tests run in-process, these
+    run one episode of each adapter on the cluster."""
+
+    def __init__(self, pool: EnvPool) -> None:
+        driver = Simulator()  # never started: the registry and world data
+        self.env, self.tasks, self.phone = pool.env, driver.tasks, driver.phone
+
+
+@pytest.fixture(scope="module")
+def world(cluster: Cluster) -> Iterator[SyncWorld]:
+    """Two hosts and the stand-in model endpoint on a loop thread (the synchronous adapters
+    run their envs there)."""
+    with LoopThread(name="cluster-trainers") as loop:
+        pool = loop.run(EnvPool.ray(hosts=2, config=HostConfig(pages=1)))
+        serving = serve_endpoint()
+        endpoint = loop.run(serving.__aenter__())
+        try:
+            sim = _PoolAsSim(pool)
+            yield SyncWorld(loop, sim, endpoint, loop.run(airplane_point(sim)))  # type: ignore[arg-type]
+        finally:
+            loop.run(serving.__aexit__(None, None, None))
+            loop.run(pool.close())
+
+
+def test_the_shared_rollout_plays_an_episode_on_the_cluster(world: SyncWorld) -> None:
+    from trainers.rollout import rollout
+
+    world.endpoint.script(generic_script(world.point))
+    task = airplane_task(world.sim)
+    client = ClientConfig(base_url=world.endpoint.base_url, model=MODEL, max_retries=0).build()
+
+    async def model(messages: list[Any]) -> str:  # on the loop that serves the endpoint
+        return (await client.complete(messages)).text
+
+    make_env = partial(world.sim.env, screenshot=False)
+    outcome = world.loop.run(rollout(make_env, task, model, "generic"))
+    assert outcome.reward == 1.0 and outcome.success and not outcome.infra_error
+
+
+def test_a_gymnasium_vector_env_steps_its_envs_on_the_cluster(world: SyncWorld) -> None:
+    from trainers.gym_vector import PhoneVectorEnv
+
+    task = airplane_task(world.sim)
+    vector = PhoneVectorEnv(partial(world.sim.env, screenshot=False), 2, loop=world.loop, task=task)
+    try:
+        vector.reset(seed=0)
+        for action in action_script(world.point):
+            _, rewards, terminated, _, infos = vector.step(np.array([action, action]))
+        assert list(terminated) == [True, True] and list(rewards) == [1.0, 1.0]
+        assert not any(infos["infra_error"])
+    finally:
+        vector.close()
+
+
+def test_the_gem_text_env_plays_an_episode_on_the_cluster(world: SyncWorld) -> None:
+    from trainers.gem_env import PhoneTextEnv
+
+    world.endpoint.script(generic_script(world.point))
+    make_env = partial(world.sim.env, screenshot=False)
+    task = airplane_task(world.sim)
+    with PhoneTextEnv(make_env=make_env, task=task, loop=world.loop, adapter="generic") as env:
+        obs, _ = env.reset(seed=0)
+        while True:
+            obs, reward, terminated, truncated, info = env.step(world.ask(obs))
+            if terminated or truncated:
+                break
+    assert reward == 1.0 and terminated and not info["infra_error"]
+
+
+@pytest.mark.usefixtures("verl")
+def test_the_verl_agent_loop_plays_a_sample_on_the_cluster(world: SyncWorld) -> None:
+    from trainers.verl_loop import make_agent_loop
+
+    world.endpoint.script(generic_script(world.point))
+    factory = partial(world.sim.env, screenshot=False)
+    agent = verl_agent(make_agent_loop(), world.endpoint, env_factory=factory, adapter="generic")
+    output = world.loop.run(agent.run({}, **verl_row(airplane_task(world.sim))))
+    assert output.reward_score == 1.0 and not output.extra_fields["infra_error"]
+
+
+@pytest.mark.usefixtures("rllm")
+def test_the_rllm_flow_plays_a_task_on_the_cluster(world: SyncWorld) -> None:
+    from trainers.rllm_flow import make_evaluator, make_flow
+    from trainers.rows import task_row
+
+    world.endpoint.script(generic_script(world.point))
+    flow = make_flow(partial(world.sim.env, screenshot=False), adapter="generic",
+                     client_options={"max_retries": 0})  # fmt: skip
+    row = task_row(airplane_task(world.sim))
+    episode = world.loop.run(flow.arun(RllmTask(data=row), rllm_config(world.endpoint)))
+    assert episode.is_correct and make_evaluator().evaluate(row, episode).reward == 1.0
+
+
+# ---------------------------------------------------------------- the commands, --ray
+
+
+def test_mgb_sim_run_with_ray_runs_its_episodes_on_the_cluster(
+    cluster: Cluster, tmp_path: Path
+) -> None:
+    out = tmp_path / "run"
+    args = ["sim", "run", "--task", "settings/SetAirplaneMode-v1", "--seeds", "0,1",
+            "--out", str(out), "--ray", "--ray-hosts", "2"]  # fmt: skip
+    result = CliRunner().invoke(mgb_app, args)
+    assert result.exit_code == 0, result.output
+    assert "simulator on Ray (local, 2 hosts)" in result.output
+    records = RunStore.open(out).completed()
+    assert sorted(r.outcome for r in records.values()) == ["success", "success"]
+    assert "source" not in RunStore.open(out).manifest.config  # where is not what
+
+
+def test_mgb_train_with_ray_trains_on_the_cluster(cluster: Cluster, tmp_path: Path) -> None:
+    split = {
+        "description": "one template, a smoke run",
+        "apps": ["settings", "contacts", "answersheet"],
+        "train": {"grid": {"tasks": ["settings/SetAirplaneMode-v1"],
+                           "seeds": {"first": 0, "count": 4}, "lang": "alternate"}},
+        "test": {"grid": {"tasks": ["settings/SetAirplaneMode-v1"],
+                          "seeds": {"first": 1000, "count": 2}, "lang": "alternate"}},
+    }  # fmt: skip
+    (tmp_path / "split.json").write_text(json.dumps(split), encoding="utf-8")
+    out = tmp_path / "trained"
+    args = ["train", "--tasks", str(tmp_path / "split.json"), "--envs", "2", "--group", "2",
+            "--iters", "1", "--out", str(out), "--ray"]  # fmt: skip
+    result = CliRunner().invoke(mgb_app, args)
+    assert result.exit_code == 0, result.output
+    assert "simulator on Ray (local, a host per node)" in result.output
+    assert LearnedPolicy.load(out).config.training["train_steps"] > 0  # type: ignore[index]

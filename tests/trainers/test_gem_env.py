@@ -148,5 +148,5 @@ def test_registered_with_gem_it_is_made_and_played_through_gem_make(
 
 def test_without_gem_register_gem_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "gem", None)
-    with pytest.raises(MissingExtra, match=r"pip install mobilegym-bridge\[gem\]"):
+    with pytest.raises(MissingExtra, match=r"pip install 'mobilegym-bridge\[gem\]'"):
         register_gem()

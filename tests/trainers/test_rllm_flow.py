@@ -213,5 +213,5 @@ def test_the_evaluator_refuses_episodes_it_did_not_make(rllm: types.ModuleType) 
 
 def test_without_rllm_the_error_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "rllm", None)
-    with pytest.raises(MissingExtra, match=r"pip install mobilegym-bridge\[rllm\]"):
+    with pytest.raises(MissingExtra, match=r"rllm-org/rllm \(rLLM is not on PyPI\)"):
         make_flow(lambda: None)  # type: ignore[arg-type,return-value]

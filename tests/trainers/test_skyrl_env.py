@@ -90,5 +90,5 @@ def test_a_lost_host_ends_with_reward_zero_and_the_flag(world: SyncWorld, regist
 
 def test_without_skyrl_gym_the_error_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "skyrl_gym.envs.base_text_env", None)
-    with pytest.raises(MissingExtra, match=r"pip install mobilegym-bridge\[skyrl\]"):
+    with pytest.raises(MissingExtra, match=r"pip install 'mobilegym-bridge\[skyrl\]'"):
         make_skyrl_env()

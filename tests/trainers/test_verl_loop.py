@@ -293,7 +293,7 @@ def test_the_hydra_target_resolves_to_the_registered_class(verl: types.ModuleTyp
 
 def test_without_verl_the_error_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, _VERL, None)
-    with pytest.raises(MissingExtra, match=r"pip install mobilegym-bridge\[verl\]"):
+    with pytest.raises(MissingExtra, match=r"pip install 'mobilegym-bridge\[verl\]'"):
         make_agent_loop()
 
 

@@ -1,5 +1,7 @@
 """transfer-eval end to end on the simulator and the virtual phone (through the real adb
-server): the report's numbers, resume after a kill, and the pages in headless Chromium."""
+server): the report's numbers, resume after a kill, the pages in headless Chromium, and the
+harness fingerprint of the run (in its manifest, report.json, .md and .html; a resume whose
+harness differs is refused in one line)."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ import io
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -17,10 +20,19 @@ from pathlib import Path
 
 import pytest
 from rich.console import Console
+from typer.testing import CliRunner
 
+from bridge.errors import TrajectoryError
 from sim.browser import launch_chromium
+from transfer_eval.commands import transfer_eval_app
 from transfer_eval.evaluate import evaluate
 from transfer_eval.paired import PairedConfig, VirtualGap
+from transfer_eval.policy_factory import (
+    checkpoint_hash,
+    fingerprint_changes,
+    harness_versions,
+    policy_fingerprint,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.device_virtual]
 REPO = Path(__file__).resolve().parents[2]
@@ -28,8 +40,9 @@ REPO = Path(__file__).resolve().parents[2]
 
 def _suite(tmp: Path, *task_ids: str) -> Path:
     path = tmp / "suite.json"
-    path.write_text(json.dumps({"lang": "en", "tasks": [{"task_id": t, "seed": 0}
-                                                         for t in task_ids]}))
+    path.write_text(
+        json.dumps({"lang": "en", "tasks": [{"task_id": t, "seed": 0} for t in task_ids]})
+    )
     return path
 
 
@@ -38,12 +51,19 @@ def _quiet() -> Console:
 
 
 @pytest.fixture(scope="module")
-def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def run(tmp_path_factory: pytest.TempPathFactory) -> tuple[PairedConfig, Path]:
+    """One paired run on the virtual phone, shared by this file's tests (the fingerprint's
+    too: a second run would cost as much again)."""
     tmp = tmp_path_factory.mktemp("te")
     suite = _suite(tmp, "settings/SetWifi-v1", "settings/SetDarkTheme-v1")
     config = PairedConfig(base="random:1", trained="scripted", suite=str(suite), out=tmp / "run")
     evaluate(config, _quiet())
-    return tmp / "run"
+    return config, tmp / "run"
+
+
+@pytest.fixture(scope="module")
+def run_dir(run: tuple[PairedConfig, Path]) -> Path:
+    return run[1]
 
 
 def test_report_has_the_paired_numbers_and_labels_the_virtual_phone(run_dir: Path) -> None:
@@ -59,7 +79,9 @@ def test_report_has_the_paired_numbers_and_labels_the_virtual_phone(run_dir: Pat
     md = (run_dir / "report.md").read_text()
     assert "VIRTUAL" in md.splitlines()[2]
     assert {p.name for p in (run_dir / "replays").iterdir()} >= {
-        "settings.SetWifi-v1__trained.html", "settings.SetDarkTheme-v1__base.html"}
+        "settings.SetWifi-v1__trained.html",
+        "settings.SetDarkTheme-v1__base.html",
+    }
 
 
 def test_pages_load_show_numbers_and_the_slider_moves(run_dir: Path, tmp_path: Path) -> None:
@@ -104,15 +126,21 @@ def _adb_servers(tag: str) -> set[int]:
 def test_resume_after_a_kill_gives_the_same_report(tmp_path: Path) -> None:
     suite = _suite(tmp_path, "settings/SetWifi-v1")
     args = ["--suite", str(suite), "--base", "scripted", "--trained", "scripted"]
-    whole = PairedConfig(base="scripted", trained="scripted", suite=str(suite),
-                         out=tmp_path / "whole")
+    whole = PairedConfig(
+        base="scripted", trained="scripted", suite=str(suite), out=tmp_path / "whole"
+    )
     evaluate(whole, _quiet())
     killed = tmp_path / "killed"
     command = [sys.executable, "-m", "transfer_eval", *args, "--out", str(killed)]
     tag = uuid.uuid4().hex
-    child = subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL,
-                             stderr=subprocess.DEVNULL, start_new_session=True,
-                             env={**os.environ, "MGB_TEST_RUN": tag})
+    child = subprocess.Popen(
+        command,
+        cwd=REPO,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+        env={**os.environ, "MGB_TEST_RUN": tag},
+    )
     deadline = time.monotonic() + 240
     results = killed / "results.jsonl"
     while time.monotonic() < deadline and child.poll() is None:
@@ -125,8 +153,9 @@ def test_resume_after_a_kill_gives_the_same_report(tmp_path: Path) -> None:
     assert len(left) == 1 and (killed / "adb-server.json").exists()
     finished = len(results.read_text().splitlines())
     assert 1 <= finished < 4, "the kill should land mid-run"
-    evaluate(PairedConfig(base="scripted", trained="scripted", suite=str(suite), out=killed),
-             _quiet())
+    evaluate(
+        PairedConfig(base="scripted", trained="scripted", suite=str(suite), out=killed), _quiet()
+    )
     assert len(results.read_text().splitlines()) == 4
     assert not any(Path(f"/proc/{pid}").exists() for pid in left)  # ... the resume stops it
     assert not (killed / "adb-server.json").exists()
@@ -138,12 +167,28 @@ def test_resume_after_a_kill_gives_the_same_report(tmp_path: Path) -> None:
 def test_sigterm_stops_a_run_and_everything_it_started(tmp_path: Path) -> None:
     suite = _suite(tmp_path, "settings/SetWifi-v1")
     out = tmp_path / "terminated"
-    command = [sys.executable, "-m", "transfer_eval", "--suite", str(suite), "--base",
-               "scripted", "--trained", "scripted", "--out", str(out)]
+    command = [
+        sys.executable,
+        "-m",
+        "transfer_eval",
+        "--suite",
+        str(suite),
+        "--base",
+        "scripted",
+        "--trained",
+        "scripted",
+        "--out",
+        str(out),
+    ]
     tag = uuid.uuid4().hex
-    child = subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE,
-                             stderr=subprocess.STDOUT, start_new_session=True,
-                             env={**os.environ, "MGB_TEST_RUN": tag})
+    child = subprocess.Popen(
+        command,
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+        env={**os.environ, "MGB_TEST_RUN": tag},
+    )
     deadline = time.monotonic() + 240
     while time.monotonic() < deadline and child.poll() is None:
         if (out / "adb-server.json").exists() and (out / "results.jsonl").exists():
@@ -156,6 +201,7 @@ def test_sigterm_stops_a_run_and_everything_it_started(tmp_path: Path) -> None:
     assert f"transfer-eval --resume {out}" in said.decode()
     assert _adb_servers(tag) == set()
     assert not (out / "adb-server.json").exists()
+
     def session() -> str:  # the run's other processes (Chromium exits a moment after)
         found = subprocess.run(["pgrep", "-s", str(child.pid)], capture_output=True, text=True)
         return found.stdout.strip()
@@ -170,8 +216,13 @@ def test_a_reality_gap_on_the_virtual_phone_costs_the_phone_side(tmp_path: Path)
     """Pop-ups after every input: the oracle still solves the task in the simulator, but on
     the phone its taps land on a modal dialog; the report names the perturbation."""
     suite = _suite(tmp_path, "settings/SetWifi-v1")
-    config = PairedConfig(base="scripted", trained="scripted", suite=str(suite),
-                          out=tmp_path / "gap", gap=VirtualGap(popup_rate=1.0))
+    config = PairedConfig(
+        base="scripted",
+        trained="scripted",
+        suite=str(suite),
+        out=tmp_path / "gap",
+        gap=VirtualGap(popup_rate=1.0),
+    )
     evaluate(config, _quiet())
     report = json.loads((tmp_path / "gap" / "report.json").read_text())
     assert report["device_gap"] == "system pop-ups after 100% of inputs"
@@ -184,8 +235,9 @@ def test_reality_gap_options_are_refused_for_a_real_phone() -> None:
     with pytest.raises(ValueError, match="apply to --device virtual only"):
         PairedConfig(device="SERIAL123", out=Path("x"), gap=VirtualGap(animation_ms=300))
     gap = VirtualGap(popup_rate=0.05, animation_ms=400, latency_ms=250, font_scale=1.15)
-    assert gap.describe() == ("system pop-ups after 5% of inputs, 400 ms animations, "
-                              "250 ms input latency, text x1.15")
+    assert gap.describe() == (
+        "system pop-ups after 5% of inputs, 400 ms animations, 250 ms input latency, text x1.15"
+    )
     assert not VirtualGap().active and VirtualGap().describe() == ""
 
 
@@ -207,8 +259,9 @@ def test_mgb_replay_lists_writes_a_page_and_an_mp4(run_dir: Path, tmp_path: Path
     assert written.exit_code == 0, written.output
     assert (run_dir / "replays" / "settings.SetWifi-v1__trained.html").exists()
     store = RunStore.open(run_dir)
-    steps = max(len(store.read_steps(f"settings.SetWifi-v1__trained__{w}__r0"))
-                for w in ("sim", "real"))
+    steps = max(
+        len(store.read_steps(f"settings.SetWifi-v1__trained__{w}__r0")) for w in ("sim", "real")
+    )
     capture = cv2.VideoCapture(str(video))
     assert int(capture.get(cv2.CAP_PROP_FRAME_COUNT)) == steps
     assert int(capture.get(cv2.CAP_PROP_FRAME_WIDTH)) == 720
@@ -241,3 +294,123 @@ def test_resume_from_the_command_line_keeps_the_runs_own_settings(run_dir: Path)
     clash = runner.invoke(transfer_eval_app, ["--resume", str(run_dir), "--trained", "random"])
     said = " ".join(clash.output.split())
     assert clash.exit_code == 1 and "--trained random (the run has scripted)" in said
+
+
+# ---------------------------------------------------------------- the harness fingerprint
+
+APPS = Path(__file__).resolve().parents[2] / "sim" / "apps"
+
+
+def test_the_manifest_records_each_policys_fingerprint(run: tuple[PairedConfig, Path]) -> None:
+    _, out = run
+    manifest = json.loads((out / "manifest.json").read_text())
+    prints = manifest["fingerprints"]
+    assert set(prints) == {"base", "trained"}
+    assert prints["base"]["spec"] == "random:1" and prints["trained"]["spec"] == "scripted"
+    assert prints["trained"]["phone"] == {"device": "virtual", "gap": "none"}
+    assert prints["base"]["judge"] == prints["trained"]["judge"] == harness_versions()["judge"]
+    assert set(prints["base"]["apps"]) == {p.name for p in APPS.iterdir()
+                                           if p.is_dir() and p.name != "__pycache__"}  # fmt: skip
+    assert "fingerprint" not in manifest["config"]  # resume rebuilds PairedConfig from config
+
+
+def test_report_json_has_a_fingerprint_per_policy_with_what_each_world_gave(
+    run: tuple[PairedConfig, Path],
+) -> None:
+    _, out = run
+    report = json.loads((out / "report.json").read_text())
+    prints = report["fingerprint"]
+    assert prints["trained"]["spec"] == "scripted" and prints["base"]["kind"] == "random"
+    sim, real = prints["trained"]["observed"]["sim"], prints["trained"]["observed"]["real"]
+    assert len(sim["backend"]) == 1 and sim["backend"][0].startswith("sim, ")
+    assert len(real["backend"]) == 1 and real["backend"][0].startswith("virtual, ")
+    assert "serial" not in real["backend"][0]  # a fresh loopback port per session
+    for images in (sim["image"], real["image"]):
+        assert len(images) == 1 and images[0].split()[1] in ("jpg", "png", "webp")
+        width, height = (int(v) for v in images[0].split()[0].split("x"))
+        assert width > 0 and height > width
+    md = (out / "report.md").read_text()
+    assert "## Harness" in md and "| spec | `random:1` | `scripted` |" in md
+
+
+def test_report_html_shows_the_fingerprint_as_a_table(
+    run: tuple[PairedConfig, Path], tmp_path: Path
+) -> None:
+    _, out = run
+
+    async def look() -> tuple[list[str], list[str], int]:
+        async with launch_chromium() as browser:
+            page = await browser.new_page(viewport={"width": 1200, "height": 900})
+            await page.goto((out / "report.html").as_uri())
+            table = page.locator("table.fingerprint")
+            await table.scroll_into_view_if_needed()
+            await page.screenshot(path=str(tmp_path / "harness.png"))
+            await table.screenshot(path=str(tmp_path / "table.png"))
+            differs = await table.locator("tr.differs td:first-child").all_inner_texts()
+            same = await table.locator("tr.same td:first-child").all_inner_texts()
+            return differs, same, await table.locator("tr").count()
+
+    differs, same, rows = asyncio.run(look())
+    assert {"spec", "kind"} <= set(differs)
+    assert {"judge", "simulator", "phone › device", "apps › settings"} <= set(same)
+    assert rows == 1 + len(differs) + len(same) and rows > 10
+    assert (tmp_path / "table.png").stat().st_size > 5_000
+
+
+def test_a_resume_with_another_harness_is_refused_in_one_line(
+    run: tuple[PairedConfig, Path], tmp_path: Path
+) -> None:
+    config, out = run
+    copy = tmp_path / "copy"
+    shutil.copytree(out, copy)
+    manifest = json.loads((copy / "manifest.json").read_text())
+    manifest["fingerprints"]["trained"]["judge"] = "sha256:0000000000000000"
+    (copy / "manifest.json").write_text(json.dumps(manifest))
+    before = (copy / "results.jsonl").read_bytes()
+    with pytest.raises(TrajectoryError) as caught:
+        evaluate(config.model_copy(update={"out": copy}), _quiet())
+    said = str(caught.value)
+    assert "\n" not in said and "another harness" in said
+    assert f"trained judge sha256:0000000000000000 → {harness_versions()['judge']}" in said
+    assert "new --out" in said
+    assert (copy / "results.jsonl").read_bytes() == before  # nothing ran
+    cli = CliRunner().invoke(transfer_eval_app, ["--resume", str(copy)])
+    assert cli.exit_code == 1 and "another harness" in " ".join(cli.output.split())
+
+
+def test_a_run_made_before_fingerprints_resumes_and_says_so(
+    run: tuple[PairedConfig, Path], tmp_path: Path
+) -> None:
+    config, out = run
+    copy = tmp_path / "old"
+    shutil.copytree(out, copy)
+    manifest = json.loads((copy / "manifest.json").read_text())
+    del manifest["fingerprints"]
+    (copy / "manifest.json").write_text(json.dumps(manifest))
+    report = evaluate(config.model_copy(update={"out": copy}), _quiet())
+    assert report.fingerprint == {}
+    assert "Not recorded (a run made before fingerprints)" in (copy / "report.html").read_text()
+
+
+def test_fingerprint_changes_name_each_leaf_that_differs() -> None:
+    old = {"trained": {"spec": "x", "vlm": {"sampling": {"temperature": 0.0}}}, "base": {"a": 1}}
+    new = {"trained": {"spec": "x", "vlm": {"sampling": {"temperature": 0.7, "seed": 3}}},
+           "base": {"a": 1}}  # fmt: skip
+    assert fingerprint_changes(old, new) == [
+        "trained vlm.sampling.seed (none) → 3",
+        "trained vlm.sampling.temperature 0.0 → 0.7",
+    ]
+    assert fingerprint_changes(old, old) == []
+
+
+def test_policy_fingerprints_by_kind(tmp_path: Path) -> None:
+    checkpoint = tmp_path / "ckpt"
+    checkpoint.mkdir()
+    (checkpoint / "weights.npz").write_bytes(b"weights")
+    learned = policy_fingerprint(f"learned:{checkpoint}")
+    assert learned["checkpoint"] == checkpoint_hash(checkpoint) and "vlm" not in learned
+    vlm = policy_fingerprint("vlm:autoglm,temperature=0.5@http://127.0.0.1:9/v1#glm")
+    assert vlm["kind"] == "vlm" and vlm["vlm"]["sampling"]["temperature"] == 0.5  # type: ignore[index]
+    assert vlm["judge"] == learned["judge"] and vlm["simulator"] == learned["simulator"]
+    replay = policy_fingerprint(f"replay:{tmp_path}/nope")
+    assert replay["recording"] == "missing"

@@ -1,0 +1,443 @@
+"""Scale-out benchmark: a closed-loop step load on 1, 2 and 4 Ray hosts, on a pool of one
+host in this process and on bare in-process envs; prints one JSON object.
+
+    .venv/bin/python benchmarks/scale_bench.py [--quick] [--envs E] [--steps N]
+        [--hosts 1,2,4] [--screenshots]
+
+Each of E envs is reset to a Settings task, opens Settings, and then steps N times back to
+back (a closed loop: the next step is sent when the last one answered), alternating a tap
+on the Wi-Fi row and ``back``. The same load runs on:
+
+* ``sim_env``: E bare :class:`~sim.env.SimEnv` of one in-process simulator (the baseline);
+* ``local_pool``: E envs of ``EnvPool.local(1)`` (the pool's own cost, no transport);
+* ``ray_K``: E envs of an ``EnvPool.ray`` of K hosts on a fresh local cluster
+  (``ray.cluster_utils.Cluster``) of K nodes of one CPU each, so each host lands on a node
+  of its own. Every host runs its own Chromium with the same pages as the baseline.
+
+It also times ``fork(8)`` of a posed env on its own host (a copy in memory) and, with two
+hosts or more, a spread ``fork(8)`` (the parent's host full: snapshot, then create and
+restore on the other hosts). Ratios to ``sim_env`` are the pool's overhead in one run.
+
+The nodes of a local cluster share this machine's cores: hosts beyond ``cpus`` are
+oversubscribed, and the JSON says so rather than implying parallelism the machine does not
+have. Screenshots are off unless ``--screenshots`` (then their bytes cross Ray). Progress
+lines go to stderr. Every process started here (Chromium, Ray's nodes and workers) ends
+with the run, on Ctrl-C too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import statistics
+import sys
+import time
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Annotated, Any, Protocol, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from bridge.schema import (
+    Action,
+    KeyAction,
+    Observation,
+    OpenAppAction,
+    StepResult,
+    TapAction,
+    Target,
+    TaskInstance,
+)
+from scaleout.host import HostConfig
+from scaleout.pool import EnvPool, PoolEnv
+from scaleout.ray_hosts import import_ray
+from sim.simulator import SimConfig, Simulator
+from sim.tasks.registry import default_registry
+
+PAGES = 2
+"""Chromium pages per host (and of the baseline simulator)."""
+FORK_N = 8
+TASK_ID = "settings/SetAirplaneMode-v1"
+ROW = "wifi_settings"
+"""The Settings row the load taps (then ``back``)."""
+NODE = {"num_cpus": 1, "include_dashboard": False}
+"""Each node of the local cluster: one CPU, so a host (which reserves one) has it alone."""
+PLAN = f"reset to {TASK_ID}, open Settings; then alternate a tap on the Wi-Fi row and back"
+
+T = TypeVar("T")
+Stage = Callable[[str], None]
+
+
+class Options(BaseModel):
+    """What to run."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    quick: bool = False
+    envs: int = Field(default=16, ge=1)
+    steps: int = Field(default=30, ge=2)
+    """Timed steps per env."""
+    hosts: tuple[Annotated[int, Field(ge=1)], ...] = Field(default=(1, 2, 4), min_length=1)
+    screenshots: bool = False
+    fork_repeats: int = Field(default=5, ge=1)
+
+    @property
+    def max_envs(self) -> int:
+        """Each host's limit: the whole load fits one host, and a parent with a fork."""
+        return max(self.envs, 1 + FORK_N) + FORK_N
+
+
+class Load(BaseModel):
+    """What one closed loop measured."""
+
+    envs: int
+    steps: int
+    seconds: float
+    steps_per_s: float
+    step_ms_p50: float
+    step_ms_p95: float
+    step_ms_max: float
+    first_env_done_s: float
+    last_env_done_s: float
+    """When the first and the last env had made their steps: far apart when some envs
+    wait while others step (an unfair queue for pages), close when the load is shared."""
+    step_errors: int
+    """Steps whose action failed (``last_action_error``): 0 unless the plan broke."""
+
+
+@dataclass
+class _Drive:
+    """One env's closed loop: each step's milliseconds, when it ended, failed steps."""
+
+    times_ms: list[float]
+    done_s: float
+    errors: int
+
+
+class _Env(Protocol):
+    """What the load needs of an env (a ``SimEnv`` and a ``PoolEnv`` both are)."""
+
+    async def reset(self, task: TaskInstance) -> Observation: ...
+    async def step(self, action: Action) -> StepResult: ...
+    async def observe(self) -> Observation: ...
+    async def close(self) -> None: ...
+
+
+# ---- the load
+def _pct(values: Sequence[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+async def _timed(call: Awaitable[T]) -> tuple[float, T]:
+    """Milliseconds ``call`` took, and its value."""
+    started = time.perf_counter()
+    value = await call
+    return (time.perf_counter() - started) * 1000, value
+
+
+def _next_action(observation: Observation, index: int) -> Action:
+    """Even steps tap the row (on the Settings list), odd ones go back to it."""
+    if index % 2:
+        return KeyAction(key="back")
+    row = next(n for n in observation.ui if n.resource_id.endswith(ROW))
+    return TapAction(target=Target.node(row.id))
+
+
+async def _drive(env: _Env, observation: Observation, steps: int) -> _Drive:
+    """``steps`` steps back to back."""
+    times, errors = [], 0
+    for index in range(steps):
+        elapsed, result = await _timed(env.step(_next_action(observation, index)))
+        times.append(elapsed)
+        errors += result.error is not None
+        observation = result.observation
+    return _Drive(times, time.perf_counter(), errors)
+
+
+async def _warm(env: _Env, task: TaskInstance) -> Observation:
+    """Pose the task, open Settings, and step one untimed pair (first renders cost more)."""
+    await env.reset(task)
+    observation = (await env.step(OpenAppAction(app="settings"))).observation
+    for index in range(2):
+        observation = (await env.step(_next_action(observation, index))).observation
+    return observation
+
+
+async def _loop(envs: Sequence[_Env], observations: Sequence[Observation], steps: int) -> Load:
+    """Every env steps ``steps`` times, all at once."""
+    started = time.perf_counter()
+    drives = await asyncio.gather(
+        *(_drive(env, obs, steps) for env, obs in zip(envs, observations, strict=True))
+    )
+    seconds = time.perf_counter() - started
+    times = [t for drive in drives for t in drive.times_ms]
+    done = sorted(drive.done_s - started for drive in drives)
+    return Load(
+        envs=len(envs),
+        steps=len(times),
+        seconds=round(seconds, 2),
+        steps_per_s=round(len(times) / seconds, 2),
+        step_ms_p50=round(_pct(times, 0.5), 1),
+        step_ms_p95=round(_pct(times, 0.95), 1),
+        step_ms_max=round(max(times), 1),
+        first_env_done_s=round(done[0], 2),
+        last_env_done_s=round(done[-1], 2),
+        step_errors=sum(drive.errors for drive in drives),
+    )
+
+
+async def _loads(envs: Sequence[_Env], task: TaskInstance, steps: int) -> dict[str, Any]:
+    """One env stepping alone (the cost of a step, no queue), then every env at once (the
+    throughput); the envs are closed after."""
+    observations = list(await asyncio.gather(*(_warm(env, task) for env in envs)))
+    alone = await _loop(envs[:1], observations[:1], steps)
+    observations[0] = await envs[0].observe()
+    load = await _loop(envs, observations, steps)
+    for env in envs:
+        await env.close()
+    return {"alone": alone.model_dump(), "load": load.model_dump()}
+
+
+def _task() -> TaskInstance:
+    registry, world = default_registry(), Simulator().phone.apps
+    return registry.instantiate(TASK_ID, 0, {a: app.world for a, app in world.items()}, "en")
+
+
+# ---- forks through a pool
+async def _fork_on_host(pool: EnvPool, task: TaskInstance, repeats: int) -> float:
+    """Median ms of ``fork(8)`` of a posed env whose host has room for the group."""
+    parent = await pool.env(screenshot=False)
+    await parent.reset(task)
+    times = []
+    for _ in range(repeats):
+        elapsed, group = await _timed(parent.fork(FORK_N))
+        assert all(child.host is parent.host for child in group), "the group left its host"
+        times.append(elapsed)
+        await _close_all(group)
+    await parent.close()
+    return round(statistics.median(times), 1)
+
+
+async def _fork_spread(pool: EnvPool, task: TaskInstance, repeats: int) -> float:
+    """Median ms of ``fork(8)`` of a posed env whose host is full: all 8 copies are made on
+    the other hosts from its snapshot."""
+    parent = await pool.env(screenshot=False)
+    await parent.reset(task)
+    info = (await pool.load())[pool.hosts.index(parent.host)]
+    room = info.max_envs - info.envs
+    fillers = await parent.fork(room) if room else []  # in memory on its host: cheap
+    times = []
+    for _ in range(repeats):
+        elapsed, group = await _timed(parent.fork(FORK_N))
+        assert all(child.host is not parent.host for child in group), "the fork was not spread"
+        times.append(elapsed)
+        await _close_all(group)
+    await _close_all([*fillers, parent])
+    return round(statistics.median(times), 1)
+
+
+async def _close_all(envs: Sequence[PoolEnv]) -> None:
+    for env in envs:
+        await env.close()
+
+
+# ---- the runs
+async def _sim_env_run(options: Options, task: TaskInstance) -> dict[str, Any]:
+    """The baseline: bare envs of one simulator in this process."""
+    async with Simulator(SimConfig(pages=PAGES)) as sim:
+        envs = [await sim.env(screenshot=options.screenshots) for _ in range(options.envs)]
+        loads = await _loads(envs, task, options.steps)
+        parent = await sim.env(screenshot=False)
+        await parent.reset(task)
+        times = []
+        for _ in range(options.fork_repeats):
+            elapsed, group = await _timed(parent.fork(FORK_N))
+            times.append(elapsed)
+            for child in group:
+                await child.close()
+        await parent.close()
+    return {"hosts": 0, **loads, "fork8_ms": round(statistics.median(times), 2)}
+
+
+async def _pool_run(
+    pool: EnvPool, options: Options, task: TaskInstance, stage: Stage
+) -> dict[str, Any]:
+    """Start the pool's hosts, run the load on it, and time its forks."""
+    stage(f"  start {len(pool.hosts)} host(s)")
+    started = time.perf_counter()
+    infos = await asyncio.gather(*(host.start() for host in pool.hosts))  # type: ignore[attr-defined]
+    result: dict[str, Any] = {
+        "hosts": len(infos),
+        "host_nodes": len({info.node for info in infos}),
+        "host_start_s": round(time.perf_counter() - started, 2),
+    }
+    stage(f"  load: {options.envs} envs x {options.steps} steps")
+    envs = [await pool.env(screenshot=options.screenshots) for _ in range(options.envs)]
+    result |= await _loads(envs, task, options.steps)
+    stage("  forks")
+    result["fork8_on_host_ms"] = await _fork_on_host(pool, task, options.fork_repeats)
+    if len(infos) > 1:
+        result["fork8_spread_ms"] = await _fork_spread(pool, task, options.fork_repeats)
+    return result
+
+
+async def _local_run(options: Options, task: TaskInstance, stage: Stage) -> dict[str, Any]:
+    config = HostConfig(pages=PAGES, max_envs=options.max_envs)
+    async with EnvPool.local(1, config) as pool:
+        return await _pool_run(pool, options, task, stage)
+
+
+async def _ray_run(
+    hosts: int, options: Options, task: TaskInstance, stage: Stage
+) -> dict[str, Any]:
+    config = HostConfig(pages=PAGES, max_envs=options.max_envs)
+    async with await EnvPool.ray(hosts=hosts, config=config, cpus=1.0) as pool:
+        return await _pool_run(pool, options, task, stage)
+
+
+@contextlib.contextmanager
+def _ray_cluster() -> Iterator[Any]:
+    """A local Ray cluster of one node of one CPU, this process connected to it; every
+    process of it is stopped on the way out."""
+    from ray.cluster_utils import Cluster
+
+    ray = import_ray()
+    cluster = Cluster(initialize_head=True, head_node_args=NODE)
+    try:
+        ray.init(address=cluster.address, log_to_driver=False, configure_logging=False)
+        yield cluster
+    finally:
+        ray.shutdown()
+        cluster.shutdown()
+
+
+def _grow(cluster: Any, nodes: int) -> None:
+    """Add nodes of one CPU until the cluster has ``nodes``."""
+    for _ in range(nodes - len(cluster.list_all_nodes())):
+        cluster.add_node(**NODE)
+    cluster.wait_for_nodes()
+
+
+def _ray_runs(options: Options, task: TaskInstance, stage: Stage) -> dict[str, Any]:
+    """The load on K hosts for each K asked, on a cluster grown to K nodes of one CPU, so
+    that each host has a node of its own."""
+    runs = {}
+    stage("start a local Ray cluster (a head node)")
+    with _ray_cluster() as cluster:
+        for hosts in sorted(set(options.hosts)):
+            stage(f"{hosts} Ray host(s): grow the cluster to {hosts} node(s)")
+            started = time.perf_counter()
+            _grow(cluster, hosts)
+            grown_s = time.perf_counter() - started
+            run = asyncio.run(_ray_run(hosts, options, task, stage))
+            runs[f"ray_{hosts}"] = run | {
+                "nodes": len(cluster.list_all_nodes()),
+                "nodes_added_s": round(grown_s, 2),
+                "oversubscribed": hosts > _cpus(),
+            }
+        stage("stop the cluster")
+    return runs
+
+
+def _cpus() -> int:
+    return os.cpu_count() or 1
+
+
+def _ratio(run: dict[str, Any], base: dict[str, Any], part: str, key: str) -> float:
+    return round(run[part][key] / base[part][key], 2)
+
+
+def _ratios(runs: dict[str, dict[str, Any]]) -> dict[str, dict[str, float]]:
+    """Each pool run against the bare envs: throughput under the load (below 1: slower),
+    latency (above 1: slower), and what the transport adds to one step of an env alone."""
+    base = runs["sim_env"]
+    return {
+        f"{name}_vs_sim_env": {
+            "load_steps_per_s": _ratio(run, base, "load", "steps_per_s"),
+            "load_step_ms_p50": _ratio(run, base, "load", "step_ms_p50"),
+            "load_step_ms_p95": _ratio(run, base, "load", "step_ms_p95"),
+            "alone_step_ms_p50": _ratio(run, base, "alone", "step_ms_p50"),
+            "alone_step_ms_p50_added": round(
+                run["alone"]["step_ms_p50"] - base["alone"]["step_ms_p50"], 1
+            ),
+        }
+        for name, run in runs.items()
+        if name != "sim_env"
+    }
+
+
+def run_bench(options: Options, stage: Stage) -> dict[str, Any]:
+    """Every run of the benchmark; the JSON-ready figures."""
+    task = _task()
+    runs: dict[str, dict[str, Any]] = {}
+    stage(f"bare SimEnv in this process: {options.envs} envs x {options.steps} steps")
+    runs["sim_env"] = asyncio.run(_sim_env_run(options, task))
+    stage("EnvPool.local(1)")
+    runs["local_pool"] = asyncio.run(_local_run(options, task, stage))
+    runs |= _ray_runs(options, task, stage)
+    cpus = _cpus()
+    over = [hosts for hosts in options.hosts if hosts > cpus]
+    return {
+        **options.model_dump(exclude={"fork_repeats"}),
+        "cpus": cpus,
+        "pages_per_host": PAGES,
+        "max_envs_per_host": options.max_envs,
+        "plan": PLAN,
+        "runs": runs,
+        "ratios": _ratios(runs),
+        "notes": [
+            (
+                f"this machine has {cpus} cores: {over} hosts oversubscribe it (each host is "
+                "a Chromium and a Ray node on these cores), so more hosts cannot add steps/s "
+                "here; on a cluster, one host per node scales with the nodes"
+                if over
+                else f"this machine has {cpus} cores; every host count fits them"
+            ),
+            "load: every env at once, so its latencies include waiting for a page; alone: "
+            "one env stepping by itself, the cost of a step and of its transport",
+        ],
+    }
+
+
+def _options(argv: Sequence[str]) -> Options:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="small counts (< 90 s)")
+    parser.add_argument("--envs", type=int, help="envs stepping at once (default 16; quick 4)")
+    parser.add_argument("--steps", type=int, help="timed steps per env (default 30; quick 8)")
+    parser.add_argument("--hosts", default="1,2,4", help="Ray host counts, e.g. 1,2,4")
+    parser.add_argument("--screenshots", action="store_true", help="observations with images")
+    args = parser.parse_args(argv)
+    quick = {"envs": 4, "steps": 8, "fork_repeats": 2} if args.quick else {}
+    given = {"envs": args.envs, "steps": args.steps}
+    return Options(
+        quick=args.quick,
+        hosts=tuple(int(part) for part in args.hosts.split(",")),
+        screenshots=args.screenshots,
+        **(quick | {key: value for key, value in given.items() if value is not None}),
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Parse the options, run, print the JSON; 130 after Ctrl-C (everything stopped)."""
+    options = _options(sys.argv[1:] if argv is None else argv)
+    began = time.perf_counter()
+
+    def stage(name: str) -> None:
+        elapsed = time.perf_counter() - began
+        print(f"scale_bench [{elapsed:5.1f} s]: {name}", file=sys.stderr, flush=True)
+
+    try:
+        result = run_bench(options, stage)
+    except KeyboardInterrupt:
+        stage("interrupted; everything it started is stopped")
+        return 130
+    print(json.dumps(result, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
