@@ -32,11 +32,13 @@ import asyncio
 import contextlib
 import json
 import os
+import signal
 import statistics
 import sys
 import time
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Iterator, Sequence
 from dataclasses import dataclass
+from types import FrameType
 from typing import Annotated, Any, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -199,7 +201,8 @@ async def _loads(envs: Sequence[_Env], task: TaskInstance, steps: int) -> dict[s
     load = await _loop(envs, observations, steps)
     for env in envs:
         await env.close()
-    return {"alone": alone.model_dump(), "load": load.model_dump()}
+    alone_figures = alone.model_dump(exclude={"envs", "first_env_done_s", "last_env_done_s"})
+    return {"alone": alone_figures, "load": load.model_dump()}
 
 
 def _task() -> TaskInstance:
@@ -243,6 +246,63 @@ async def _fork_spread(pool: EnvPool, task: TaskInstance, repeats: int) -> float
 async def _close_all(envs: Sequence[PoolEnv]) -> None:
     for env in envs:
         await env.close()
+
+
+# ---- running the stages
+class Runner:
+    """Runs the benchmark's stages: progress lines on stderr, and Ctrl-C handled so that
+    what a stage started is stopped before the benchmark exits.
+
+    Ctrl-C cancels the stage on the event loop (its ``async with`` blocks stop the pools,
+    their hosts and Chromium); between stages it is raised at the next :meth:`check`, so a
+    cluster step in progress (starting a node) ends first and the cluster knows every
+    process it has to stop. A simulator's page server (uvicorn) takes SIGINT while it
+    serves and passes it on here once it has stopped, so such a stage ends with the error
+    of its broken pages instead: :attr:`interrupted` says that it was Ctrl-C all the same.
+    """
+
+    def __init__(self) -> None:
+        self.began = time.perf_counter()
+        self.interrupted = False
+        self._task: asyncio.Task[Any] | None = None
+
+    def stage(self, name: str) -> None:
+        """A progress line, with the seconds since the start."""
+        elapsed = time.perf_counter() - self.began
+        print(f"scale_bench [{elapsed:5.1f} s]: {name}", file=sys.stderr, flush=True)
+
+    def run(self, stage: Coroutine[Any, Any, T]) -> T:
+        """Run an async stage on a fresh event loop."""
+        self.check()
+        return asyncio.run(self._main(stage))
+
+    def check(self) -> None:
+        """Raise ``KeyboardInterrupt`` if Ctrl-C was pressed."""
+        if self.interrupted:
+            raise KeyboardInterrupt
+
+    @contextlib.contextmanager
+    def handling_ctrl_c(self) -> Iterator[None]:
+        """Take SIGINT while the benchmark runs."""
+        previous = signal.signal(signal.SIGINT, self._on_sigint)
+        try:
+            yield
+        finally:
+            signal.signal(signal.SIGINT, previous)
+
+    async def _main(self, stage: Coroutine[Any, Any, T]) -> T:
+        self._task = asyncio.current_task()
+        try:
+            return await stage
+        finally:
+            self._task = None
+
+    def _on_sigint(self, signum: int, frame: FrameType | None) -> None:
+        if self.interrupted:  # once is enough: a second cancel would cut the clean-up short
+            return
+        self.interrupted = True  # no print here: a signal handler must not write to stderr
+        if self._task is not None:
+            self._task.get_loop().call_soon_threadsafe(self._task.cancel)
 
 
 # ---- the runs
@@ -300,7 +360,7 @@ async def _ray_run(
 
 
 @contextlib.contextmanager
-def _ray_cluster() -> Iterator[Any]:
+def _ray_cluster(runner: Runner) -> Iterator[Any]:
     """A local Ray cluster of one node of one CPU, this process connected to it; every
     process of it is stopped on the way out."""
     from ray.cluster_utils import Cluster
@@ -308,6 +368,7 @@ def _ray_cluster() -> Iterator[Any]:
     ray = import_ray()
     cluster = Cluster(initialize_head=True, head_node_args=NODE)
     try:
+        runner.check()
         ray.init(address=cluster.address, log_to_driver=False, configure_logging=False)
         yield cluster
     finally:
@@ -315,31 +376,34 @@ def _ray_cluster() -> Iterator[Any]:
         cluster.shutdown()
 
 
-def _grow(cluster: Any, nodes: int) -> None:
+def _grow(cluster: Any, nodes: int, runner: Runner) -> None:
     """Add nodes of one CPU until the cluster has ``nodes``."""
     for _ in range(nodes - len(cluster.list_all_nodes())):
         cluster.add_node(**NODE)
+        runner.check()
     cluster.wait_for_nodes()
 
 
-def _ray_runs(options: Options, task: TaskInstance, stage: Stage) -> dict[str, Any]:
+def _ray_runs(options: Options, task: TaskInstance, runner: Runner) -> dict[str, Any]:
     """The load on K hosts for each K asked, on a cluster grown to K nodes of one CPU, so
     that each host has a node of its own."""
-    runs = {}
-    stage("start a local Ray cluster (a head node)")
-    with _ray_cluster() as cluster:
+    runs: dict[str, Any] = {}
+    runner.stage("start a local Ray cluster (a head node)")
+    started = time.perf_counter()
+    with _ray_cluster(runner) as cluster:
+        runs["ray_head_start_s"] = round(time.perf_counter() - started, 2)
         for hosts in sorted(set(options.hosts)):
-            stage(f"{hosts} Ray host(s): grow the cluster to {hosts} node(s)")
+            runner.stage(f"{hosts} Ray host(s): grow the cluster to {hosts} node(s)")
             started = time.perf_counter()
-            _grow(cluster, hosts)
+            _grow(cluster, hosts, runner)
             grown_s = time.perf_counter() - started
-            run = asyncio.run(_ray_run(hosts, options, task, stage))
+            run = runner.run(_ray_run(hosts, options, task, runner.stage))
             runs[f"ray_{hosts}"] = run | {
                 "nodes": len(cluster.list_all_nodes()),
                 "nodes_added_s": round(grown_s, 2),
                 "oversubscribed": hosts > _cpus(),
             }
-        stage("stop the cluster")
+        runner.stage("stop the cluster")
     return runs
 
 
@@ -370,15 +434,17 @@ def _ratios(runs: dict[str, dict[str, Any]]) -> dict[str, dict[str, float]]:
     }
 
 
-def run_bench(options: Options, stage: Stage) -> dict[str, Any]:
+def run_bench(options: Options, runner: Runner) -> dict[str, Any]:
     """Every run of the benchmark; the JSON-ready figures."""
     task = _task()
     runs: dict[str, dict[str, Any]] = {}
-    stage(f"bare SimEnv in this process: {options.envs} envs x {options.steps} steps")
-    runs["sim_env"] = asyncio.run(_sim_env_run(options, task))
-    stage("EnvPool.local(1)")
-    runs["local_pool"] = asyncio.run(_local_run(options, task, stage))
-    runs |= _ray_runs(options, task, stage)
+    runner.stage(f"bare SimEnv in this process: {options.envs} envs x {options.steps} steps")
+    runs["sim_env"] = runner.run(_sim_env_run(options, task))
+    runner.stage("EnvPool.local(1)")
+    runs["local_pool"] = runner.run(_local_run(options, task, runner.stage))
+    ray_runs = _ray_runs(options, task, runner)
+    head_start_s = ray_runs.pop("ray_head_start_s")
+    runs |= ray_runs
     cpus = _cpus()
     over = [hosts for hosts in options.hosts if hosts > cpus]
     return {
@@ -386,6 +452,7 @@ def run_bench(options: Options, stage: Stage) -> dict[str, Any]:
         "cpus": cpus,
         "pages_per_host": PAGES,
         "max_envs_per_host": options.max_envs,
+        "ray_head_start_s": head_start_s,
         "plan": PLAN,
         "runs": runs,
         "ratios": _ratios(runs),
@@ -424,17 +491,15 @@ def _options(argv: Sequence[str]) -> Options:
 def main(argv: Sequence[str] | None = None) -> int:
     """Parse the options, run, print the JSON; 130 after Ctrl-C (everything stopped)."""
     options = _options(sys.argv[1:] if argv is None else argv)
-    began = time.perf_counter()
-
-    def stage(name: str) -> None:
-        elapsed = time.perf_counter() - began
-        print(f"scale_bench [{elapsed:5.1f} s]: {name}", file=sys.stderr, flush=True)
-
-    try:
-        result = run_bench(options, stage)
-    except KeyboardInterrupt:
-        stage("interrupted; everything it started is stopped")
-        return 130
+    runner = Runner()
+    with runner.handling_ctrl_c():
+        try:
+            result = run_bench(options, runner)
+        except BaseException:
+            if not runner.interrupted:
+                raise
+            runner.stage("interrupted; everything it started is stopped")
+            return 130
     print(json.dumps(result, indent=2))
     return 0
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from typing import TYPE_CHECKING, Any, Literal
 
 from bridge.errors import BridgeError, EnvError, EnvTimeout, EnvUsageError
@@ -37,7 +38,9 @@ if TYPE_CHECKING:
 __all__ = ["RayHost", "connect_ray", "import_ray", "start_ray_hosts"]
 
 RESTART_POLL_S = 0.2
-"""How often a call that waits for a restarting host asks again."""
+"""How often a call that waits for a restarting host (or for room) asks again."""
+ROOM_WAIT_S = 10.0
+"""How long a shortfall of cluster resources must last before hosts are refused."""
 _INSTALL = "Ray is not installed: pip install 'mobilegym-bridge[ray]'"
 
 
@@ -125,16 +128,26 @@ def start_ray_hosts(
 
 
 def _check_room(ray: Any, count: int, cpus: float, resources: dict[str, float]) -> None:
-    """Refuse hosts the cluster could never place (Ray would leave them pending forever)."""
-    total = ray.cluster_resources()
+    """Refuse hosts the cluster has no room for (Ray would leave them pending, and every
+    call on them would wait out its timeout). Room that hosts just stopped give back is
+    freed a moment later, so a shortfall is confirmed for :data:`ROOM_WAIT_S` first."""
     wanted = {"CPU": cpus * count} | {name: amount * count for name, amount in resources.items()}
-    short = {name: amount for name, amount in wanted.items() if total.get(name, 0) < amount}
+    deadline = time.monotonic() + ROOM_WAIT_S
+    while True:
+        free = ray.available_resources()
+        short = {name: amount for name, amount in wanted.items() if free.get(name, 0) < amount}
+        if not short or time.monotonic() > deadline:
+            break
+        time.sleep(RESTART_POLL_S)  # poll interval while Ray frees what stopped hosts held
     if short:
-        have = ", ".join(f"{name} {total.get(name, 0):g}" for name in short)
+        total = ray.cluster_resources()
+        have = ", ".join(
+            f"{name} {free.get(name, 0):g} free of {total.get(name, 0):g}" for name in short
+        )
         need = ", ".join(f"{name} {amount:g}" for name, amount in short.items())
         raise HostsUnavailable(
             f"{count} simulator hosts need {need} but the cluster has {have}: start fewer "
-            "hosts (--ray-hosts), or add nodes"
+            "hosts (--ray-hosts), add nodes, or stop what holds them"
         )
 
 

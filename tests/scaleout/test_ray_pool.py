@@ -196,6 +196,42 @@ async def test_the_runner_records_a_dead_host_as_an_infra_error(
         assert "died" in (record.error or ""), record.error
 
 
+# ---------------------------------------------------------------- the commands, --ray
+
+
+def test_mgb_sim_run_with_ray_runs_its_episodes_on_the_cluster(
+    cluster: Cluster, tmp_path: Path
+) -> None:
+    out = tmp_path / "run"
+    args = ["sim", "run", "--task", "settings/SetAirplaneMode-v1", "--seeds", "0,1",
+            "--out", str(out), "--ray", "--ray-hosts", "2"]  # fmt: skip
+    result = CliRunner().invoke(mgb_app, args)
+    assert result.exit_code == 0, result.output
+    assert "simulator on Ray (local, 2 hosts)" in result.output
+    records = RunStore.open(out).completed()
+    assert sorted(r.outcome for r in records.values()) == ["success", "success"]
+    assert "source" not in RunStore.open(out).manifest.config  # where is not what
+
+
+def test_mgb_train_with_ray_trains_on_the_cluster(cluster: Cluster, tmp_path: Path) -> None:
+    split = {
+        "description": "one template, a smoke run",
+        "apps": ["settings", "contacts", "answersheet"],
+        "train": {"grid": {"tasks": ["settings/SetAirplaneMode-v1"],
+                           "seeds": {"first": 0, "count": 4}, "lang": "alternate"}},
+        "test": {"grid": {"tasks": ["settings/SetAirplaneMode-v1"],
+                          "seeds": {"first": 1000, "count": 2}, "lang": "alternate"}},
+    }  # fmt: skip
+    (tmp_path / "split.json").write_text(json.dumps(split), encoding="utf-8")
+    out = tmp_path / "trained"
+    args = ["train", "--tasks", str(tmp_path / "split.json"), "--envs", "2", "--group", "2",
+            "--iters", "1", "--out", str(out), "--ray"]  # fmt: skip
+    result = CliRunner().invoke(mgb_app, args)
+    assert result.exit_code == 0, result.output
+    assert "simulator on Ray (local, a host per node)" in result.output
+    assert LearnedPolicy.load(out).config.training["train_steps"] > 0  # type: ignore[index]
+
+
 # ---------------------------------------------------------------- trainer adapters on the pool
 
 
@@ -294,37 +330,31 @@ def test_the_rllm_flow_plays_a_task_on_the_cluster(world: SyncWorld) -> None:
     assert episode.is_correct and make_evaluator().evaluate(row, episode).reward == 1.0
 
 
-# ---------------------------------------------------------------- the commands, --ray
+def test_the_skyrl_env_plays_an_episode_on_the_cluster(world: SyncWorld) -> None:
+    import skyrl_gym
 
+    from trainers.rows import task_row
+    from trainers.skyrl_env import SKYRL_ENV_ID, register_skyrl
 
-def test_mgb_sim_run_with_ray_runs_its_episodes_on_the_cluster(
-    cluster: Cluster, tmp_path: Path
-) -> None:
-    out = tmp_path / "run"
-    args = ["sim", "run", "--task", "settings/SetAirplaneMode-v1", "--seeds", "0,1",
-            "--out", str(out), "--ray", "--ray-hosts", "2"]  # fmt: skip
-    result = CliRunner().invoke(mgb_app, args)
-    assert result.exit_code == 0, result.output
-    assert "simulator on Ray (local, 2 hosts)" in result.output
-    records = RunStore.open(out).completed()
-    assert sorted(r.outcome for r in records.values()) == ["success", "success"]
-    assert "source" not in RunStore.open(out).manifest.config  # where is not what
-
-
-def test_mgb_train_with_ray_trains_on_the_cluster(cluster: Cluster, tmp_path: Path) -> None:
-    split = {
-        "description": "one template, a smoke run",
-        "apps": ["settings", "contacts", "answersheet"],
-        "train": {"grid": {"tasks": ["settings/SetAirplaneMode-v1"],
-                           "seeds": {"first": 0, "count": 4}, "lang": "alternate"}},
-        "test": {"grid": {"tasks": ["settings/SetAirplaneMode-v1"],
-                          "seeds": {"first": 1000, "count": 2}, "lang": "alternate"}},
-    }  # fmt: skip
-    (tmp_path / "split.json").write_text(json.dumps(split), encoding="utf-8")
-    out = tmp_path / "trained"
-    args = ["train", "--tasks", str(tmp_path / "split.json"), "--envs", "2", "--group", "2",
-            "--iters", "1", "--out", str(out), "--ray"]  # fmt: skip
-    result = CliRunner().invoke(mgb_app, args)
-    assert result.exit_code == 0, result.output
-    assert "simulator on Ray (local, a host per node)" in result.output
-    assert LearnedPolicy.load(out).config.training["train_steps"] > 0  # type: ignore[index]
+    world.endpoint.script(generic_script(world.point))
+    env_id = register_skyrl(f"{SKYRL_ENV_ID}-cluster")
+    try:
+        config = {
+            "env_factory": partial(world.sim.env, screenshot=False),
+            "adapter": "generic",
+            "loop": world.loop,
+        }
+        env = skyrl_gym.make(env_id, env_config=config, extras=task_row(airplane_task(world.sim)))
+        try:
+            chat, _ = env.init([{"role": "user", "content": "(the dataset's prompt)"}])
+            while True:
+                reply = world.ask(chat)
+                output = env.step(reply)
+                chat = [*chat, {"role": "assistant", "content": reply}, *output["observations"]]
+                if output["done"]:
+                    break
+        finally:
+            env.close()
+        assert output["reward"] == 1.0 and not output["metadata"]["infra_error"]
+    finally:
+        skyrl_gym.envs.registration.deregister(env_id)
