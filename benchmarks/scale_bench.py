@@ -10,19 +10,21 @@ on the Wi-Fi row and ``back``. The same load runs on:
 
 * ``sim_env``: E bare :class:`~sim.env.SimEnv` of one in-process simulator (the baseline);
 * ``local_pool``: E envs of ``EnvPool.local(1)`` (the pool's own cost, no transport);
-* ``ray_K``: E envs of an ``EnvPool.ray`` of K hosts on a fresh local cluster
-  (``ray.cluster_utils.Cluster``) of K nodes of one CPU each, so each host lands on a node
-  of its own. Every host runs its own Chromium with the same pages as the baseline.
+* ``ray_K``: E envs of an ``EnvPool.ray`` of K hosts on a local cluster
+  (``ray.cluster_utils.Cluster``) grown to K nodes of one CPU each, so that each host has
+  a node of its own. Every host runs its own Chromium with the same pages as the baseline.
 
-It also times ``fork(8)`` of a posed env on its own host (a copy in memory) and, with two
-hosts or more, a spread ``fork(8)`` (the parent's host full: snapshot, then create and
-restore on the other hosts). Ratios to ``sim_env`` are the pool's overhead in one run.
+Each run measures one env stepping alone (what a step and its transport cost) and then all
+E at once (the throughput, and latencies that include waiting for a page). It also times
+``fork(8)`` of a posed env on its own host (a copy in memory) and, with two hosts or more,
+a spread ``fork(8)`` (the parent's host full: a snapshot, then a create and a restore on
+the other hosts). The ratios to ``sim_env`` are the pool's overhead, measured in one run.
 
 The nodes of a local cluster share this machine's cores: hosts beyond ``cpus`` are
 oversubscribed, and the JSON says so rather than implying parallelism the machine does not
 have. Screenshots are off unless ``--screenshots`` (then their bytes cross Ray). Progress
-lines go to stderr. Every process started here (Chromium, Ray's nodes and workers) ends
-with the run, on Ctrl-C too.
+lines go to stderr. Every process started here (Chromium, Ray's nodes and workers) is
+stopped when it exits, after Ctrl-C too (see :class:`Runner`; exit status 130).
 """
 
 from __future__ import annotations
@@ -39,9 +41,9 @@ import time
 from collections.abc import Awaitable, Callable, Coroutine, Iterator, Sequence
 from dataclasses import dataclass
 from types import FrameType
-from typing import Annotated, Any, Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PositiveInt
 
 from bridge.schema import (
     Action,
@@ -54,7 +56,7 @@ from bridge.schema import (
     TaskInstance,
 )
 from scaleout.host import HostConfig
-from scaleout.pool import EnvPool, PoolEnv
+from scaleout.pool import EnvPool
 from scaleout.ray_hosts import import_ray
 from sim.simulator import SimConfig, Simulator
 from sim.tasks.registry import default_registry
@@ -80,16 +82,17 @@ class Options(BaseModel):
 
     quick: bool = False
     envs: int = Field(default=16, ge=1)
-    steps: int = Field(default=30, ge=2)
+    steps: int = Field(default=30, ge=1)
     """Timed steps per env."""
-    hosts: tuple[Annotated[int, Field(ge=1)], ...] = Field(default=(1, 2, 4), min_length=1)
+    hosts: tuple[PositiveInt, ...] = Field(default=(1, 2, 4), min_length=1)
     screenshots: bool = False
     fork_repeats: int = Field(default=5, ge=1)
 
     @property
     def max_envs(self) -> int:
-        """Each host's limit: the whole load fits one host, and a parent with a fork."""
-        return max(self.envs, 1 + FORK_N) + FORK_N
+        """Each host's limit: the whole load fits on one host, and so do a parent and its
+        fork."""
+        return max(self.envs, 1 + FORK_N)
 
 
 class Load(BaseModel):
@@ -141,19 +144,17 @@ async def _timed(call: Awaitable[T]) -> tuple[float, T]:
     return (time.perf_counter() - started) * 1000, value
 
 
-def _next_action(observation: Observation, index: int) -> Action:
-    """Even steps tap the row (on the Settings list), odd ones go back to it."""
-    if index % 2:
-        return KeyAction(key="back")
-    row = next(n for n in observation.ui if n.resource_id.endswith(ROW))
-    return TapAction(target=Target.node(row.id))
+def _next_action(observation: Observation) -> Action:
+    """On the Settings list, tap the row; on the page it opens, go back."""
+    row = next((n for n in observation.ui if n.resource_id.endswith(ROW)), None)
+    return KeyAction(key="back") if row is None else TapAction(target=Target.node(row.id))
 
 
 async def _drive(env: _Env, observation: Observation, steps: int) -> _Drive:
     """``steps`` steps back to back."""
     times, errors = [], 0
-    for index in range(steps):
-        elapsed, result = await _timed(env.step(_next_action(observation, index)))
+    for _ in range(steps):
+        elapsed, result = await _timed(env.step(_next_action(observation)))
         times.append(elapsed)
         errors += result.error is not None
         observation = result.observation
@@ -164,8 +165,8 @@ async def _warm(env: _Env, task: TaskInstance) -> Observation:
     """Pose the task, open Settings, and step one untimed pair (first renders cost more)."""
     await env.reset(task)
     observation = (await env.step(OpenAppAction(app="settings"))).observation
-    for index in range(2):
-        observation = (await env.step(_next_action(observation, index))).observation
+    for _ in range(2):
+        observation = (await env.step(_next_action(observation))).observation
     return observation
 
 
@@ -197,7 +198,7 @@ async def _loads(envs: Sequence[_Env], task: TaskInstance, steps: int) -> dict[s
     throughput); the envs are closed after."""
     observations = list(await asyncio.gather(*(_warm(env, task) for env in envs)))
     alone = await _loop(envs[:1], observations[:1], steps)
-    observations[0] = await envs[0].observe()
+    observations[0] = await envs[0].observe()  # where the alone loop left it
     load = await _loop(envs, observations, steps)
     for env in envs:
         await env.close()
@@ -210,40 +211,41 @@ def _task() -> TaskInstance:
     return registry.instantiate(TASK_ID, 0, {a: app.world for a, app in world.items()}, "en")
 
 
-# ---- forks through a pool
-async def _fork_on_host(pool: EnvPool, task: TaskInstance, repeats: int) -> float:
-    """Median ms of ``fork(8)`` of a posed env whose host has room for the group."""
-    parent = await pool.env(screenshot=False)
-    await parent.reset(task)
+# ---- forks
+async def _fork_ms(parent: Any, repeats: int, where: Callable[[Any], bool]) -> float:
+    """Median milliseconds of ``parent.fork(8)``; ``where`` checks each copy's place."""
     times = []
     for _ in range(repeats):
         elapsed, group = await _timed(parent.fork(FORK_N))
-        assert all(child.host is parent.host for child in group), "the group left its host"
+        assert all(where(child) for child in group), "a copy is not where it should be"
         times.append(elapsed)
         await _close_all(group)
+    return round(statistics.median(times), 2)
+
+
+async def _fork_on_host(pool: EnvPool, task: TaskInstance, repeats: int) -> float:
+    """``fork(8)`` of a posed env whose host has room for the group (copies in memory)."""
+    parent = await pool.env(screenshot=False)
+    await parent.reset(task)
+    elapsed = await _fork_ms(parent, repeats, lambda child: child.host is parent.host)
     await parent.close()
-    return round(statistics.median(times), 1)
+    return elapsed
 
 
 async def _fork_spread(pool: EnvPool, task: TaskInstance, repeats: int) -> float:
-    """Median ms of ``fork(8)`` of a posed env whose host is full: all 8 copies are made on
-    the other hosts from its snapshot."""
+    """``fork(8)`` of a posed env whose host is full: all 8 copies are made on the other
+    hosts from its snapshot."""
     parent = await pool.env(screenshot=False)
     await parent.reset(task)
     info = (await pool.load())[pool.hosts.index(parent.host)]
     room = info.max_envs - info.envs
     fillers = await parent.fork(room) if room else []  # in memory on its host: cheap
-    times = []
-    for _ in range(repeats):
-        elapsed, group = await _timed(parent.fork(FORK_N))
-        assert all(child.host is not parent.host for child in group), "the fork was not spread"
-        times.append(elapsed)
-        await _close_all(group)
+    elapsed = await _fork_ms(parent, repeats, lambda child: child.host is not parent.host)
     await _close_all([*fillers, parent])
-    return round(statistics.median(times), 1)
+    return elapsed
 
 
-async def _close_all(envs: Sequence[PoolEnv]) -> None:
+async def _close_all(envs: Sequence[Any]) -> None:
     for env in envs:
         await env.close()
 
@@ -313,14 +315,9 @@ async def _sim_env_run(options: Options, task: TaskInstance) -> dict[str, Any]:
         loads = await _loads(envs, task, options.steps)
         parent = await sim.env(screenshot=False)
         await parent.reset(task)
-        times = []
-        for _ in range(options.fork_repeats):
-            elapsed, group = await _timed(parent.fork(FORK_N))
-            times.append(elapsed)
-            for child in group:
-                await child.close()
+        fork_ms = await _fork_ms(parent, options.fork_repeats, lambda _: True)
         await parent.close()
-    return {"hosts": 0, **loads, "fork8_ms": round(statistics.median(times), 2)}
+    return {"hosts": 0, **loads, "fork8_ms": fork_ms}
 
 
 async def _pool_run(
@@ -384,14 +381,14 @@ def _grow(cluster: Any, nodes: int, runner: Runner) -> None:
     cluster.wait_for_nodes()
 
 
-def _ray_runs(options: Options, task: TaskInstance, runner: Runner) -> dict[str, Any]:
+def _ray_runs(options: Options, task: TaskInstance, runner: Runner) -> tuple[float, dict[str, Any]]:
     """The load on K hosts for each K asked, on a cluster grown to K nodes of one CPU, so
-    that each host has a node of its own."""
+    that each host has a node of its own; and the seconds the cluster's head took to start."""
     runs: dict[str, Any] = {}
     runner.stage("start a local Ray cluster (a head node)")
     started = time.perf_counter()
     with _ray_cluster(runner) as cluster:
-        runs["ray_head_start_s"] = round(time.perf_counter() - started, 2)
+        head_s = time.perf_counter() - started
         for hosts in sorted(set(options.hosts)):
             runner.stage(f"{hosts} Ray host(s): grow the cluster to {hosts} node(s)")
             started = time.perf_counter()
@@ -404,7 +401,7 @@ def _ray_runs(options: Options, task: TaskInstance, runner: Runner) -> dict[str,
                 "oversubscribed": hosts > _cpus(),
             }
         runner.stage("stop the cluster")
-    return runs
+    return round(head_s, 2), runs
 
 
 def _cpus() -> int:
@@ -442,8 +439,7 @@ def run_bench(options: Options, runner: Runner) -> dict[str, Any]:
     runs["sim_env"] = runner.run(_sim_env_run(options, task))
     runner.stage("EnvPool.local(1)")
     runs["local_pool"] = runner.run(_local_run(options, task, runner.stage))
-    ray_runs = _ray_runs(options, task, runner)
-    head_start_s = ray_runs.pop("ray_head_start_s")
+    head_start_s, ray_runs = _ray_runs(options, task, runner)
     runs |= ray_runs
     cpus = _cpus()
     over = [hosts for hosts in options.hosts if hosts > cpus]
@@ -480,12 +476,15 @@ def _options(argv: Sequence[str]) -> Options:
     args = parser.parse_args(argv)
     quick = {"envs": 4, "steps": 8, "fork_repeats": 2} if args.quick else {}
     given = {"envs": args.envs, "steps": args.steps}
-    return Options(
-        quick=args.quick,
-        hosts=tuple(int(part) for part in args.hosts.split(",")),
-        screenshots=args.screenshots,
-        **(quick | {key: value for key, value in given.items() if value is not None}),
-    )
+    try:
+        return Options(
+            quick=args.quick,
+            hosts=tuple(int(part) for part in args.hosts.split(",")),
+            screenshots=args.screenshots,
+            **(quick | {key: value for key, value in given.items() if value is not None}),
+        )
+    except ValueError as exc:  # a count that is no number, or one Options refuses
+        parser.error(str(exc))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

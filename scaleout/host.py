@@ -31,7 +31,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from bridge.errors import EnvError
-from bridge.schema import Action, Observation, StepResult, TaskInstance, Verdict
+from scaleout.by_id import EnvsById
 from sim.env import SimEnv
 from sim.env_table import EnvTable
 from sim.simulator import SimConfig, Simulator
@@ -72,7 +72,7 @@ class HostInfo(BaseModel):
     max_envs: int
 
 
-class SimHost:
+class SimHost(EnvsById):
     """A Simulator and its envs, addressed by env id."""
 
     def __init__(self, config: HostConfig | None = None, name: str = "host") -> None:
@@ -139,30 +139,6 @@ class SimHost:
         )
         self.table.add(env)
         return self._id(env)
-
-    async def reset(self, env_id: str, task: TaskInstance) -> Observation:
-        """Pose ``task`` on the env and observe."""
-        return await self._env(env_id).reset(task)
-
-    async def step(self, env_id: str, action: Action) -> StepResult:
-        """Execute ``action`` on the env."""
-        return await self._env(env_id).step(action)
-
-    async def observe(self, env_id: str) -> Observation:
-        """The env's current screen."""
-        return await self._env(env_id).observe()
-
-    async def verdict(self, env_id: str) -> Verdict:
-        """Judge the env's task."""
-        return await self._env(env_id).verdict()
-
-    async def snapshot(self, env_id: str) -> bytes:
-        """The env's state and task as JSON bytes."""
-        return await self._env(env_id).snapshot()
-
-    async def restore(self, env_id: str, snapshot: bytes) -> Observation:
-        """Return the env to ``snapshot`` (of any host's env) and observe."""
-        return await self._env(env_id).restore(snapshot)
 
     async def fork(self, env_id: str, n: int) -> list[str]:
         """``n`` new envs on this host identical to ``env_id``; their ids."""

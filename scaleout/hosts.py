@@ -14,6 +14,7 @@ from typing import Literal, Protocol
 
 from bridge.errors import EnvError, EnvUsageError
 from bridge.schema import Action, Observation, StepResult, TaskInstance, Verdict
+from scaleout.by_id import EnvsById
 from scaleout.host import HostInfo, SimHost
 from sim.client import DEFAULT_TIMEOUT_S, EnvServer, HttpEnv
 
@@ -80,7 +81,7 @@ LocalHost = SimHost
 """A host in this process: the simulator host itself."""
 
 
-class HttpHost:
+class HttpHost(EnvsById):
     """A simulator server reached over its HTTP env API (``mgb sim serve``)."""
 
     def __init__(
@@ -113,30 +114,6 @@ class HttpHost:
         """A new env on the server."""
         env = await self.server.create(screenshot=screenshot, answer_mode=answer_mode)
         return self._hold(env)
-
-    async def reset(self, env_id: str, task: TaskInstance) -> Observation:
-        """Pose ``task`` and observe."""
-        return await self._env(env_id).reset(task)
-
-    async def step(self, env_id: str, action: Action) -> StepResult:
-        """Execute ``action``."""
-        return await self._env(env_id).step(action)
-
-    async def observe(self, env_id: str) -> Observation:
-        """The current screen."""
-        return await self._env(env_id).observe()
-
-    async def verdict(self, env_id: str) -> Verdict:
-        """Judge the task."""
-        return await self._env(env_id).verdict()
-
-    async def snapshot(self, env_id: str) -> bytes:
-        """State and task as JSON bytes."""
-        return await self._env(env_id).snapshot()
-
-    async def restore(self, env_id: str, snapshot: bytes) -> Observation:
-        """Return to ``snapshot`` and observe."""
-        return await self._env(env_id).restore(snapshot)
 
     async def fork(self, env_id: str, n: int) -> list[str]:
         """``n`` copies on the server."""

@@ -48,7 +48,7 @@ async def servers() -> AsyncIterator[tuple[Simulator, Simulator]]:
 
 @pytest.fixture(scope="module")
 def task() -> TaskInstance:
-    """An L1 Settings task whose oracle is two taps from the home screen."""
+    """An L1 Settings task with a short oracle (open Settings, tap the airplane toggle)."""
     registry, sim = default_registry(), Simulator()
     world = {app_id: app.world for app_id, app in sim.phone.apps.items()}
     return registry.instantiate("settings/SetAirplaneMode-v1", 0, world, "en")

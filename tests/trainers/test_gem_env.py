@@ -14,24 +14,18 @@ from __future__ import annotations
 
 import sys
 import types
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
 from bridge.errors import EnvError
 from tests.trainers.helpers import airplane_task, generic_script, losing_factory, qwen_script
-from tests.trainers.sync_world import SyncWorld, sync_world
+from tests.trainers.sync_world import SyncWorld
 from trainers.errors import MissingExtra, TrainerError
 from trainers.gem_env import GEM_ENV_ID, PhoneTextEnv, register_gem
 
 pytestmark = pytest.mark.browser
-
-
-@pytest.fixture(scope="module")
-def world() -> Iterator[SyncWorld]:
-    with sync_world() as made:
-        yield made
 
 
 def _text_env(world: SyncWorld, **options: Any) -> PhoneTextEnv:

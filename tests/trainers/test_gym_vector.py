@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Iterator
 from typing import Any
 
 import gymnasium
@@ -17,17 +16,11 @@ from bridge.env import Env
 from bridge.gym import PhoneGymEnv
 from bridge.schema import Action, StepResult
 from tests.trainers.helpers import LosesHost, action_script, airplane_task
-from tests.trainers.sync_world import SyncWorld, sync_world
+from tests.trainers.sync_world import SyncWorld
 from trainers.errors import TrainerError
 from trainers.gym_vector import PhoneVectorEnv
 
 pytestmark = pytest.mark.browser
-
-
-@pytest.fixture(scope="module")
-def world() -> Iterator[SyncWorld]:
-    with sync_world() as made:
-        yield made
 
 
 class Rendezvous:

@@ -17,15 +17,14 @@ from __future__ import annotations
 import sys
 import types
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-import pytest_asyncio
 from pydantic import BaseModel, Field
 
-from sim.simulator import SimConfig, Simulator
+from sim.simulator import Simulator
 from tests.trainers.helpers import (
     MODEL,
     Endpoint,
@@ -33,7 +32,6 @@ from tests.trainers.helpers import (
     airplane_task,
     generic_script,
     losing_factory,
-    serve_endpoint,
 )
 from trainers.errors import MissingExtra, TrainerError
 from trainers.rllm_flow import evaluate, make_evaluator, make_flow
@@ -148,18 +146,6 @@ def rllm(monkeypatch: pytest.MonkeyPatch) -> Iterator[types.ModuleType]:
     monkeypatch.setitem(sys.modules, "rllm.eval", types.ModuleType("rllm.eval"))
     monkeypatch.setitem(sys.modules, "rllm.eval.types", eval_types)
     yield module
-
-
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def sim() -> AsyncIterator[Simulator]:
-    async with Simulator(SimConfig(pages=1)) as simulator:
-        yield simulator
-
-
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def endpoint() -> AsyncIterator[Endpoint]:
-    async with serve_endpoint() as served:
-        yield served
 
 
 def _config(endpoint: Endpoint) -> AgentConfig:

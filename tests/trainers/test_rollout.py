@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 import pytest
 import pytest_asyncio
 
@@ -11,7 +9,7 @@ from bridge.env import Env
 from bridge.errors import PolicyError
 from policies.vlm.client import ClientConfig
 from policies.vlm.messages import ChatMessage, image_urls
-from sim.simulator import SimConfig, Simulator
+from sim.simulator import Simulator
 from tests.trainers.helpers import (
     MODEL,
     Endpoint,
@@ -20,23 +18,10 @@ from tests.trainers.helpers import (
     generic_script,
     losing_factory,
     qwen_script,
-    serve_endpoint,
 )
 from trainers.rollout import ModelCall, rollout
 
 pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.browser]
-
-
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def sim() -> AsyncIterator[Simulator]:
-    async with Simulator(SimConfig(pages=1)) as simulator:
-        yield simulator
-
-
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def endpoint() -> AsyncIterator[Endpoint]:
-    async with serve_endpoint() as served:
-        yield served
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")

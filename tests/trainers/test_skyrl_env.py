@@ -11,19 +11,13 @@ from typing import Any
 import pytest
 
 from tests.trainers.helpers import airplane_task, generic_script, losing_factory
-from tests.trainers.sync_world import SyncWorld, sync_world
+from tests.trainers.sync_world import SyncWorld
 from trainers.errors import MissingExtra
 from trainers.rows import task_row
 from trainers.skyrl_env import SKYRL_ENV_ID, make_skyrl_env, register_skyrl
 
 skyrl_gym = pytest.importorskip("skyrl_gym", reason="skyrl-gym (the [skyrl] extra) is absent")
 pytestmark = pytest.mark.browser
-
-
-@pytest.fixture(scope="module")
-def world() -> Iterator[SyncWorld]:
-    with sync_world() as made:
-        yield made
 
 
 @pytest.fixture

@@ -21,15 +21,14 @@ import importlib
 import json
 import sys
 import types
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import httpx
 import pytest
-import pytest_asyncio
 from pydantic import BaseModel
 
-from sim.simulator import SimConfig, Simulator
+from sim.simulator import Simulator
 from tests.trainers.helpers import (
     MODEL,
     Endpoint,
@@ -38,7 +37,6 @@ from tests.trainers.helpers import (
     generic_script,
     losing_factory,
     qwen_script,
-    serve_endpoint,
 )
 from trainers import verl_loop
 from trainers.errors import MissingExtra
@@ -193,18 +191,6 @@ def verl(monkeypatch: pytest.MonkeyPatch) -> Iterator[types.ModuleType]:
     monkeypatch.setitem(sys.modules, _VERL, module)
     yield module
     vars(verl_loop).pop("MobileGymAgentLoop", None)
-
-
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def sim() -> AsyncIterator[Simulator]:
-    async with Simulator(SimConfig(pages=1)) as simulator:
-        yield simulator
-
-
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def endpoint() -> AsyncIterator[Endpoint]:
-    async with serve_endpoint() as served:
-        yield served
 
 
 def _loop(cls: type, endpoint: Endpoint, processor: Any = None, **options: Any) -> Any:
