@@ -112,7 +112,7 @@ class HttpHost(EnvsById):
         answer_mode: Literal["action", "sheet"] = "action",
     ) -> str:
         """A new env on the server."""
-        env = await self.server.create(screenshot=screenshot, answer_mode=answer_mode)
+        env = await self.server.create(screenshot=screenshot, answer_mode=answer_mode, seed=seed)
         return self._hold(env)
 
     async def fork(self, env_id: str, n: int) -> list[str]:

@@ -389,9 +389,11 @@ async def _created(
     task: TaskInstance | None,
     screenshot: bool,
     answer_mode: Literal["action", "sheet"],
+    seed: int = 0,
 ) -> HttpEnv:
-    """``POST /api/envs`` on ``session``: the new env (with its first view if ``task``)."""
-    body: dict[str, object] = {"screenshot": screenshot, "answer_mode": answer_mode}
+    """``POST /api/envs`` on ``session``: the new env (with its first view if ``task``; its
+    factory state from ``seed`` otherwise)."""
+    body: dict[str, object] = {"screenshot": screenshot, "answer_mode": answer_mode, "seed": seed}
     if task is not None:
         body |= {"seed": task.seed, "task": task.model_dump(mode="json")}
     session.users += 1  # held while the env does not exist yet
@@ -432,9 +434,11 @@ class EnvServer:
         task: TaskInstance | None = None,
         screenshot: bool = True,
         answer_mode: Literal["action", "sheet"] = "action",
+        seed: int = 0,
     ) -> HttpEnv:
-        """A new env on the server (see :meth:`HttpEnv.create`)."""
-        return await _created(self._session, task, screenshot, answer_mode)
+        """A new env on the server (see :meth:`HttpEnv.create`); ``seed`` gives its factory
+        state when no ``task`` is posed."""
+        return await _created(self._session, task, screenshot, answer_mode, seed)
 
     async def health(self) -> Health:
         """Whether the server is ready, and its envs and limit."""
