@@ -1,10 +1,11 @@
 """Static pages for a run directory: an index of episodes and one page per episode.
 
-Each step shows the frame the policy saw with the action drawn on it (a ring where it
-tapped, an arrow for a swipe), the action, the policy's thought and any error; in a console
-run, who decided the step (the policy, a person's approval, or a person's override with the
-policy's proposal under it). The verdict's checks are listed with expected and actual values.
-Pages use relative links, so a run directory can be copied anywhere and opened from disk.
+Each step shows the frame the policy saw with the action drawn on it and, under it, the
+action as a person reads it, the policy's thought, its raw reply and any error
+(:mod:`transfer_eval.step_view`, shared with the replay page); in a console run, who decided
+the step (the policy, a person's approval, or a person's override with the policy's proposal
+under it). The verdict's checks are listed with expected and actual values. Pages use
+relative links, so a run directory can be copied anywhere and opened from disk.
 """
 
 from __future__ import annotations
@@ -18,10 +19,11 @@ from string import Template
 from pydantic import BaseModel, ConfigDict
 
 from bridge.durable import write_atomic
-from bridge.schema import EpisodeRecord, PolicyOutput, StepRecord, Verdict
+from bridge.schema import EpisodeRecord, StepRecord, Verdict
 from bridge.trajectory import RunStore
+from transfer_eval.step_view import action_html, action_overlay, raw_reply, step_words
 
-__all__ = ["EpisodeSummary", "action_overlay", "episode_page", "write_run_index"]
+__all__ = ["EpisodeSummary", "episode_page", "write_run_index"]
 
 
 class EpisodeSummary(BaseModel):
@@ -44,59 +46,29 @@ def _template(name: str) -> Template:
     return Template(text)
 
 
-def action_overlay(step: StepRecord) -> str:
-    """SVG marks of what the step did, in screen pixels scaled to the frame."""
-    result = step.result
-    if result is None or result.executed is None or result.executed.point_px is None:
-        return ""
-    screen = step.observation.screen
-    x, y = result.executed.point_px
-    marks = (
-        f'<circle cx="{x:.0f}" cy="{y:.0f}" r="60" fill="none" stroke="#ff2d55" stroke-width="14"/>'
-    )
-    if result.executed.end_point_px is not None:
-        ex, ey = result.executed.end_point_px
-        marks += (
-            f'<line x1="{x:.0f}" y1="{y:.0f}" x2="{ex:.0f}" y2="{ey:.0f}" stroke="#ff2d55" '
-            f'stroke-width="14" marker-end="url(#a)"/>'
-        )
-    return (
-        f'<svg viewBox="0 0 {screen.width_px} {screen.height_px}"><defs><marker id="a" '
-        'markerWidth="4" markerHeight="4" refX="2" refY="2" orient="auto"><path d="M0,0 L4,2 '
-        f'L0,4 z" fill="#ff2d55"/></marker></defs>{marks}</svg>'
-    )
-
-
-def _action_text(output: PolicyOutput) -> str:
-    action = output.action
-    return action.model_dump_json(exclude_none=True) if action else "(invalid output)"
-
-
-def _proposal(step: StepRecord) -> str:
-    """What the policy had proposed before a person overrode it, with its thought."""
+def _proposal(step: StepRecord, policy: str) -> str:
+    """What the policy had proposed before a person overrode it, with its thought and reply."""
     proposal = step.proposal
     if step.decided_by != "override" or proposal is None:
         return ""
     thought = proposal.thought or proposal.error
     return (
-        f"<div class='proposal'>policy proposed: <code>{html.escape(_action_text(proposal))}</code>"
+        f"<div class='proposal'>policy proposed: {action_html(proposal, step, 'code')}"
         + (f"<div class='thought'>{html.escape(thought)}</div>" if thought else "")
+        + (raw_reply(proposal, f"{policy} policy") if proposal.raw_text is not None else "")
         + "</div>"
     )
 
 
-def _step_card(step: StepRecord) -> str:
+def _step_card(step: StepRecord, policy: str) -> str:
     image = f'<img src="{html.escape(step.frame)}" alt="step {step.step}">' if step.frame else ""
-    error = step.output.error or (step.result.error if step.result else None)
     decided = step.decided_by
     badge = f" <span class='decided decided-{decided}'>{decided}</span>" if decided else ""
     return (
         f'<div class="step"><div class="shot">{image}{action_overlay(step)}</div>'
         f"<h3>step {step.step}{badge}</h3>"
-        f"<div class='action'>{html.escape(_action_text(step.output))}</div>"
-        + (f"<div class='thought'>{html.escape(step.output.thought or '')}</div>")
-        + (f"<div class='error'>{html.escape(error)}</div>" if error else "")
-        + _proposal(step)
+        + step_words(step, policy)
+        + _proposal(step, policy)
         + "</div>"
     )
 
@@ -135,7 +107,7 @@ def episode_page(record: EpisodeRecord, steps: list[StepRecord]) -> str:
         title=html.escape(f"{record.task.task_id} (seed {record.task.seed}, {record.task.lang})"),
         meta=meta,
         checks=_checks_table(verdict),
-        steps="\n".join(_step_card(step) for step in steps),
+        steps="\n".join(_step_card(step, record.policy) for step in steps),
     )
 
 

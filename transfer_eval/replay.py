@@ -1,13 +1,14 @@
 """Side-by-side replays: one policy's episode in the simulator next to the same task on the
 phone, step by step, with the action drawn on each frame, the thought, and the checks.
 
-Pages are static HTML next to the run's episodes (frames and UI trees are linked, not
-copied: a frame opens full size on a click, each step links its UI XML); a page links back
-to the report and to the other policy's page of the same task. The checks of both worlds
-are one table, a row per check name, since both worlds judge the same bound spec with the
-same judge (a check only one world reports would show as a row with one side empty).
-``--mp4`` renders the same pairing into a video with opencv (or, for a single-world run,
-one episode).
+Each world's pane shows, under its frame, the action as a person reads it, the thought and
+the raw reply, as the episode page does (:mod:`transfer_eval.step_view`). Pages are static
+HTML next to the run's episodes (frames and UI trees are linked, not copied: a frame opens
+full size on a click, each step links its UI XML); a page links back to the report and to
+the other policy's page of the same task. The checks of both worlds are one table, a row
+per check name, since both worlds judge the same bound spec with the same judge (a check
+only one world reports would show as a row with one side empty). ``--mp4`` renders the
+same pairing into a video with opencv (or, for a single-world run, one episode).
 """
 
 from __future__ import annotations
@@ -23,9 +24,9 @@ import cv2
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
-from bridge.schema import Check, EpisodeRecord, StepRecord
+from bridge.schema import Check, EpisodeRecord, ExecutedAction, StepRecord
 from bridge.trajectory import RunStore
-from transfer_eval.episode_view import action_overlay
+from transfer_eval.step_view import MARK_DARK, MARK_LIGHT, action_overlay, step_words
 
 __all__ = ["ReplayLinks", "Side", "episode_video", "replay_page", "replay_video"]
 
@@ -100,15 +101,10 @@ def _pane(side: Side, index: int, base: Path) -> str:
         if href
         else ""
     )
-    action = step.output.action
-    text = action.model_dump_json(exclude_none=True) if action else "(invalid model output)"
-    error = step.output.error or (step.result.error if step.result else None)
     return (
         f'<div data-step="{index}" hidden><div class="shot">{image}{action_overlay(step)}</div>'
         + _files(href, side.tree_href(step, base))
-        + f'<div class="action">{html.escape(text)}</div>'
-        f'<div class="thought">{html.escape(step.output.thought or "")}</div>'
-        + (f'<div class="error">{html.escape(error)}</div>' if error else "")
+        + step_words(step, side.record.policy if side.record is not None else "unknown")
         + "</div>"
     )
 
@@ -204,6 +200,29 @@ def replay_page(
     )
 
 
+def _bgr(colour: str) -> tuple[int, int, int]:
+    red, green, blue = (int(colour[i : i + 2], 16) for i in (1, 3, 5))
+    return blue, green, red
+
+
+def _draw_marks(image: np.ndarray, executed: ExecutedAction) -> None:
+    """The page's marks on a video frame: a ring (an arrow for a stroke) drawn dark under
+    light, so it shows on any background, and a dot where the finger went down."""
+    if executed.point_px is None:
+        return
+    unit = image.shape[1] / 1080
+    start = (int(executed.point_px[0]), int(executed.point_px[1]))
+    for colour, width in ((MARK_DARK, 36), (MARK_LIGHT, 16)):
+        thickness = max(1, int(width * unit))
+        if executed.end_point_px is not None:
+            end = (int(executed.end_point_px[0]), int(executed.end_point_px[1]))
+            cv2.arrowedLine(image, start, end, _bgr(colour), thickness, tipLength=0.2)
+        else:
+            cv2.circle(image, start, int(64 * unit), _bgr(colour), thickness)
+    cv2.circle(image, start, int(20 * unit), _bgr(MARK_DARK), -1)
+    cv2.circle(image, start, int(13 * unit), _bgr(MARK_LIGHT), -1)
+
+
 def _frame(side: Side, index: int, size: tuple[int, int]) -> np.ndarray:
     width, height = size
     canvas = np.full((height, width, 3), 235, np.uint8)
@@ -215,13 +234,8 @@ def _frame(side: Side, index: int, size: tuple[int, int]) -> np.ndarray:
     if image is None:
         return canvas
     scale = width / image.shape[1]
-    result = step.result
-    if result is not None and result.executed is not None and result.executed.point_px:
-        x, y = result.executed.point_px
-        cv2.circle(image, (int(x), int(y)), 60, (85, 45, 255), 14)
-        if result.executed.end_point_px:
-            ex, ey = result.executed.end_point_px
-            cv2.arrowedLine(image, (int(x), int(y)), (int(ex), int(ey)), (85, 45, 255), 14)
+    if step.result is not None and step.result.executed is not None:
+        _draw_marks(image, step.result.executed)
     fitted = cv2.resize(image, (width, max(1, int(image.shape[0] * scale))))[:height]
     # on the canvas, not alone: opencv silently drops a frame of another size than the video's
     canvas[: fitted.shape[0]] = fitted

@@ -159,8 +159,10 @@ def test_episode_page_shows_the_override_badge_and_the_policys_proposal(
     assert "<h3>step 0 <span class='decided decided-override'>override</span></h3>" in html
     assert "<h3>step 1 <span class='decided decided-approved'>approved</span></h3>" in html
     assert html.count("policy proposed:") == 1  # only under the override
-    finish = html_escape(FinishAction().model_dump_json(exclude_none=True))
-    assert f"policy proposed: <code>{finish}</code>" in html
+    finish = html_escape(FinishAction().model_dump_json(exclude_none=True), quote=True)
+    assert (
+        f"policy proposed: <code class='action' title=\"{finish}\">finish (success)</code>" in html
+    )
     assert PROPOSED_THOUGHT in html
     assert ".decided-override { background: #e37400; }" in html  # the warning colour
 
