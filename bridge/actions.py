@@ -8,6 +8,7 @@ screen as displayed). ``scroll.direction`` names where the content you want to s
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cache
 from typing import Annotated, Any, Literal
 
@@ -40,22 +41,34 @@ __all__ = [
     "TypeAction",
     "WaitAction",
     "parse_action",
+    "require_tags",
 ]
 
 
-def _tag_required(schema: dict[str, Any]) -> None:
-    """A literal ``type`` tag discriminates a union: the server needs it, so the published
-    schema requires it too (its default only spares Python callers from writing it)."""
-    if "const" in schema.get("properties", {}).get("type", {}):
-        required = schema.setdefault("required", [])
-        if "type" not in required:
-            required.insert(0, "type")
+def require_tags(*tags: str) -> Callable[[dict[str, Any]], None]:
+    """A ``json_schema_extra`` that makes the literal tags ``tags`` required in a model's schema.
+
+    A literal tag (``type``, ``op``, …) discriminates a union: the server needs it, so the
+    published schema requires it too (its default only spares Python callers from writing
+    it). Only a property whose schema is a ``const`` is required: another field of that name
+    (an enum) is left as it is.
+    """
+
+    def required(schema: dict[str, Any]) -> None:
+        properties = schema.get("properties", {})
+        wanted = [tag for tag in tags if "const" in properties.get(tag, {})]
+        if wanted:
+            present = schema.setdefault("required", [])
+            missing = [tag for tag in wanted if tag not in present]
+            present[:0] = missing
+
+    return required
 
 
 class ContractModel(BaseModel):
     """Base of all contract models: unknown fields are errors, values are immutable."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, json_schema_extra=_tag_required)
+    model_config = ConfigDict(extra="forbid", frozen=True, json_schema_extra=require_tags("type"))
 
 
 # --------------------------------------------------------------------------- targets
@@ -68,12 +81,30 @@ class Point(ContractModel):
     y: float = Field(ge=0.0, le=1.0, allow_inf_nan=False)
 
 
+_EXACTLY_ONE_TARGET: dict[str, Any] = {
+    "oneOf": [
+        {
+            "required": ["point"],
+            "properties": {"point": {"type": "object"}, "element": {"type": "null"}},
+        },
+        {
+            "required": ["element"],
+            "properties": {"element": {"type": "integer"}, "point": {"type": "null"}},
+        },
+    ]
+}
+"""The rule of :class:`Target` in its JSON Schema: one of the two is given (the other absent or
+null), so a client that validates against the schema cannot build a target the server refuses."""
+
+
 class Target(ContractModel):
     """Where an action lands: exactly one of a normalized ``point`` or a UI ``element`` id.
 
     An element id refers to a node of the UI tree in the observation the policy saw; the env
     resolves it to that node's centre and records both in the step result.
     """
+
+    model_config = ConfigDict(json_schema_extra=_EXACTLY_ONE_TARGET)
 
     point: Point | None = None
     element: NonNegativeInt | None = None

@@ -30,14 +30,18 @@ A spec says:
 from __future__ import annotations
 
 import re
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
+from pydantic.json_schema import WithJsonSchema
+from pydantic_core import PydanticCustomError
 
+from bridge.actions import require_tags
 from bridge.android_state import BindValue, Namespace
 
 __all__ = [
     "SPEC_VERSION",
+    "UNKNOWN_TRUTH",
     "AnswerRule",
     "BondedFact",
     "Check",
@@ -86,9 +90,16 @@ __all__ = [
 
 SPEC_VERSION = 1
 
+UNKNOWN_TRUTH = "unknown_truth"
+"""The pydantic error type of a spec that names a truth it does not read first: the one rule
+of a spec its JSON Schema cannot state (a server answers it as a task it cannot pose, not as
+a body that breaks the schema)."""
+
 
 class _Spec(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, json_schema_extra=require_tags("op", "source", "check")
+    )
 
 
 Scalar = str | int | float | bool | None
@@ -218,8 +229,31 @@ def _inside_folder(path: str) -> str:
     return path
 
 
-InFolder = Annotated[str, AfterValidator(_inside_folder)]
+def _one_folder(name: str) -> str:
+    if "/" in name:
+        raise ValueError(f"{name!r} is a path: a task's folder is one name, without '/'")
+    return _inside_folder(name)
+
+
+_PART = r"(?:[^/.\x00][^/\x00]*|\.[^/.\x00][^/\x00]*|\.\.[^/\x00]+)"
+"""One component of a path inside a folder: not empty, not ``.`` or ``..``, no NUL."""
+IN_FOLDER_PATTERN = rf"^{_PART}(?:/{_PART})*$"
+"""What :data:`InFolder` accepts, as the regular expression its JSON Schema states."""
+FOLDER_NAME_PATTERN = rf"^{_PART}$"
+"""What :data:`FolderName` accepts, as the regular expression its JSON Schema states."""
+
+InFolder = Annotated[
+    str,
+    AfterValidator(_inside_folder),
+    WithJsonSchema({"type": "string", "pattern": IN_FOLDER_PATTERN}),
+]
 """A relative path with no ``.``/``..`` component and no empty one."""
+FolderName = Annotated[
+    str,
+    AfterValidator(_one_folder),
+    WithJsonSchema({"type": "string", "pattern": FOLDER_NAME_PATTERN}),
+]
+"""One component of an :data:`InFolder` path: a task's own folder under ``/sdcard/Download``."""
 
 
 class SeedFile(_Spec):
@@ -237,7 +271,7 @@ class EnsureFolder(_Spec):
     the only place a judge writes."""
 
     op: Literal["ensure_folder"] = "ensure_folder"
-    folder: InFolder = Field(pattern=r"^[^/]+$")
+    folder: FolderName
     dirs: list[InFolder] = Field(default_factory=list)
     files: list[SeedFile] = Field(default_factory=list)
 
@@ -332,6 +366,22 @@ class ClockFact(_Spec):
     source: Literal["clock"] = "clock"
 
 
+def _next_time_schema(schema: dict[str, Any]) -> None:
+    """:class:`NextTimeFact`'s schema: its tag required, and exactly one of ``at`` or
+    ``of_truth`` (the other absent or null)."""
+    require_tags("source")(schema)
+    schema["oneOf"] = [
+        {
+            "required": ["at"],
+            "properties": {"at": {"type": "string"}, "of_truth": {"type": "null"}},
+        },
+        {
+            "required": ["of_truth"],
+            "properties": {"of_truth": {"type": "string"}, "at": {"type": "null"}},
+        },
+    ]
+
+
 class NextTimeFact(_Spec):
     """The next moment, strictly after now on the phone's clock, its wall clock reads a time
     of day, as epoch ms (when an alarm set for that time rings): ``at`` (``HH:MM``), or the
@@ -339,18 +389,19 @@ class NextTimeFact(_Spec):
     ``offset_minutes`` (-30: half an hour before); on one of ``days`` (0 Monday … 6 Sunday;
     any day when empty)."""
 
+    model_config = ConfigDict(json_schema_extra=_next_time_schema)
+
     source: Literal["next_time"] = "next_time"
     at: str | None = Field(default=None, pattern=r"^([01]\d|2[0-3]):[0-5]\d$")
     of_truth: str | None = None
     offset_minutes: int = 0
-    days: list[int] = Field(default_factory=list)
+    days: list[Annotated[int, Field(ge=0, le=6)]] = Field(default_factory=list)
+    """0 (Monday) to 6 (Sunday)."""
 
     @model_validator(mode="after")
     def _one_time(self) -> NextTimeFact:
         if (self.at is None) == (self.of_truth is None):
             raise ValueError("a next-time fact names either a time of day or a truth")
-        if any(not 0 <= day <= 6 for day in self.days):
-            raise ValueError(f"days are 0 (Monday) to 6 (Sunday), not {self.days}")
         return self
 
 
@@ -617,11 +668,30 @@ def _named_truths(rows: object) -> list[str]:
 def _known(names: list[str], read: list[str], user: str) -> None:
     unknown = [name for name in names if name not in read]
     if unknown:
-        raise ValueError(f"{user} names truths not read before it: {', '.join(unknown)}")
+        raise PydanticCustomError(
+            UNKNOWN_TRUTH,
+            "{user} names truths not read before it: {unknown}",
+            {"user": user, "unknown": ", ".join(unknown)},
+        )
+
+
+_OPEN_ENDED_CHECKS_NOTHING: dict[str, Any] = {
+    "anyOf": [
+        {"properties": {"open_ended": {"const": False}}},
+        {"properties": {"checks": {"maxItems": 0}, "answers": {"maxItems": 0}}},
+    ]
+}
+""":class:`TaskSpec`'s rule in its JSON Schema: an open-ended spec has no checks or answers."""
 
 
 class TaskSpec(_Spec):
-    """One bound task instance, judged the same way in every world (module docstring)."""
+    """One bound task instance, judged the same way in every world (module docstring).
+
+    Its JSON Schema states every rule but one: a ``{truth.NAME}`` (and a check's truth) must
+    name a truth read before it, which fails with the error type :data:`UNKNOWN_TRUTH`.
+    """
+
+    model_config = ConfigDict(json_schema_extra=_OPEN_ENDED_CHECKS_NOTHING)
 
     spec_version: Literal[1] = SPEC_VERSION
     apps: list[str] = Field(default_factory=list)

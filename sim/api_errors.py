@@ -11,6 +11,10 @@ that does not exist), is answered with an :class:`ApiError` body:
 ``detail`` is one line for people (what is wrong, and where it helps, what to do); ``kind``
 is for programs; ``errors`` lists every field problem of a validation error. Nothing of the
 input is echoed back, so a body holding NaN (which JSON cannot encode) gets a 422 too.
+
+A 422 means the body breaks the OpenAPI document. The one rule of a body the document
+cannot state (a task spec naming a truth it does not read first) is a 409 ``bad-task``
+instead: the document allows that body, the simulator cannot pose it.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from bridge.taskspec import UNKNOWN_TRUTH
 from sim.env_api_models import ERROR_HEADER
 from sim.errors import EnvRefused
 
@@ -137,9 +142,16 @@ def problems_of(errors: Iterable[Mapping[str, Any]]) -> list[FieldProblem]:
     ]
 
 
+_BEYOND_THE_SCHEMA = frozenset({UNKNOWN_TRUTH})
+"""Pydantic error types of rules a body's JSON Schema cannot state (answered 409)."""
+
+
 async def _on_validation(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, RequestValidationError)
     problems = problems_of(exc.errors())
+    if problems and all(problem.type in _BEYOND_THE_SCHEMA for problem in problems):
+        detail = f"{validation_detail(problems)}; the task cannot be posed as it is"
+        return error_response(409, detail, "bad-task", errors=problems)
     return error_response(422, validation_detail(problems), "invalid", errors=problems)
 
 

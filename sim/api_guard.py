@@ -1,5 +1,6 @@
-"""What the server refuses before any route runs: web pages on the same machine, bodies
-that are not JSON, and requests that come before the simulator can serve them.
+"""What the server refuses before any route runs: web pages on the same machine, methods a
+path does not take, bodies that are not JSON, and requests that come before the simulator
+can serve them.
 
 A browser lets any web page send requests to ``127.0.0.1``. Three rules keep those pages
 out without getting in the way of trainers, ``curl`` or the simulator's own pages:
@@ -8,6 +9,9 @@ out without getting in the way of trainers, ``curl`` or the simulator's own page
   ``localhost``, ``[::1]``), the address the server was bound to, or a host it was told to
   allow; otherwise 421. Clients from elsewhere already need the token.
 - **Origin**: a request that carries an ``Origin`` other than the server's own is 403.
+- **Method**: a method the OpenAPI document does not give a path is 405, with ``Allow``
+  naming every method it does (Starlette would name only the first route's, and the
+  Content-Type rule below would answer 415 first).
 - **Content-Type**: ``POST``/``PUT``/``PATCH`` bodies must be ``application/json`` (415), so
   a page cannot send one without a CORS preflight, which this server never grants. JSON
   holding ``NaN`` or ``Infinity`` is 422: JSON has no such numbers.
@@ -19,17 +23,28 @@ from __future__ import annotations
 
 import ipaddress
 import json
-from collections.abc import Awaitable, Callable, Collection
-from typing import TYPE_CHECKING
+import re
+from collections.abc import Awaitable, Callable, Collection, Mapping
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
 from fastapi import FastAPI, Request, Response
+from starlette.routing import compile_path
 
 from sim.api_errors import error_response
 
 if TYPE_CHECKING:
     from sim.simulator import Simulator
 
-__all__ = ["RETRY_AFTER_S", "host_name", "install_guards", "is_loopback_name", "needs_pages"]
+__all__ = [
+    "RETRY_AFTER_S",
+    "MethodTable",
+    "documented_methods",
+    "host_name",
+    "install_guards",
+    "is_loopback_name",
+    "needs_pages",
+]
 
 RETRY_AFTER_S = 1
 """Seconds a client is asked to wait before trying again while the simulator starts."""
@@ -63,6 +78,30 @@ def needs_pages(method: str, path: str) -> bool:
     return method == "POST" and path.startswith("/api/instances/") and path.endswith("/task")
 
 
+_HTTP_METHODS = frozenset({"GET", "PUT", "POST", "DELETE", "OPTIONS", "HEAD", "PATCH", "TRACE"})
+
+MethodTable = list[tuple[re.Pattern[str], frozenset[str]]]
+"""Each documented path (as the regular expression its template compiles to) and its methods."""
+
+
+def documented_methods(document: Mapping[str, Any]) -> MethodTable:
+    """The methods the OpenAPI ``document`` gives each of its paths."""
+    table: MethodTable = []
+    for template, operations in document.get("paths", {}).items():
+        methods = frozenset(method.upper() for method in operations) & _HTTP_METHODS
+        table.append((compile_path(template)[0], methods))
+    return table
+
+
+def _not_allowed(table: MethodTable, path: str, method: str) -> list[str] | None:
+    """The methods documented for ``path`` when ``method`` is not one of them; None when it
+    is, or when no documented path matches (a 404, or a route the document leaves out)."""
+    allowed = set().union(*(methods for regex, methods in table if regex.match(path)))
+    if not allowed or method in allowed:
+        return None
+    return sorted(allowed)
+
+
 def _rejects_constant(name: str) -> float:
     raise ValueError(f"{name} is not a JSON number: send a finite number or null")
 
@@ -94,6 +133,10 @@ def install_guards(app: FastAPI, sim: Simulator, allowed_hosts: Collection[str])
     """
     allowed = {name.lower() for name in allowed_hosts}
 
+    @cache
+    def methods() -> MethodTable:
+        return documented_methods(app.openapi())
+
     @app.middleware("http")
     async def guard(
         request: Request, call_next: Callable[[Request], Awaitable[Response]]
@@ -111,6 +154,14 @@ def install_guards(app: FastAPI, sim: Simulator, allowed_hosts: Collection[str])
         if origin is not None and origin.rstrip("/").lower() != own.lower():
             return error_response(
                 403, f"requests from the web page at {origin!r} are refused (Origin)"
+            )
+        others = _not_allowed(methods(), request.url.path, request.method)
+        if others is not None:
+            return error_response(
+                405,
+                f"{request.method} is not a method of {request.url.path}: use "
+                f"{' or '.join(others)}",
+                headers={"Allow": ", ".join(others)},
             )
         if request.method in _BODY_METHODS:
             content_type = request.headers.get("content-type", "")

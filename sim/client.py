@@ -253,7 +253,8 @@ class HttpEnv:
         Args:
             base_url: the simulator, e.g. ``http://127.0.0.1:8765``.
             token: the server's token; needed unless the client is on loopback.
-            task: reset to this task at once (its first view is then :attr:`observation`).
+            task: reset to this task at once (its first view is then :attr:`observation`);
+                it must carry its spec, as :meth:`reset`'s does.
             screenshot: whether observations carry a screenshot.
             answer_mode: ``"action"`` (the answer action) or ``"sheet"`` (AnswerSheet app).
             timeout_s: see :data:`DEFAULT_TIMEOUT_S`.
@@ -285,7 +286,12 @@ class HttpEnv:
 
     # ---- bridge.Env
     async def reset(self, task: TaskInstance) -> Observation:
-        """Pose ``task`` (sent whole, with its spec) and return the first view."""
+        """Pose ``task`` (sent whole, with its spec) and return the first view.
+
+        A task without its spec is refused (``EnvUsageError``): the server poses what it is
+        sent and never binds a task object again from its registry; instantiate tasks with
+        the task registry, which binds them.
+        """
         body = {"task": task.model_dump(mode="json")}
         observation = _parse(Observation, await self._call("POST", "reset", json=body))
         self._posed = True

@@ -16,6 +16,10 @@ server down or get a 5xx.
     GET    /api/envs/{id}/verdict       judge the task                        -> Verdict
     DELETE /api/envs/{id}               close
 
+A 422 means the body breaks the OpenAPI document; a body the document allows is never a
+422 (what the simulator then cannot do is a 409), so a client that validates against the
+document knows which of its requests can succeed.
+
 Every error has one body, :class:`sim.api_errors.ApiError` (``detail``, ``kind``,
 ``errors``), and its kind in the ``X-Env-Error`` header too, so a client maps it without
 reading message text (``sim.client.error_for`` is that client's one mapping):
@@ -24,15 +28,20 @@ reading message text (``sim.client.error_for`` is that client's one mapping):
     403 forbidden        a request from a web page (a foreign Origin)
     404 unknown-env      no env with this id (closed, or never created)
     404 unknown-task     no template with this id (the detail names the nearest ones)
+    405 method-not-allowed   a method the path does not take (``Allow`` lists those it does)
     409 usage            EnvUsageError: the env was used out of order (a verdict before reset)
     409 conflict         any other simulator error the request provoked
-    409 bad-task         a task whose spec cannot be judged
+    409 bad-task         a task the schema allows but the simulator cannot pose or judge
+                         (wrong params, a seed its template cannot use, a spec naming a
+                         truth it does not read first)
+    409 bad-snapshot     a snapshot the schema allows but this simulator cannot restore
     410 expired-env      the env was closed after ``SimConfig.idle_expiry_s`` unused
     415 unsupported-media-type   a body that is not application/json
     421 bad-host         a Host header that is not this server's (DNS rebinding)
-    422 invalid          a body that does not validate (``errors`` lists every field)
-    422 bad-request      neither task_id nor task, or a body that is no snapshot of this sim
-    422 bad-task         a task that cannot be posed (missing or wrong params)
+    422 invalid          a body the OpenAPI document refuses (``errors`` lists every field):
+                         a wrong JSON type (``0`` is no boolean), a target with both point
+                         and element, a task object without its spec, …
+    422 bad-request      a restore body that is not a snapshot at all
     429 too-many-envs    ``SimConfig.max_envs`` envs are open
     503 not-ready        Chromium is still starting (with ``Retry-After``)
     503 infra            EnvError: the simulator's infrastructure failed
@@ -66,6 +75,7 @@ from sim.env_api_models import (
     ResetRequest,
     Snapshot,
     StepRequest,
+    TaskRequest,
 )
 from sim.env_table import EnvTable
 from sim.errors import EnvRefused, SimError
@@ -101,13 +111,14 @@ def _named(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}".splitlines()[0]
 
 
-def requested_task(sim: Simulator, request: ResetRequest) -> TaskInstance:
-    """The task a reset request asks for: its full ``task``, or the registry's instance of
-    ``task_id`` with ``seed`` and ``lang`` (an unknown id is a 404 naming the nearest)."""
+def requested_task(sim: Simulator, request: TaskRequest) -> TaskInstance:
+    """The task a request asks for: its whole ``task`` (bound: the request model refuses a
+    task without its spec), or the registry's instance of ``task_id`` with ``seed`` and
+    ``lang`` (an unknown id is a 404 naming the nearest)."""
     if request.task is not None:
         return request.task
     if request.task_id is None:
-        raise refusal(422, "give task_id (with seed and lang) or task", "bad-request")
+        raise refusal(422, "give task_id (with seed and lang) or task", "invalid")
     world = {app_id: app.world for app_id, app in sim.phone.apps.items()}
     try:
         return sim.tasks.instantiate(request.task_id, request.seed, world, request.lang)
@@ -115,7 +126,7 @@ def requested_task(sim: Simulator, request: ResetRequest) -> TaskInstance:
         raise refusal(404, str(exc), "unknown-task") from exc
     except _SPEC_FAILURES as exc:  # a seed the template cannot instantiate
         detail = f"seed: {request.task_id} cannot be instantiated with it ({_named(exc)})"
-        raise refusal(422, detail, "bad-task") from exc
+        raise refusal(409, detail, "bad-task") from exc
 
 
 async def guarded(call: Awaitable[T]) -> T:
@@ -138,7 +149,7 @@ async def guarded(call: Awaitable[T]) -> T:
 
 
 async def posed(env: SimEnv, task: TaskInstance) -> Observation:
-    """Pose ``task`` on ``env`` and observe; a task that cannot be posed is a 422."""
+    """Pose ``task`` on ``env`` and observe; a task that cannot be posed is a 409."""
     try:
         env.pose(task)
     except UnknownTask as exc:
@@ -150,7 +161,7 @@ async def posed(env: SimEnv, task: TaskInstance) -> Observation:
             f"task: {task.task_id} cannot be posed ({_named(exc)}); send task_id and seed, "
             "or the task as the registry instantiates it"
         )
-        raise refusal(422, detail, "bad-task") from exc
+        raise refusal(409, detail, "bad-task") from exc
     return await guarded(env.observe())
 
 
@@ -267,7 +278,8 @@ _SNAPSHOT_BODY = {
 
 
 async def _restored(env: SimEnv, body: bytes) -> Observation:
-    """Restore the snapshot ``body`` on ``env``; one that is not of this simulator is a 422."""
+    """Restore the snapshot ``body`` on ``env``: a body that is no snapshot is a 422, a
+    snapshot this simulator cannot restore (its state is opaque in the schema) a 409."""
     try:
         snapshot = Snapshot.model_validate_json(body)
     except ValidationError as exc:
@@ -278,8 +290,11 @@ async def _restored(env: SimEnv, body: bytes) -> Observation:
     try:
         return await guarded(env.restore(data))
     except _SPEC_FAILURES as exc:
-        detail = f"body: not a snapshot of this simulator ({_named(exc)})"
-        raise refusal(422, detail, "bad-request") from exc
+        detail = (
+            f"state: not a snapshot of this simulator ({_named(exc)}); send back what "
+            "GET /api/envs/{id}/snapshot gave"
+        )
+        raise refusal(409, detail, "bad-snapshot") from exc
 
 
 def health_router(sim: Simulator, table: EnvTable) -> APIRouter:

@@ -19,6 +19,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from bridge.actions import require_tags
 from sim.app import App, AppContext, Event, EventKind
 from sim.errors import SimError
 from sim.launcher import DEFAULT_GRID, Grid, LauncherEntry, drawer_apps, launcher_entries
@@ -54,7 +55,7 @@ class UnknownApp(SimError, KeyError):
 
 
 class _PageEvent(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, json_schema_extra=require_tags("type"))
 
 
 class ActionEvent(_PageEvent):

@@ -33,6 +33,7 @@ from bridge.schema import Foreground, TaskInstance, Verdict
 from sim.api_errors import error_response, error_responses, install_error_handlers
 from sim.api_guard import install_guards
 from sim.env_api import ResetRequest, guarded, health_router, judged, posed, requested_task
+from sim.env_api_models import RequestBody
 from sim.env_table import EnvTable
 from sim.instance import Instance, ScreenPayload
 from sim.observe import foreground
@@ -62,10 +63,8 @@ TOKEN_COOKIE = "mgb_token"
 styles, the runtime's posts) pass the token check too."""
 
 
-class PageEventRequest(BaseModel):
+class PageEventRequest(RequestBody):
     """A page's report: the version it showed and what the gesture resolved to."""
-
-    model_config = ConfigDict(extra="forbid")
 
     version: int
     event: PageEvent
@@ -145,8 +144,8 @@ def build_app(sim: Simulator) -> FastAPI:
         try:
             sim.phone.apply(instance.state, request.event)
         except Exception as exc:  # an event the screen shown cannot take: never a 5xx
-            raise HTTPException(
-                422, f"event: the simulator could not apply {request.event}: {exc}"
+            raise HTTPException(  # the event is well formed: it conflicts with the screen
+                409, f"event: the simulator could not apply {request.event}: {exc}"
             ) from exc
         instance.changed()
         return instance.screen()

@@ -119,36 +119,40 @@ async def test_health_says_ready_with_capacity(sim: Simulator) -> None:
 
 
 # ---- malformed requests
-async def test_a_task_with_missing_or_wrong_params_is_a_4xx_and_leaves_no_env(
+async def test_a_task_with_missing_or_wrong_fields_is_a_4xx_and_leaves_no_env(
     sim: Simulator,
 ) -> None:
     task = _task(sim)
+    checkless = {**task, "spec": {**task["spec"], "checks": [], "answers": []}}
     async with httpx.AsyncClient(base_url=sim.base_url, timeout=30) as http:
         before = set(sim.instances)
         unbound = {**task, "params": {"contact": "nobody"}, "spec": None}
         created = await http.post("/api/envs", json={"task": unbound})
-        _refused(created, 422, "task:", "StarContact-v1")
+        _refused(created, 422, "task:", "must carry its spec", "send task_id, seed and lang")
         missing = await http.post("/api/envs", json={"task": {"task_id": "x/Y-v1"}})
         assert _refused(missing, 422, "task.instruction").errors[0].loc[-1] == "instruction"
         wrong = await http.post("/api/envs", json={"task": {**task, "max_steps": "many"}})
         _refused(wrong, 422, "task.max_steps")
+        unposable = await http.post("/api/envs", json={"task": checkless})
+        assert _refused(unposable, 409, "StarContact-v1", "cannot be posed").kind == "bad-task"
         assert set(sim.instances) == before  # no failed create left anything behind
         env_id = (await http.post("/api/envs", json={})).json()["env_id"]
-        reset = await http.post(
-            f"/api/envs/{env_id}/reset",
-            json={"task": {**task, "params": {"contact": "nobody"}, "spec": None}},
-        )
-        _refused(reset, 422, "cannot be posed")
+        reset = await http.post(f"/api/envs/{env_id}/reset", json={"task": checkless})
+        _refused(reset, 409, "cannot be posed")
         assert (await http.get(f"/api/envs/{env_id}/observation")).status_code == 200
         await http.delete(f"/api/envs/{env_id}")
 
 
-async def test_restore_bodies_that_are_not_objects_are_422(sim: Simulator) -> None:
+async def test_restore_bodies_that_are_not_snapshots_are_4xx(sim: Simulator) -> None:
     async with httpx.AsyncClient(base_url=sim.base_url, timeout=30) as http:
         env_id = (await http.post("/api/envs", json={})).json()["env_id"]
-        for body in (b"[]", b"1", b'"x"', b"null", b'{"state": {}, "episode": {"a": 1}}'):
-            restored = await http.post(f"/api/envs/{env_id}/restore", content=body, headers=JSON)
+        restore = f"/api/envs/{env_id}/restore"
+        for body in (b"[]", b"1", b'"x"', b"null", b'{"state": {}, "trees": [1]}'):
+            restored = await http.post(restore, content=body, headers=JSON)
             _refused(restored, 422, "not a snapshot")
+        stranger = b'{"state": {}, "episode": {"a": 1}}'  # a snapshot by the schema, not ours
+        restored = await http.post(restore, content=stranger, headers=JSON)
+        assert _refused(restored, 409, "not a snapshot").kind == "bad-snapshot"
         assert (await http.get(f"/api/envs/{env_id}/observation")).status_code == 200
         await http.delete(f"/api/envs/{env_id}")
 
@@ -288,7 +292,9 @@ async def test_token_rules_hold_with_the_new_checks() -> None:
         assert (await http.get("/health", headers=bearer)).status_code == 200  # any Host
         foreign = {**bearer, "origin": "http://evil.example"}
         _refused(await http.get("/health", headers=foreign), 403)
-        _refused(await http.post("/api/tasks", content=b"x", headers=bearer), 415)
+        posted = await http.post("/api/instances/i1/page-events", content=b"x", headers=bearer)
+        _refused(posted, 415)
+        _refused(await http.post("/api/tasks", content=b"x", headers=bearer), 405)  # GET only
 
 
 async def test_serve_with_a_short_token_prints_one_line_and_exits_2() -> None:
