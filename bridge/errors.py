@@ -10,6 +10,8 @@ are converted at one boundary per package with ``raise X from exc``.
      ├── CoordinateError       a coordinate outside the frame it claims to be in (ValueError)
      ├── UITreeError           a UI hierarchy dump that is malformed or empty (ValueError)
      ├── TrajectoryError       a run directory that is missing, corrupt or from another schema
+     │    └── RunLocked        another live process writes the run directory
+     ├── InfraErrorsInARow     a run stopped by its breaker: one infra error, N episodes in a row
      ├── EnvError              the environment's infrastructure failed: the episode ends as
      │    │                    ``infra_error``, never as a policy failure
      │    └── EnvTimeout       an env call did not finish within its time budget
@@ -29,7 +31,9 @@ __all__ = [
     "EnvError",
     "EnvTimeout",
     "EnvUsageError",
+    "InfraErrorsInARow",
     "PolicyError",
+    "RunLocked",
     "TrajectoryError",
     "UITreeError",
 ]
@@ -49,6 +53,16 @@ class UITreeError(BridgeError, ValueError):
 
 class TrajectoryError(BridgeError):
     """A run directory is missing, corrupt, or written by an incompatible schema."""
+
+
+class RunLocked(TrajectoryError):
+    """Another live process writes the run directory (:mod:`bridge.run_lock`): a second
+    writer would interleave its results with the first's."""
+
+
+class InfraErrorsInARow(BridgeError):
+    """A run stopped because its last episodes all ended in the same infrastructure error
+    (:mod:`bridge.breaker`): a dead model server or phone would fail every one left."""
 
 
 class EnvError(BridgeError):

@@ -25,12 +25,21 @@ one cell's denominator and bias every statistic computed over the rest.
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Awaitable, Callable
 from typing import Literal, TypeVar
 
 from bridge.errors import EnvError, EnvTimeout, EnvUsageError, PolicyError
 
-__all__ = ["FailureKind", "FailureSource", "InfraFailure", "classify", "describe", "guarded"]
+__all__ = [
+    "FailureKind",
+    "FailureSource",
+    "InfraFailure",
+    "classify",
+    "describe",
+    "error_class",
+    "guarded",
+]
 
 FailureKind = Literal["infra", "misuse", "bug"]
 """How an exception from an env or a policy is treated (see the module docstring)."""
@@ -53,6 +62,12 @@ def classify(exc: BaseException) -> FailureKind:
 def describe(exc: BaseException) -> str:
     """``"EnvError: the phone went away"``: the text recorded as an episode's ``error``."""
     return f"{type(exc).__name__}: {exc}" if str(exc) else repr(exc)
+
+
+def error_class(error: str) -> str:
+    """The exception class an episode's recorded ``error`` (:func:`describe`'s text) names:
+    ``"EnvError"`` for ``"EnvError: the phone went away"`` (or ``"EnvError()"``)."""
+    return re.split(r"[:(]", error, maxsplit=1)[0].strip()
 
 
 class InfraFailure(Exception):

@@ -8,6 +8,7 @@ Layout::
     RUN/episodes/<id>/steps.jsonl       one StepRecord per step, appended as the episode runs
     RUN/episodes/<id>/frames/NNNN.jpg   the screenshot the policy saw (.jpg, .png or .webp)
     RUN/episodes/<id>/trees/NNNN.xml    the UI tree XML of that step
+    RUN/.lock                           while a process writes the run: who (bridge.run_lock)
 
 Whole files are written to a temp file in the same directory, fsynced and renamed over the
 target. JSONL files grow by one ``os.write`` of a whole line (``O_APPEND``), then fsync. A
@@ -42,6 +43,7 @@ import uuid
 from collections.abc import Iterable
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import get_args
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
@@ -58,9 +60,13 @@ from bridge.run_files import (
     read_records,
     refuse_if_final,
 )
-from bridge.schema import SCHEMA_VERSION, EpisodeRecord, Screenshot, StepRecord
+from bridge.run_lock import LOCK_NAME, RunLock
+from bridge.schema import SCHEMA_VERSION, EpisodeRecord, SchemaVersion, Screenshot, StepRecord
 
 __all__ = ["EpisodeWriter", "RunManifest", "RunStore", "SetAside", "validate_episode_id"]
+
+_READABLE: tuple[str, ...] = get_args(SchemaVersion)
+"""Schema versions of run manifests this code opens (every version it reads)."""
 
 _SAFE_ID = re.compile(r"[A-Za-z0-9._-]{1,200}")
 _EXTENSIONS = {"jpeg": "jpg", "png": "png", "webp": "webp"}
@@ -110,7 +116,9 @@ def validate_episode_id(episode_id: str) -> str:
 
 class RunStore:
     """A run directory: manifest, committed results, episodes. Made by :meth:`create` or
-    :meth:`open`; thread-safe (the runner writes from worker threads), one writing process."""
+    :meth:`open`; thread-safe (the runner writes from worker threads), one writing process:
+    a store made with ``create(..., lock=True)`` holds the run's lock
+    (:mod:`bridge.run_lock`) until :meth:`close` or the end of its ``with`` block."""
 
     def __init__(self, root: Path, manifest: RunManifest) -> None:
         """Wrap a run directory; use :meth:`create` or :meth:`open` instead."""
@@ -124,6 +132,7 @@ class RunStore:
         self._active: set[str] = set()
         self._lock = threading.Lock()
         self._tail_checked = False
+        self._run_lock: RunLock | None = None
 
     @classmethod
     def create(
@@ -133,35 +142,60 @@ class RunStore:
         *,
         resume: bool = False,
         extendable: Iterable[str] = (),
+        lock: bool = False,
     ) -> RunStore:
         """Start a run in ``root`` (new or empty), or with ``resume`` continue the run there:
         same ``config`` and ``seeds`` required, original manifest kept, torn lines repaired.
 
         ``extendable`` names list-valued config keys (``tasks``, ``langs``) that may grow:
         a resume that adds items to them (or new seeds) extends the run, and the manifest
-        then lists the union (the episodes already there keep their results)."""
+        then lists the union (the episodes already there keep their results).
+
+        With ``lock``, the run is locked for this process before anything in it is written,
+        until :meth:`close`; while another live process writes it, this raises
+        :class:`~bridge.run_lock.RunLocked` having written nothing."""
         root = Path(root)
-        if (root / _MANIFEST).exists():
-            if not resume:
-                raise TrajectoryError(f"{root} already holds a run; resume it or pick a new dir")
-            store = cls.open(root)
-            keys = frozenset(extendable)
-            _check_same_run(store.manifest, manifest, root, ignore=keys)
-            grown = _extended(store.manifest, manifest, keys)
-            if grown != store.manifest:
-                write_atomic(root / _MANIFEST, grown.model_dump_json(indent=2).encode("utf-8"))
-                store.manifest = grown
-            store.repair()
-            return store
-        if root.exists() and any(root.iterdir()):
-            raise TrajectoryError(
-                f"{root} is not empty and is not a run (no {_MANIFEST}): use a new --out"
-            )
+        _check_target(root, resume)  # before anything is written, a lock file included
         root.mkdir(parents=True, exist_ok=True)
-        write_atomic(root / _MANIFEST, manifest.model_dump_json(indent=2).encode("utf-8"))
-        (root / _EPISODES).mkdir(exist_ok=True)
-        fsync_path(root)
-        return cls(root, manifest)
+        held = RunLock.acquire(root) if lock else None
+        try:
+            exists = _check_target(root, resume)  # again: no other writer changes it now
+            store = cls._resumed(root, manifest, frozenset(extendable)) if exists else None
+            if store is None:
+                write_atomic(root / _MANIFEST, manifest.model_dump_json(indent=2).encode("utf-8"))
+                (root / _EPISODES).mkdir(exist_ok=True)
+                fsync_path(root)
+                store = cls(root, manifest)
+        except BaseException:
+            if held is not None:
+                held.release()
+            raise
+        store._run_lock = held
+        return store
+
+    @classmethod
+    def _resumed(cls, root: Path, manifest: RunManifest, keys: frozenset[str]) -> RunStore:
+        """The run in ``root`` opened to go on as ``manifest`` says (see :meth:`create`)."""
+        store = cls.open(root)
+        _check_same_run(store.manifest, manifest, root, ignore=keys)
+        grown = _extended(store.manifest, manifest, keys)
+        if grown != store.manifest:
+            write_atomic(root / _MANIFEST, grown.model_dump_json(indent=2).encode("utf-8"))
+            store.manifest = grown
+        store.repair()
+        return store
+
+    def close(self) -> None:
+        """Release the run's lock if this store holds it (idempotent); reading goes on."""
+        if self._run_lock is not None:
+            self._run_lock.release()
+            self._run_lock = None
+
+    def __enter__(self) -> RunStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     @classmethod
     def open(cls, root: str | Path) -> RunStore:
@@ -389,6 +423,20 @@ class EpisodeWriter:
             raise TrajectoryError(f"the writer of episode {self.episode_id!r} is closed")
 
 
+def _check_target(root: Path, resume: bool) -> bool:
+    """Whether ``root`` holds a run to go on with (with ``resume``); False for a new or
+    empty one (a lock file aside); anything else raises TrajectoryError."""
+    if (root / _MANIFEST).exists():
+        if not resume:
+            raise TrajectoryError(f"{root} already holds a run; resume it or pick a new dir")
+        return True
+    if root.exists() and any(p.name != LOCK_NAME for p in root.iterdir()):
+        raise TrajectoryError(
+            f"{root} is not empty and is not a run (no {_MANIFEST}): use a new --out"
+        )
+    return False
+
+
 def _load_manifest(path: Path) -> RunManifest:
     raw = path.read_bytes()
     try:
@@ -396,10 +444,10 @@ def _load_manifest(path: Path) -> RunManifest:
     except ValueError as exc:
         raise TrajectoryError(f"{path} is not valid JSON ({exc}); {_MANIFEST_FIX}") from exc
     version = data.get("schema_version") if isinstance(data, dict) else None
-    if version != SCHEMA_VERSION:
+    if version not in _READABLE:  # older runs are read (their records are judged anew)
         raise TrajectoryError(
             f"{path} has schema_version {version!r} but this mobilegym-bridge reads "
-            f"{SCHEMA_VERSION!r}; open it with a matching version, or start a new run"
+            f"{', '.join(_READABLE)}; open it with a matching version, or start a new run"
         )
     return parse_record(RunManifest, raw, path, None, _MANIFEST_FIX)
 

@@ -9,6 +9,7 @@ instances share the few pages; an instance costs only its JSON state.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import socket
 import time
@@ -41,6 +42,15 @@ class UnknownInstance(SimError, KeyError):
 
     def __str__(self) -> str:
         return str(self.args[0])
+
+
+class _Server(uvicorn.Server):
+    """uvicorn without its signal handlers: it would stop the server at Ctrl-C (and keep a
+    background job's ignored SIGINT ignored) while the pages still fetch from it; the
+    program that runs the simulator decides what a signal does, and closes it in order."""
+
+    def capture_signals(self) -> contextlib.AbstractContextManager[None]:  # type: ignore[override]
+        return contextlib.nullcontext()
 
 
 class SimConfig(BaseModel):
@@ -155,7 +165,7 @@ class Simulator:
         server_config = uvicorn.Config(
             build_app(self), log_level="warning", access_log=False, lifespan="off"
         )
-        self._server = uvicorn.Server(server_config)
+        self._server = _Server(server_config)
         self._serve_task = asyncio.create_task(self._server.serve(sockets=[sock]))
         browser = await self._stack.enter_async_context(launch_chromium())
         self._pool = PagePool(browser, self.base_url, self.config.profile, self.config.pages)

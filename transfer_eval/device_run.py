@@ -14,6 +14,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from bridge.breaker import InfraBreaker
 from bridge.guard import ActionGuard
 from bridge.runner import EpisodeJob, run_episodes
 from bridge.schema import (
@@ -66,6 +67,9 @@ class DeviceRunConfig(EpisodeGrid):
     guard: GuardMode = "off"
     allow: list[str] = Field(default_factory=list)
     """App ids or packages the guard also lets the run use."""
+    infra_errors_in_a_row: int = Field(default=3, ge=0)
+    """Stop after this many episodes in a row end in the same infra error (0: never); how
+    the run is watched, not what it measures (not in the manifest)."""
 
     @model_validator(mode="after")
     def _allow_needs_a_guard(self) -> DeviceRunConfig:
@@ -169,6 +173,8 @@ async def run_device(
         DeviceError: the phone cannot be reached (a wrong serial, no adb server).
         ProfileError: an unknown profile name.
         ValueError: an unknown policy spec.
+        RunLocked: another process writes ``config.out`` (nothing is written).
+        InfraErrorsInARow: the same infra error ended too many episodes in a row.
     """
     await preflight(config.policy)  # a typo or a dead endpoint: one error, not one per episode
     check_tasks(config.tasks)
@@ -179,19 +185,20 @@ async def run_device(
         check_retail(config.tasks)
     jobs = _jobs(config)
     manifest = RunManifest(
-        config=config.model_dump(mode="json", exclude={"out"}),
+        config=config.model_dump(mode="json", exclude={"out", "infra_errors_in_a_row"}),
         versions=run_versions(),
         seeds=list(config.seeds),
     )
     announce_resume(config.out)  # a damaged episode is re-run: say so first
-    store = RunStore.create(config.out, manifest, resume=True, extendable=GRID)
-    records = await run_episodes(
-        jobs,
-        store=store,
-        concurrency=1,
-        step_timeout_s=config.step_timeout_s,
-        tree_xml=tree_xml,
-        on_episode_done=on_done,
-    )
-    write_run_index(store)
+    done = InfraBreaker(config.infra_errors_in_a_row).watch(on_done)
+    with RunStore.create(config.out, manifest, resume=True, extendable=GRID, lock=True) as store:
+        records = await run_episodes(
+            jobs,
+            store=store,
+            concurrency=1,
+            step_timeout_s=config.step_timeout_s,
+            tree_xml=tree_xml,
+            on_episode_done=done,
+        )
+        write_run_index(store)
     return records

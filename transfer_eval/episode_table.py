@@ -10,7 +10,7 @@ from rich.table import Table
 from bridge.schema import EpisodeRecord
 from transfer_eval.episode_view import EpisodeSummary
 
-__all__ = ["episodes_table", "nothing_measured", "run_table"]
+__all__ = ["closing_line", "episodes_table", "nothing_measured", "run_table"]
 
 
 def episodes_table(records: Sequence[EpisodeRecord]) -> Table:
@@ -66,3 +66,20 @@ def nothing_measured(records: Sequence[EpisodeRecord]) -> str | None:
         f"every one of the {len(records)} episodes was an infra error, so nothing was measured "
         f"(first: {first.error}); fix that and run the same command again: the run resumes"
     )
+
+
+def closing_line(records: Sequence[EpisodeRecord], what: str = "episodes") -> str:
+    """The line every run ends with: how many ``what`` it holds, how many were judged and
+    how many ended in an infra error (which the next run of the same command retries), e.g.
+    ``12 episodes: 10 judged, 2 infra errors (retried on the next run of this command)``."""
+    infra = sum(record.outcome == "infra_error" for record in records)
+    line = (
+        f"{_count(len(records), what)}: {len(records) - infra} judged, "
+        f"{_count(infra, 'infra errors')}"
+    )
+    return f"{line} (retried on the next run of this command)" if infra else line
+
+
+def _count(n: int, plural: str) -> str:
+    """``1 episode``, ``2 episodes``: ``plural`` ends in ``s``."""
+    return f"{n} {plural if n != 1 else plural.removesuffix('s')}"

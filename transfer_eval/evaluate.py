@@ -8,13 +8,15 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from bridge.errors import BridgeError
+from bridge.run_lock import check_unlocked
 from bridge.schema import EpisodeRecord
-from transfer_eval.episode_table import nothing_measured
+from bridge.trajectory import RunStore
+from transfer_eval.episode_table import closing_line, nothing_measured
 from transfer_eval.finalize import write_reports
-from transfer_eval.paired import PairedConfig, run_paired
+from transfer_eval.paired import Cell, PairedConfig, run_paired
 from transfer_eval.progress import ProgressLog, finished_before
 from transfer_eval.report import Report
-from transfer_eval.report_md import headline
+from transfer_eval.report_md import terminal_headline
 from transfer_eval.resume_notes import announce_resume
 from transfer_eval.suites import load_suite
 
@@ -30,7 +32,9 @@ def evaluate(config: PairedConfig, console: Console) -> Report:
 
     Raises:
         NothingMeasured: every cell ended as an infra error (no report is written).
+        RunLocked: another process writes ``config.out`` (refused before anything starts).
     """
+    check_unlocked(config.out)  # before the bar: a second run gets one line
     suite = load_suite(config.suite)
     total = len(suite.entries) * config.repeats * 4
     columns = (
@@ -42,42 +46,58 @@ def evaluate(config: PairedConfig, console: Console) -> Report:
     )
     announce_resume(config.out)  # damaged cells are run again: say so first
     before = finished_before(config.out)
-    with Progress(*columns, console=console) as progress:
-        wins = sum(record.outcome == "success" for record in before)
-        bar = progress.add_task("cells", total=total, completed=len(before), wins=wins, infra=0)
-        counts = {"wins": wins, "infra": 0}
+    progress = Progress(*columns, console=console)  # shown once every check has passed
+    wins = sum(record.outcome == "success" for record in before)
+    bar = progress.add_task("cells", total=total, completed=len(before), wins=wins, infra=0)
+    counts = {"wins": wins, "infra": 0}
+    log = ProgressLog(config.out / "progress.log", "cells")
+    finished = len(before)
 
-        log = ProgressLog(config.out / "progress.log", "cells")
-        finished = len(before)
+    def done(record: EpisodeRecord) -> None:
+        nonlocal finished
+        counts["wins"] += record.outcome == "success"
+        counts["infra"] += record.outcome == "infra_error"
+        finished += record.outcome != "infra_error"
+        progress.update(bar, advance=record.outcome != "infra_error", **counts)
+        log.line(
+            f"{finished}/{total} · {counts['wins']} succeeded · "
+            f"{counts['infra']} infra errors · {record.episode_id} {record.outcome}"
+        )
 
-        def done(record: EpisodeRecord) -> None:
-            nonlocal finished
-            counts["wins"] += record.outcome == "success"
-            counts["infra"] += record.outcome == "infra_error"
-            finished += record.outcome != "infra_error"
-            progress.update(bar, advance=record.outcome != "infra_error", **counts)
-            log.line(
-                f"{finished}/{total} · {counts['wins']} succeeded · "
-                f"{counts['infra']} infra errors · {record.episode_id} {record.outcome}"
-            )
-
-        store, cells, backend = asyncio.run(run_paired(config, on_done=done))
+    try:
+        run = run_paired(config, on_done=done, on_start=progress.start)
+        store, cells, backend = asyncio.run(run)
         progress.update(bar, completed=total)
-    failed = nothing_measured(list(store.completed().values()))
+    finally:
+        if progress.live.is_started:  # stopping a bar never shown still prints a line
+            progress.stop()
+    with store:  # the run stays locked until its reports are written
+        return _finish(store, cells, config, backend, console)
+
+
+def _finish(
+    store: RunStore, cells: list[Cell], config: PairedConfig, backend: str, console: Console
+) -> Report:
+    """Write the reports of a run whose grid is done; print the headline and the line
+    that counts the cells."""
+    records = store.completed()
+    grid = [records[cell.episode_id] for cell in cells if cell.episode_id in records]
+    failed = nothing_measured(list(records.values()))
     if failed is not None:
         raise NothingMeasured(failed)
     models = [
         r.backend.model
-        for r in store.completed().values()
+        for r in records.values()
         if "__real__" in r.episode_id and r.backend is not None and r.backend.model
     ]
     if backend == "device":
         langs = ", ".join(sorted({cell.task.lang for cell in cells}))
         console.print(f"tasks were posed in {langs}, the phone's UI language, in both worlds")
     report = write_reports(store, cells, config, backend, models[0] if models else None)
-    console.print(headline(report))
+    console.print(terminal_headline(report), markup=False, highlight=False, soft_wrap=True)
     console.print(
         f"report: [bold]{(store.root / 'report.html').resolve()}[/] "
         f"(and report.md, report.json, replays/)"
     )
+    console.print(closing_line(grid, "cells"), highlight=False)
     return report

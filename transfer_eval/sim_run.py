@@ -13,6 +13,7 @@ from typing import Literal
 
 from pydantic import Field
 
+from bridge.breaker import InfraBreaker
 from bridge.env import ForkableEnv
 from bridge.runner import run_episodes
 from bridge.schema import EpisodeRecord
@@ -38,6 +39,9 @@ class SimRunConfig(EpisodeGrid):
     step_timeout_s: float = Field(default=60.0, gt=0)
     source: SimSource = SimSource()
     """Where the envs live (``--ray`` / ``--hosts``); not part of what the run measures."""
+    infra_errors_in_a_row: int = Field(default=3, ge=0)
+    """Stop after this many episodes in a row end in the same infra error (0: never); not
+    part of what the run measures either."""
 
 
 async def run_sim(
@@ -48,28 +52,31 @@ async def run_sim(
     Raises:
         policies.registry.PolicySpecError: the policy spec is malformed (checked before any
             episode starts, so a typo is one clear error rather than N infra errors).
+        RunLocked: another process writes ``config.out`` (nothing is written).
+        InfraErrorsInARow: the same infra error ended too many episodes in a row.
     """
     await preflight(config.policy)  # a typo or a dead endpoint: one error, before any episode
     manifest = RunManifest(
-        config=config.model_dump(mode="json", exclude={"out", "source"}),
+        config=config.model_dump(mode="json", exclude={"out", "source", "infra_errors_in_a_row"}),
         versions=run_versions(),
         seeds=list(config.seeds),
     )
     announce_resume(config.out)  # a damaged episode is re-run: say so first
-    store = RunStore.create(config.out, manifest, resume=True, extendable=GRID)
-    async with sim_envs(config.source, pages=config.pages) as sims:
+    done = InfraBreaker(config.infra_errors_in_a_row).watch(on_done)
+    with RunStore.create(config.out, manifest, resume=True, extendable=GRID, lock=True) as store:
+        async with sim_envs(config.source, pages=config.pages) as sims:
 
-        async def make_env() -> ForkableEnv:
-            return await sims.env(answer_mode=config.answer_mode)
+            async def make_env() -> ForkableEnv:
+                return await sims.env(answer_mode=config.answer_mode)
 
-        jobs = grid_jobs(config, sims.tasks, sims.world, config.policy, make_env)
-        records = await run_episodes(
-            jobs,
-            store=store,
-            concurrency=config.concurrency,
-            step_timeout_s=config.step_timeout_s,
-            tree_xml=tree_xml,
-            on_episode_done=on_done,
-        )
-    write_run_index(store)
+            jobs = grid_jobs(config, sims.tasks, sims.world, config.policy, make_env)
+            records = await run_episodes(
+                jobs,
+                store=store,
+                concurrency=config.concurrency,
+                step_timeout_s=config.step_timeout_s,
+                tree_xml=tree_xml,
+                on_episode_done=done,
+            )
+        write_run_index(store)
     return records

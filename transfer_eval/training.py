@@ -22,9 +22,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from bridge.errors import BridgeError
 from bridge.schema import TaskInstance
 from policies.grpo import CurveRow, EvalResult, GRPOConfig, TrainResult, train
-from policies.learned.checkpoint import CheckpointConfig
+from policies.learned.checkpoint import CONFIG_FILE, WEIGHTS_FILE, CheckpointConfig
 from policies.learned.curve import draw_curve_png, write_curve_csv
 from policies.learned.policy import LearnedPolicy
 from policies.learned.prior import INITS, initial_weights
@@ -32,7 +33,17 @@ from sim.tasks.registry import TaskRegistry
 from transfer_eval.sim_source import SimSource, sim_envs
 from transfer_eval.suites import Split, Suite, load_split
 
-__all__ = ["TrainOptions", "TrainReport", "init_policy", "run_training", "split_instances"]
+__all__ = [
+    "CheckpointExists",
+    "TrainOptions",
+    "TrainReport",
+    "check_targets",
+    "init_policy",
+    "run_training",
+    "split_instances",
+]
+
+_CURVE_FILES = ("curve.csv", "curve.png")
 
 
 def split_instances(
@@ -62,6 +73,8 @@ class TrainOptions(BaseModel):
     grpo: GRPOConfig = Field(default_factory=GRPOConfig)
     source: SimSource = SimSource()
     """Where the envs live (``--ray`` / ``--hosts``); the trained weights do not depend on it."""
+    replace: bool = False
+    """Write over a checkpoint already in ``out`` or ``save_init`` (refused otherwise)."""
 
     def command(self) -> str:
         """The ``mgb train`` command line that reproduces this run."""
@@ -105,6 +118,41 @@ class TrainReport(BaseModel):
     eval_steps: int
     train_wall_s: float
     wall_s: float
+
+
+class CheckpointExists(BridgeError):
+    """A folder training would write already holds a checkpoint, and nobody said to replace
+    it (or the initialization and the trained weights would share one folder)."""
+
+
+def _held(folder: Path, names: Sequence[str]) -> list[str]:
+    return [name for name in names if (folder / name).exists()]
+
+
+def check_targets(options: TrainOptions) -> None:
+    """Refuse, before any work, to write over a checkpoint in ``--out`` or ``--save-init``
+    unless ``options.replace`` says to (a run's weights are not written again by accident).
+
+    Raises:
+        CheckpointExists: one line naming the folder and the flag.
+    """
+    targets = [("--out", options.out, (WEIGHTS_FILE, CONFIG_FILE, *_CURVE_FILES))]
+    if options.save_init is not None:
+        if options.save_init.resolve() == options.out.resolve():
+            raise CheckpointExists(
+                f"--save-init and --out are the same folder ({options.out}): the trained "
+                "weights would overwrite the initialization; give two folders"
+            )
+        targets.append(("--save-init", options.save_init, (WEIGHTS_FILE, CONFIG_FILE)))
+    for option, folder, names in targets:
+        if folder.exists() and not folder.is_dir():
+            raise CheckpointExists(f"{option} {folder} is a file, not a folder; give a folder")
+        held = _held(folder, names)
+        if held and not options.replace:
+            raise CheckpointExists(
+                f"{option} {folder} already holds a checkpoint ({', '.join(held)}); give "
+                f"--replace to write over it, or another {option}"
+            )
 
 
 def init_policy(init: str, apps: Sequence[str] | None = None) -> LearnedPolicy:
@@ -167,7 +215,13 @@ async def run_training(
     options: TrainOptions, on_iteration: Callable[[CurveRow], None] | None = None
 ) -> TrainReport:
     """Train on fresh simulator envs (no screenshots; here, or on the hosts of
-    ``options.source``) and write checkpoint, curve CSV and PNG."""
+    ``options.source``) and write checkpoint, curve CSV and PNG.
+
+    Raises:
+        CheckpointExists: ``out`` or ``save_init`` holds a checkpoint and ``replace`` is
+            not set (checked before anything starts).
+    """
+    check_targets(options)
     split = load_split(options.split)
     init = init_policy(options.init, split.apps)
     if options.save_init is not None:

@@ -19,6 +19,7 @@ from bridge import durable
 from bridge.errors import TrajectoryError
 from bridge.runner import run_episode
 from bridge.schema import (
+    SCHEMA_VERSION,
     Check,
     EpisodeRecord,
     ExecutedAction,
@@ -277,8 +278,14 @@ def test_open_explains_what_is_wrong(tmp_path: Path) -> None:
     manifest_path.write_text(
         MANIFEST.model_copy(update={"schema_version": "2.0"}).model_dump_json()
     )
-    with pytest.raises(TrajectoryError, match=r"schema_version '2.0' but .* reads .*'1.3'"):
+    with pytest.raises(
+        TrajectoryError, match=rf"schema_version '2.0' but .* reads 1.0, .*{SCHEMA_VERSION};"
+    ):
         RunStore.open(tmp_path)
+    manifest_path.write_text(  # an older run still opens: its records are judged anew
+        MANIFEST.model_copy(update={"schema_version": "1.3"}).model_dump_json()
+    )
+    assert RunStore.open(tmp_path).manifest.schema_version == "1.3"
     manifest_path.write_text(json.dumps({**MANIFEST.model_dump(), "colour": "red"}))
     with pytest.raises(TrajectoryError, match=r"manifest\.json has a key .* \('colour'\)"):
         RunStore.open(tmp_path)

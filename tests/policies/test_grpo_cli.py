@@ -3,6 +3,7 @@ browser: splits, options, errors."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from pathlib import Path
@@ -140,3 +141,82 @@ def test_ctrl_c_in_training_says_it_does_not_resume(
     assert result.exit_code == 130
     said = " ".join(result.output.split())
     assert "stopped by Ctrl-C" in said and "training is not resumable" in said
+
+
+def _checkpoint(folder: Path) -> dict[str, bytes]:
+    """A checkpoint folder as training leaves it (its bytes, to see nothing changed)."""
+    folder.mkdir(parents=True)
+    (folder / "weights.npy").write_bytes(b"old weights")
+    (folder / "config.json").write_text("{}")
+    return {p.name: p.read_bytes() for p in folder.iterdir()}
+
+
+def _error_line(output: str) -> str:
+    lines = [line for line in output.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: "), output
+    return lines[0]
+
+
+def test_train_refuses_a_checkpoint_folder_unless_told_to_replace_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    started: list[TrainOptions] = []
+    fake = _fake_training(1)
+
+    async def recorded(options: TrainOptions, on_iteration: object) -> object:
+        started.append(options)
+        return await fake(options, on_iteration)  # type: ignore[operator]
+
+    monkeypatch.setattr("transfer_eval.commands.train.run_training", recorded)
+    out, base = tmp_path / "trained", tmp_path / "base"
+    kept = _checkpoint(out)
+    result = CliRunner().invoke(_parent(), ["train", "--iters", "1", "--out", str(out)])
+    assert result.exit_code == 1
+    assert _error_line(result.output) == (
+        f"error: --out {out} already holds a checkpoint (weights.npy, config.json); give "
+        "--replace to write over it, or another --out"
+    )
+    kept_base = _checkpoint(base)
+    args = ["train", "--iters", "1", "--out", str(tmp_path / "new"), "--save-init", str(base)]
+    result = CliRunner().invoke(_parent(), args)
+    assert result.exit_code == 1
+    assert _error_line(result.output).startswith(f"error: --save-init {base} already holds a")
+    assert started == []  # refused before any work
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == kept
+    assert {p.name: p.read_bytes() for p in base.iterdir()} == kept_base
+    same = ["train", "--out", str(tmp_path / "x"), "--save-init", str(tmp_path / "x")]
+    assert "are the same folder" in _error_line(CliRunner().invoke(_parent(), same).output)
+    args = ["train", "--iters", "1", "--out", str(out), "--save-init", str(base), "--replace"]
+    replaced = CliRunner().invoke(_parent(), args)
+    assert replaced.exit_code == 0, replaced.output
+    assert [options.replace for options in started] == [True]
+
+
+def test_run_training_refuses_an_existing_checkpoint_before_the_simulator_starts(
+    tmp_path: Path,
+) -> None:
+    import asyncio
+
+    from transfer_eval.training import CheckpointExists, run_training
+
+    out = tmp_path / "trained"
+    _checkpoint(out)
+    with pytest.raises(CheckpointExists, match="--replace"):
+        asyncio.run(run_training(TrainOptions(split="settings-l1", out=out)))
+
+
+def test_the_reproduce_command_of_the_checkpoints_writes_outside_the_shipped_ones() -> None:
+    """checkpoints/README.md's command must not overwrite what it is compared with."""
+    readme = Path(__file__).resolve().parents[2] / "checkpoints" / "README.md"
+    text = readme.read_text(encoding="utf-8")
+    block = text.split("## Reproduce", 1)[1].split("```", 2)[1]
+    command = " ".join(block.replace("\\\n", " ").split("\n")[1].split())
+    assert command.startswith("mgb train ")
+    options = dict(re.findall(r"--(out|save-init) (\S+)", command))
+    assert set(options) == {"out", "save-init"}
+    for folder in options.values():
+        assert not folder.startswith("checkpoints"), f"{command} writes into {folder}"
+    for shipped in ("base", "trained"):
+        digest = hashlib.md5((readme.parent / shipped / "weights.npy").read_bytes()).hexdigest()
+        assert digest in text, f"the README does not name the md5 of {shipped}/weights.npy"
+        assert f"md5sum {options['out' if shipped == 'trained' else 'save-init']}" in block

@@ -20,7 +20,8 @@ from pydantic import ValidationError
 from typer.core import TyperCommand, TyperGroup
 
 from bridge.env_checker import EnvCheckError
-from bridge.errors import BridgeError, EnvUsageError
+from bridge.errors import BridgeError, EnvUsageError, RunLocked
+from bridge.run_lock import check_unlocked
 from bridge.schema import EpisodeRecord
 from transfer_eval.commands.options import optional_value
 from transfer_eval.jobs import attended
@@ -34,22 +35,32 @@ __all__ = [
     "episode_progress",
     "exit_after_interrupt",
     "fail",
+    "fail_with",
     "finished_before",
     "interrupted",
     "one_at_a_time",
     "option_error",
+    "refuse_a_locked_run",
     "run_progress",
-    "stop_on_sigterm",
+    "stop_on_signals",
 ]
 
 
-def stop_on_sigterm() -> None:
-    """Make SIGTERM (``kill``, a job scheduler's stop) end the command as Ctrl-C does, so
-    the same cleanup runs: the episode's record, the private adb server, the browser."""
+def stop_on_signals() -> None:
+    """Make SIGINT and SIGTERM (``kill -INT``, ``kill``, a job scheduler's stop) end the
+    command as a terminal's Ctrl-C does, so the same cleanup runs and the same short line
+    is printed: the episode's record, the private adb server, the browser.
+
+    A shell without job control starts ``cmd &`` with SIGINT ignored: ``kill -INT`` then
+    reached only the simulator's web server (uvicorn took SIGINT over while it served),
+    which stopped under the running episodes, and the run died of the broken pages with a
+    long traceback. Python's own handler is put back here, and the simulator's server no
+    longer takes signals over (:class:`sim.simulator.Simulator`)."""
 
     def interrupt(signum: int, frame: object) -> None:
         raise KeyboardInterrupt
 
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.signal(signal.SIGTERM, interrupt)
 
 
@@ -75,6 +86,21 @@ def fail(message: str, code: int = 1) -> typer.Exit:
     the exit to raise: ``raise fail("...")``."""
     console.print(f"[red]error:[/] {message}", highlight=False, soft_wrap=True)
     return typer.Exit(code=code)
+
+
+def fail_with(exc: BridgeError) -> typer.Exit:
+    """:func:`fail` with a known error's message: exit 2 when another process writes the
+    run (the command itself is right; the moment is not), else 1."""
+    return fail(str(exc), 2 if isinstance(exc, RunLocked) else 1)
+
+
+def refuse_a_locked_run(out: Path) -> None:
+    """One line and exit 2, before anything starts or is drawn, when another process
+    writes the run directory ``out``."""
+    try:
+        check_unlocked(out)
+    except RunLocked as exc:
+        raise fail_with(exc) from None
 
 
 def one_at_a_time(policy: str, concurrency: int) -> int:
@@ -120,7 +146,13 @@ def _episode_lines(
     yield done
 
 
-_OPTIONS = {"langs": "--lang", "tasks": "--task", "seeds": "--seeds", "out": "--out"}
+_OPTIONS = {
+    "langs": "--lang",
+    "tasks": "--task",
+    "seeds": "--seeds",
+    "out": "--out",
+    "infra_errors_in_a_row": "--infra-streak",
+}
 """Config fields whose option is not the field's name with dashes."""
 
 
@@ -154,7 +186,7 @@ def _guarded(invoke: Any, ctx: typer.Context) -> Any:
     except _BUGS:
         raise
     except BridgeError as exc:
-        raise fail(str(exc)) from exc
+        raise fail_with(exc) from exc
 
 
 class GuardedGroup(TyperGroup):

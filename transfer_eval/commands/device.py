@@ -17,12 +17,21 @@ from rich.table import Table
 from device.adb import AdbTarget
 from device.errors import DeviceError, ProfileError, TaskUnsupported
 from sim.tasks.registry import UnknownTask, default_registry
-from transfer_eval.commands.common import console, fail, interrupted, option_error, run_progress
+from transfer_eval.commands.common import (
+    console,
+    fail,
+    interrupted,
+    option_error,
+    refuse_a_locked_run,
+    run_progress,
+    stop_on_signals,
+)
 from transfer_eval.commands.options import (
     AdbHost,
     AdbPort,
     AllowOption,
     GuardOption,
+    InfraStreakOption,
     parse_ints,
 )
 from transfer_eval.commands.virtual import virtual_app
@@ -33,7 +42,7 @@ from transfer_eval.device_run import (
     list_devices,
     run_device,
 )
-from transfer_eval.episode_table import episodes_table, nothing_measured
+from transfer_eval.episode_table import closing_line, episodes_table, nothing_measured
 
 __all__ = ["device_app"]
 
@@ -105,12 +114,14 @@ def run_command(
     allow: AllowOption = None,
     adb_host: AdbHost = "127.0.0.1",
     adb_port: AdbPort = 5037,
+    infra_streak: InfraStreakOption = 3,
 ) -> None:
     """Run episodes on a phone and write a trajectory with frames, trees and verdicts.
 
     With --guard, an episode that leaves its task's apps (or, with `all`, touches something
     marked sending, calling, paying, deleting or installing) ends there with the reason.
     """
+    stop_on_signals()
     task = default_registry().ids() if task == ["all"] else task
     try:
         check_tasks(task)  # a typo is one clear line before anything else happens
@@ -127,9 +138,11 @@ def run_command(
             profile=profile,
             guard=guard,
             allow=allow or [],
+            infra_errors_in_a_row=infra_streak,
         )
     except ValidationError as exc:
         raise fail(option_error(exc)) from exc
+    refuse_a_locked_run(out)
     with run_progress(policy, out, config.episode_ids()) as done:
         try:
             records = asyncio.run(run_device(config, on_done=done))
@@ -146,6 +159,7 @@ def run_command(
             raise typer.BadParameter(str(exc), param_hint="--policy") from exc
     console.print(episodes_table(records))
     console.print(f"trajectory: [bold]{(out / 'index.html').resolve()}[/]")
+    console.print(closing_line(records), highlight=False)
     failed = nothing_measured(records)
     if failed is not None:
         console.print(f"[red]error:[/] {failed}", highlight=False)

@@ -20,6 +20,7 @@ __all__ = [
     "GuardOption",
     "HostsOption",
     "HostsTokenOption",
+    "InfraStreakOption",
     "LatencyMs",
     "PopupRate",
     "RayHostsOption",
@@ -42,6 +43,16 @@ AnimationMs = Annotated[
 FontScale = Annotated[
     float | None,
     typer.Option(min=0.5, max=2.0, help="Virtual phone: text this much larger than set."),
+]
+
+InfraStreakOption = Annotated[
+    int,
+    typer.Option(
+        "--infra-streak",
+        help="Stop the run when this many episodes in a row end in the same infra error (a "
+        "dead model server, a phone gone); 0 never stops. Rerunning the command runs only "
+        "what did not finish.",
+    ),
 ]
 
 GuardOption = Annotated[

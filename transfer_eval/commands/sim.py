@@ -27,17 +27,20 @@ from transfer_eval.commands.common import (
     interrupted,
     one_at_a_time,
     option_error,
+    refuse_a_locked_run,
     run_progress,
+    stop_on_signals,
 )
 from transfer_eval.commands.options import (
     HostsOption,
     HostsTokenOption,
+    InfraStreakOption,
     RayHostsOption,
     RayOption,
     parse_ints,
     sim_source,
 )
-from transfer_eval.episode_table import episodes_table, nothing_measured
+from transfer_eval.episode_table import closing_line, episodes_table, nothing_measured
 from transfer_eval.sim_run import SimRunConfig, run_sim
 
 __all__ = ["sim_app"]
@@ -212,8 +215,10 @@ def run_command(
     ray_hosts: RayHostsOption = None,
     hosts: HostsOption = None,
     token: HostsTokenOption = None,
+    infra_streak: InfraStreakOption = 3,
 ) -> None:
     """Run episodes in the simulator and write a trajectory with frames, trees and a page."""
+    stop_on_signals()
     registry = default_registry()
     ids = registry.ids() if task == ["all"] else task
     try:
@@ -231,9 +236,11 @@ def run_command(
             answer_mode=answer_mode,
             concurrency=one_at_a_time(policy, concurrency),
             source=sim_source(ray, ray_hosts, hosts, token),
+            infra_errors_in_a_row=infra_streak,
         )
     except ValidationError as exc:
         raise fail(option_error(exc)) from exc
+    refuse_a_locked_run(out)
     if not config.source.local:
         console.print(config.source.describe())
     with run_progress(policy, out, config.episode_ids()) as done:
@@ -246,6 +253,7 @@ def run_command(
             raise typer.BadParameter(str(exc), param_hint="--policy") from exc
     console.print(episodes_table(records))
     console.print(f"trajectory: [bold]{(out / 'index.html').resolve()}[/]")
+    console.print(closing_line(records), highlight=False)
     failed = nothing_measured(records)
     if failed is not None:
         console.print(f"[red]error:[/] {failed}", highlight=False)

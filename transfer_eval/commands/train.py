@@ -12,7 +12,7 @@ from rich.table import Table
 
 from policies.grpo import CurveRow, GRPOConfig
 from policies.learned.checkpoint import CheckpointError
-from transfer_eval.commands.common import ProgressLog, console, interrupted
+from transfer_eval.commands.common import ProgressLog, console, fail, interrupted
 from transfer_eval.commands.options import (
     HostsOption,
     HostsTokenOption,
@@ -21,7 +21,14 @@ from transfer_eval.commands.options import (
     sim_source,
 )
 from transfer_eval.suites import SuiteError, load_split, split_names
-from transfer_eval.training import TrainOptions, TrainReport, init_policy, run_training
+from transfer_eval.training import (
+    CheckpointExists,
+    TrainOptions,
+    TrainReport,
+    check_targets,
+    init_policy,
+    run_training,
+)
 
 __all__ = ["train_command"]
 
@@ -82,6 +89,9 @@ def train_command(
     save_init: Annotated[Path | None, typer.Option(help="Also save the initialization here.")] = (
         None
     ),
+    replace: Annotated[
+        bool, typer.Option(help="Write over a checkpoint already in --out or --save-init.")
+    ] = False,
     ray: RayOption = None,
     ray_hosts: RayHostsOption = None,
     hosts: HostsOption = None,
@@ -101,9 +111,13 @@ def train_command(
         grpo = GRPOConfig(envs=envs, group=group, iters=iters, seed=seed, lr=lr,
                           entropy_coef=entropy, eval_every=eval_every)  # fmt: skip
         options = TrainOptions(split=tasks, out=out, init=init, save_init=save_init, pages=pages,
-                               grpo=grpo, source=source)  # fmt: skip
+                               grpo=grpo, source=source, replace=replace)  # fmt: skip
     except ValueError as exc:
         raise typer.BadParameter(str(exc)) from exc
+    try:
+        check_targets(options)  # before the initialization is read or the simulator starts
+    except CheckpointExists as exc:
+        raise fail(str(exc)) from exc
     try:
         init_policy(init)  # a bad checkpoint fails here, before the simulator starts
     except CheckpointError as exc:

@@ -14,9 +14,11 @@ from transfer_eval.commands.common import (
     console,
     exit_after_interrupt,
     fail,
+    fail_with,
     interrupted,
     option_error,
-    stop_on_sigterm,
+    refuse_a_locked_run,
+    stop_on_signals,
 )
 from transfer_eval.commands.options import (
     AllowOption,
@@ -24,6 +26,7 @@ from transfer_eval.commands.options import (
     FontScale,
     HostsOption,
     HostsTokenOption,
+    InfraStreakOption,
     LatencyMs,
     PopupRate,
     RayHostsOption,
@@ -33,6 +36,7 @@ from transfer_eval.commands.options import (
 from transfer_eval.guards import GuardMode
 from transfer_eval.jobs import attended
 from transfer_eval.paired import PairedConfig, VirtualGap
+from transfer_eval.sim_source import SimSource
 from transfer_eval.suites import suite_names
 
 __all__ = ["transfer_eval_command"]
@@ -76,6 +80,7 @@ def transfer_eval_command(
     ray_hosts: RayHostsOption = None,
     hosts: HostsOption = None,
     token: HostsTokenOption = None,
+    infra_streak: InfraStreakOption = 3,
 ) -> None:
     """Paired base/trained evaluation in the simulator and on a phone, with a report.
 
@@ -85,7 +90,7 @@ def transfer_eval_command(
     """
     from transfer_eval.evaluate import evaluate
 
-    stop_on_sigterm()
+    stop_on_signals()
     source = sim_source(ray, ray_hosts, hosts, token)  # where, not what: resumable with another
     if resume is not None:
         config = _resumed(ctx, resume)
@@ -111,15 +116,33 @@ def transfer_eval_command(
             )
         except ValidationError as exc:
             raise fail(option_error(exc)) from exc
-    config = config.model_copy(update={"source": source})
+    config = _watched(config, source, infra_streak)
     _refuse_a_person(config)
+    refuse_a_locked_run(config.out)
     try:
         evaluate(config, console)
-    except (BridgeError, ValueError) as exc:
+    except BridgeError as exc:
+        raise fail_with(exc) from exc
+    except ValueError as exc:
         raise fail(str(exc)) from exc
     except KeyboardInterrupt:
         interrupted(f"what finished is kept: transfer-eval --resume {config.out}")
         exit_after_interrupt()
+
+
+def _watched(config: PairedConfig, source: SimSource, infra_streak: int) -> PairedConfig:
+    """``config`` with how this run is carried out (not in the manifest: a resumed run
+    takes them from the command line), or one line naming the option it refuses."""
+    try:
+        return PairedConfig.model_validate(
+            {
+                **config.model_dump(),
+                "source": source,
+                "infra_errors_in_a_row": infra_streak,
+            }
+        )
+    except ValidationError as exc:
+        raise fail(option_error(exc)) from exc
 
 
 def _refuse_a_person(config: PairedConfig) -> None:
