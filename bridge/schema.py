@@ -21,11 +21,13 @@ from enum import Enum
 from typing import Any, Literal
 
 from pydantic import (
+    ConfigDict,
     Field,
     JsonValue,
     NonNegativeFloat,
     NonNegativeInt,
     PositiveInt,
+    ValidationError,
     field_serializer,
     field_validator,
     model_validator,
@@ -51,6 +53,14 @@ from bridge.actions import (
     WaitAction,
     parse_action,
 )
+from bridge.outcome import (
+    TERMINATIONS,
+    EpisodeOutcome,
+    OutcomeClass,
+    Termination,
+    classify,
+    episode_outcome,
+)
 from bridge.taskspec import TaskSpec
 
 __all__ = [
@@ -72,10 +82,13 @@ __all__ = [
     "KeyName",
     "LongPressAction",
     "Observation",
+    "ObservedState",
     "OpenAppAction",
+    "OutcomeClass",
     "Point",
     "PolicyContext",
     "PolicyOutput",
+    "Restoration",
     "SchemaVersion",
     "ScreenSpec",
     "Screenshot",
@@ -87,6 +100,7 @@ __all__ = [
     "TapAction",
     "Target",
     "TaskInstance",
+    "Termination",
     "TypeAction",
     "UINode",
     "UIStatus",
@@ -96,7 +110,7 @@ __all__ = [
     "parse_action",
 ]
 
-SCHEMA_VERSION = "1.3"
+SCHEMA_VERSION = "1.4"
 """Version of every top-level record; bump the minor for additions, the major for breaks.
 1.1: ``Verdict.clean`` may be None (with ``clean_reason``), ``Verdict.sim_side_effects``,
 ``TaskInstance.spec``, ``Check.guard``. 1.2: ``ExecutedAction.notes``; an observation's
@@ -104,11 +118,20 @@ SCHEMA_VERSION = "1.3"
 notes it in the executed action), and timings mean the same in every world;
 ``StepRecord.decided_by`` and ``proposal`` (who chose a console step, what the policy had
 proposed when a person overrode it); ``EpisodeRecord.termination`` ``guard`` with its
-``stop_reason``. 1.3: ``StepRecord.decided_by`` ``human`` (a person who is the policy)."""
+``stop_reason``. 1.3: ``StepRecord.decided_by`` ``human`` (a person who is the policy).
+1.4: ``EpisodeRecord.outcome`` ``success`` means a success as :mod:`bridge.outcome` defines
+it (the goal holds, the agent said it was done, ``clean`` not False), no longer only
+``verdict.success``; ``EpisodeRecord.outcome_class`` says how the episode ended;
+``EpisodeRecord.start_state`` (the observable state posed, for start-state parity) and
+``restoration`` (what a phone's episode put back)."""
 
-SchemaVersion = Literal["1.0", "1.1", "1.2", "1.3"]
+SchemaVersion = Literal["1.0", "1.1", "1.2", "1.3", "1.4"]
 """Versions this code reads (older records are newer ones without the additions; a 1.1
-``foreground.route`` is dropped on reading)."""
+``foreground.route`` is dropped on reading; an episode record older than 1.4 gets its
+``outcome`` and ``outcome_class`` from its fields, by today's definition of success)."""
+
+_BEFORE_STRICT_SUCCESS = ("1.0", "1.1", "1.2", "1.3")
+"""Versions whose ``EpisodeRecord.outcome`` meant only ``verdict.success``."""
 
 
 # --------------------------------------------------------------------------- observations
@@ -287,8 +310,31 @@ class Observation(ContractModel):
 # --------------------------------------------------------------------------- tasks & policies
 
 
+_CHOICES_ONLY_FOR_CHOICE: dict[str, Any] = {
+    "oneOf": [
+        {
+            "required": ["choices"],
+            "properties": {
+                "kind": {"const": "choice"},
+                "choices": {"type": "array", "minItems": 1},
+            },
+        },
+        {
+            "properties": {
+                "kind": {"enum": ["number", "date", "time", "text"]},
+                "choices": {"anyOf": [{"type": "null"}, {"maxItems": 0}]},
+            }
+        },
+    ]
+}
+""":class:`AnswerField`'s rule in its JSON Schema: a non-empty ``choices`` for, and only for,
+kind ``choice``."""
+
+
 class AnswerField(ContractModel):
     """One typed field of a query task's AnswerSheet."""
+
+    model_config = ConfigDict(json_schema_extra=_CHOICES_ONLY_FOR_CHOICE)
 
     name: str = Field(min_length=1)
     kind: Literal["choice", "number", "date", "time", "text"]
@@ -432,6 +478,9 @@ VerdictKind = Literal["state", "ui", "answer", "human", "vlm"]
 class Verdict(ContractModel):
     """How an episode went: success, partial progress, side effects, and why.
 
+    ``success`` says the goal holds at the end (every check passed); whether the *episode*
+    is a success also asks how it ended and whether it was clean (:mod:`bridge.outcome`).
+
     ``clean`` is False when the observable state (settings, the provider rows the task
     watches) changed in a way the task did not ask for, the same diff in every world;
     ``side_effects`` names what (``global.wifi_on``, ``content://…/contacts/12``). It is None
@@ -486,6 +535,35 @@ class Verdict(ContractModel):
 # --------------------------------------------------------------------------- episodes
 
 
+class ObservedState(ContractModel):
+    """A spec's observable state (:func:`bridge.observed.observe`): settings by namespace,
+    a digest of each watched row by uri and ``_id`` (a row changed when its digest did;
+    digests keep a start record small, since every live instance holds one), the ``_id``s
+    each expected row selector matched (by its index in the spec), and each entry below the
+    watched folders by its path under ``/sdcard/Download``."""
+
+    settings: dict[str, dict[str, str]] = Field(default_factory=dict)
+    rows: dict[str, dict[str, str]] = Field(default_factory=dict)
+    selected: list[list[str]] = Field(default_factory=list)
+    files: dict[str, str] = Field(default_factory=dict)
+
+
+class Restoration(ContractModel):
+    """What was put back on a phone after its episode (:mod:`bridge.restore`), so the next
+    episode finds the phone as this one found it: each item names a setting
+    (``global.wifi_on``), a provider row (``content://…/events/12 deleted``), a task folder
+    or an app. ``not_restored`` is what the phone refused or nothing can write back (a
+    retail phone without ``su`` keeps the SMS an agent sent), each with the reason."""
+
+    restored: list[str] = Field(default_factory=list)
+    not_restored: list[str] = Field(default_factory=list)
+
+    @property
+    def complete(self) -> bool:
+        """Whether everything the episode changed was put back."""
+        return not self.not_restored
+
+
 class StepRecord(ContractModel):
     """One line of ``steps.jsonl``: the decision, its execution, and where the frame is.
 
@@ -513,15 +591,17 @@ class StepRecord(ContractModel):
     """The policy's proposal a person overrode (None when it was not overridden)."""
 
 
-EpisodeOutcome = Literal["success", "failure", "infra_error"]
-
-
 class EpisodeRecord(ContractModel):
     """The summary of one finished episode (``episode.json`` and a line of results.jsonl).
 
-    ``outcome`` keeps infrastructure failures apart from policy failures; ``termination``
-    says how the episode stopped. ``backend`` is None only when the env failed before it
-    could say which world it is.
+    ``outcome_class`` says how the episode ended and ``outcome`` is its coarse form, both as
+    :mod:`bridge.outcome` defines them: ``success`` only when the goal holds, the agent said
+    it was done and nothing else changed (where the world can tell); ``infra_error`` keeps
+    infrastructure failures apart from policy failures. Both must agree with the record's
+    verdict, termination and final action; ``outcome_class`` is filled in when omitted, and a
+    record older than 1.4 gets both from those fields. ``termination`` says how the episode
+    stopped. ``backend`` is None only when the env failed before it could say which world it
+    is.
     """
 
     schema_version: SchemaVersion = SCHEMA_VERSION
@@ -530,7 +610,10 @@ class EpisodeRecord(ContractModel):
     policy: str
     backend: BackendInfo | None = None
     outcome: EpisodeOutcome
-    termination: Literal["finish", "answer", "max_steps", "guard", "stopped", "infra_error"]
+    outcome_class: OutcomeClass
+    """How the episode ended, one of :mod:`bridge.outcome`'s classes (``docs/success.md``
+    says what each means)."""
+    termination: Termination
     verdict: Verdict | None = None
     steps: NonNegativeInt
     invalid_steps: NonNegativeInt = 0
@@ -541,6 +624,31 @@ class EpisodeRecord(ContractModel):
     stop_reason: str | None = None
     """Why the episode was stopped before the policy ended it: the guard's reason
     (termination ``guard``) or a person's (termination ``stopped``: a console reset)."""
+    start_state: ObservedState | None = None
+    """The observable state the task was posed in (after posing, at step 0), which pairs
+    of cells in two worlds compare (start-state parity); None where the world could not
+    observe it or did not say."""
+    restoration: Restoration | None = None
+    """What was put back after the episode (a phone's; None: a world that starts every
+    episode afresh, the simulator)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _judged_by_the_definition(cls, data: Any) -> Any:
+        """Fill in ``outcome_class`` when omitted; judge a record older than 1.4 (whose
+        ``outcome`` meant only "the goal holds") by today's definition, from its fields."""
+        if not isinstance(data, dict):
+            return data
+        old = data.get("schema_version") in _BEFORE_STRICT_SUCCESS
+        if "outcome_class" in data and not old:
+            return data
+        ending = _class_of_fields(data)
+        if ending is None:
+            return data  # malformed: the fields' own validation says what is wrong
+        data = {**data, "outcome_class": ending}
+        if old and ending != "infra_error":  # a verdict-less "failure" keeps its own error
+            data["outcome"] = episode_outcome(ending)
+        return data
 
     @model_validator(mode="after")
     def _outcome_matches(self) -> EpisodeRecord:
@@ -549,6 +657,24 @@ class EpisodeRecord(ContractModel):
                 raise ValueError("an infra_error episode must carry the error")
         elif self.verdict is None:
             raise ValueError(f"outcome {self.outcome!r} needs a verdict")
-        elif self.verdict.success != (self.outcome == "success"):
-            raise ValueError("outcome disagrees with verdict.success")
+        ending = classify(self.termination, self.verdict, self.final_action)
+        if self.outcome_class != ending or self.outcome != episode_outcome(ending):
+            raise ValueError(
+                f"outcome {self.outcome!r} / outcome_class {self.outcome_class!r} disagrees "
+                f"with the verdict, termination and final action, which make it {ending!r} "
+                "(bridge.outcome)"
+            )
         return self
+
+
+def _class_of_fields(data: dict[str, Any]) -> OutcomeClass | None:
+    """The outcome class of a record's raw fields; None when they do not validate."""
+    termination, verdict, final = (data.get(k) for k in ("termination", "verdict", "final_action"))
+    if termination not in TERMINATIONS:
+        return None
+    try:
+        judged = None if verdict is None else Verdict.model_validate(verdict)
+        last = None if final is None else parse_action(final)
+    except ValidationError:
+        return None
+    return classify(termination, judged, last)

@@ -40,6 +40,7 @@ from bridge.actions import AnswerAction, FinishAction
 from bridge.env import ForkableEnv
 from bridge.errors import PolicyError
 from bridge.failures import InfraFailure, guarded
+from bridge.outcome import Termination, is_success
 from bridge.reward import shaped_reward
 from bridge.runner import run_episode
 from bridge.schema import Observation, PolicyContext, TaskInstance
@@ -87,7 +88,8 @@ class GRPOConfig(BaseModel):
 
 @dataclass(frozen=True)
 class Rollout:
-    """One sampled episode in a fork: its reward, outcome and per-step gradients."""
+    """One sampled episode in a fork: its reward, whether it is a success
+    (:mod:`bridge.outcome`), and per-step gradients."""
 
     reward: float
     success: bool
@@ -105,7 +107,17 @@ class EvalResult:
     infra_errors: int
     steps: int
     outcomes: tuple[bool, ...] = ()
-    """Success of each episode, in task order (for paired comparisons)."""
+    """Success of each episode (:mod:`bridge.outcome`), in task order (for paired
+    comparisons)."""
+    goals: tuple[bool, ...] = ()
+    """Whether each episode's goal held at its end (``Verdict.success``), however it ended:
+    what a success also asks is that the agent said so and changed nothing else."""
+
+    @property
+    def goal_rate(self) -> float:
+        """Episodes whose goal held, over the episodes that were judged."""
+        judged = self.episodes - self.infra_errors
+        return sum(self.goals) / judged if judged else 0.0
 
     @property
     def success_rate(self) -> float:
@@ -205,6 +217,7 @@ async def _play(
     """
     await policy.reset(task.instruction, PolicyContext.for_task(task, start.backend))
     observation, final, steps = start, None, 0
+    ended: Termination = "max_steps"
     try:
         for _ in range(task.max_steps):
             action = (await policy.act(observation)).action
@@ -216,6 +229,7 @@ async def _play(
                 return _broken(policy, steps, failure)
             observation, final, steps = result.observation, action, steps + 1
             if isinstance(action, (FinishAction, AnswerAction)) or result.done:
+                ended = "answer" if isinstance(action, AnswerAction) else "finish"
                 break
         try:
             verdict = await guarded(env.verdict, "env", "env.verdict", timeout)
@@ -224,7 +238,7 @@ async def _play(
     finally:
         await env.close()
     reward = shaped_reward(verdict, final, infra_error=False)
-    return Rollout(reward, verdict.success, steps, list(policy.trace))
+    return Rollout(reward, is_success(ended, verdict, final), steps, list(policy.trace))
 
 
 def _broken(policy: LearnedPolicy, steps: int, failure: InfraFailure) -> Rollout:
@@ -283,7 +297,7 @@ async def evaluate(
     """Greedy episodes of the policy ``weights`` on ``tasks`` (one fresh env each)."""
     semaphore = asyncio.Semaphore(concurrency)
 
-    async def one(index: int, task: TaskInstance) -> tuple[bool, bool, int]:
+    async def one(index: int, task: TaskInstance) -> tuple[bool, bool, int, bool]:
         async with semaphore:
             env = await make_env()
             try:
@@ -293,15 +307,17 @@ async def evaluate(
                 )
             finally:
                 await env.close()
-        return record.outcome == "success", record.outcome == "infra_error", record.steps
+        goal = record.verdict is not None and record.verdict.success
+        return record.outcome == "success", record.outcome == "infra_error", record.steps, goal
 
     results = await _gather([one(i, task) for i, task in enumerate(tasks)])
     return EvalResult(
         episodes=len(results),
-        successes=sum(ok for ok, _, _ in results),
-        infra_errors=sum(bad for _, bad, _ in results),
-        steps=sum(steps for _, _, steps in results),
-        outcomes=tuple(ok for ok, _, _ in results),
+        successes=sum(ok for ok, _, _, _ in results),
+        infra_errors=sum(bad for _, bad, _, _ in results),
+        steps=sum(steps for _, _, steps, _ in results),
+        outcomes=tuple(ok for ok, _, _, _ in results),
+        goals=tuple(goal for _, _, _, goal in results),
     )
 
 

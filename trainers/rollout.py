@@ -86,7 +86,8 @@ class RolloutOutcome(BaseModel):
 
     @property
     def success(self) -> bool:
-        """Whether the verdict says the task was done."""
+        """Whether the episode is a success as :mod:`bridge.outcome` defines it (the goal
+        holds, the agent said it was done, nothing else changed)."""
         return self.record.outcome == "success"
 
     @property

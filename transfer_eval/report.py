@@ -1,12 +1,15 @@
 """The paired-evaluation report as data: every number of ``report.json``, from the outcomes.
 
 :func:`build_report` is pure: same outcomes, same seed → the same report, which is what
-makes a resumed run's report identical to an uninterrupted one. Every figure is computed
+makes a resumed run's report identical to an uninterrupted one. Success is
+:mod:`bridge.outcome`'s (``success_means`` says it in words); ``endings`` gives, beside it,
+how else each policy's episodes ended in each world. Every figure is computed
 over the *complete* suite entry-repeats only (all four cells finished, see
 :func:`transfer_eval.stats.complete_entries`); the others are listed in ``dropped`` with
 the cells they lack and why. ``caveats`` say in words when the figures are weaker than
 they look (few entries, a difference McNemar does not find significant, an interval of zero
-width, a phone side that is the virtual phone). Rendering to Markdown and HTML lives in
+width, episodes whose side effects the world could not see, a phone side that is the
+virtual phone). Rendering to Markdown and HTML lives in
 ``report_md.py`` / ``report_html.py``; the JSON keys say ``real`` for the phone side, the
 pages say "phone".
 """
@@ -15,61 +18,38 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
+from bridge.outcome import SUCCESS_MEANS
+from transfer_eval.caveats import Caveat, caveats
+from transfer_eval.cells import DroppedEntry, EntryKey, MissingCell, Outcome
+from transfer_eval.start_parity import StartParity, StartParitySummary
 from transfer_eval.stats import (
     BUCKETS,
     POLICIES,
     WORLDS,
-    BootstrapSummary,
-    DroppedEntry,
-    EntryKey,
+    EndingSummary,
     Interval,
-    MissingCell,
-    Outcome,
+    McNemar,
     RateSummary,
     RetentionSummary,
     agreement,
     bucket,
+    class_agreement,
     complete_entries,
+    endings,
     gain,
     mcnemar_p,
     paired_bootstrap,
     rate,
 )
 
-__all__ = [
-    "ALPHA",
-    "FEW_TASKS",
-    "BucketRow",
-    "Caveat",
-    "GroupRow",
-    "McNemar",
-    "Report",
-    "TaskRow",
-    "build_report",
-    "caveats",
-]
-
-FEW_TASKS = 10
-"""Fewer suite entries than this, and the report says its intervals are wide."""
-ALPHA = 0.05
-"""McNemar p-values at or above this are called not significant."""
+__all__ = ["BucketRow", "GroupRow", "Report", "TaskRow", "build_report"]
 
 
 class _Frozen(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class McNemar(_Frozen):
-    """Trained vs base in one world over paired cells."""
-
-    world: str
-    base_only: int
-    trained_only: int
-    p_value: float
 
 
 class GroupRow(_Frozen):
@@ -87,13 +67,6 @@ class BucketRow(_Frozen):
     bucket: str
     tasks: int
     rates: dict[str, float | None]
-
-
-class Caveat(_Frozen):
-    """Why a figure is weaker than it looks, in one sentence a reader can act on."""
-
-    kind: Literal["few_tasks", "not_significant", "degenerate_interval", "virtual_phone"]
-    text: str
 
 
 class TaskRow(_Frozen):
@@ -136,8 +109,13 @@ class Report(_Frozen):
     """Cells that ended as ``infra_error`` after their retries."""
     dropped_episodes: int = 0
     """Finished episodes left out because another cell of their entry-repeat is missing."""
+    success_means: str = SUCCESS_MEANS
+    """What a success is, in one sentence (:mod:`bridge.outcome` has the whole rule)."""
     rates: dict[str, RateSummary]
-    """Keyed ``"<policy>/<world>"``, e.g. ``"trained/real"``."""
+    """Success rates, keyed ``"<policy>/<world>"``, e.g. ``"trained/real"``."""
+    endings: dict[str, EndingSummary] = Field(default_factory=dict)
+    """How the episodes ended, by outcome class, with the side-effect and clean-unknown
+    counts; keyed as ``rates``."""
     sim_gain: float | None
     real_gain: float | None
     sim_gain_interval: Interval | None = None
@@ -148,6 +126,10 @@ class Report(_Frozen):
     retention: RetentionSummary
     mcnemar: list[McNemar]
     agreement: float | None
+    """Share of paired (entry, policy, repeat) episodes that succeed in both worlds or in
+    neither."""
+    class_agreement: float | None = None
+    """Share of them that end in the same outcome class in both worlds."""
     levels: list[GroupRow]
     apps: list[GroupRow]
     buckets: list[BucketRow]
@@ -156,6 +138,9 @@ class Report(_Frozen):
     """Entry-repeats left out of every figure, each with its missing cells and why."""
     caveats: list[Caveat] = Field(default_factory=list)
     """What to keep in mind reading the figures (empty when nothing stands out)."""
+    start_parity: StartParitySummary | None = None
+    """Whether each pair's two cells started from the same phone (:mod:`transfer_eval.
+    start_parity`); None for reports of runs that predate it."""
     fingerprint: dict[str, dict[str, JsonValue]] = Field(default_factory=dict)
     """Each policy's harness fingerprint (``base``, ``trained``): spec, adapter, prompt hash,
     image, history, sampling, parser, judge, simulator and app versions, the phone, and what
@@ -233,6 +218,7 @@ def build_report(
     seed: int = 0,
     device_gap: str = "",
     fingerprint: Mapping[str, Mapping[str, JsonValue]] | None = None,
+    start: StartParity | None = None,
 ) -> Report:
     """Every figure of the report from the finished cells (``outcomes``) and the cells
     without one (``gaps``: infra errors after their retries, cells never run).
@@ -240,7 +226,7 @@ def build_report(
     Only entry-repeats whose four cells all finished count, in every figure; the rest are
     listed in ``Report.dropped``. ``replays`` maps an entry's label to its replay pages,
     by policy. The bootstrap (both gains, retention) is seeded by ``seed``. ``fingerprint``
-    (by policy) is carried into the report as given.
+    (by policy) and ``start`` (each pair's start-state parity) are carried in as given.
     """
     kept, dropped = complete_entries(outcomes, gaps)
     rows = _task_rows(kept, replays or {})
@@ -263,6 +249,7 @@ def build_report(
         infra_errors=sum(gap.reason == "infra_error" for gap in gaps),
         dropped_episodes=len(outcomes) - len(kept),
         rates={_key(p, w): rate(kept, p, w) for p in POLICIES for w in WORLDS},
+        endings={_key(p, w): endings(kept, p, w) for p in POLICIES for w in WORLDS},
         sim_gain=gain(kept, "sim"),
         real_gain=gain(kept, "real"),
         sim_gain_interval=boot.sim_gain,
@@ -270,113 +257,31 @@ def build_report(
         retention=boot.retention,
         mcnemar=mcnemar,
         agreement=agreement(kept),
+        class_agreement=class_agreement(kept),
         levels=_groups(kept, "level"),
         apps=_groups(kept, "app"),
         buckets=_buckets(rows, kept),
         per_task=rows,
         dropped=dropped,
         caveats=caveats(
-            len(rows), mcnemar, boot, device_backend, device_gap, agreed=agreement(kept)
+            len(rows),
+            mcnemar,
+            boot,
+            device_backend,
+            device_gap,
+            agreed=agreement(kept),
+            unseen=_clean_unknown(kept),
+            start=(start.same, start.compared) if start is not None else None,
         ),
+        start_parity=StartParitySummary.of(start) if start is not None else None,
         fingerprint={role: dict(value) for role, value in (fingerprint or {}).items()},
     )
 
 
-_IN = {"sim": "in the simulator", "real": "on the phone"}
-
-
-def _few(tasks: int) -> list[Caveat]:
-    if tasks >= FEW_TASKS:
-        return []
-    if tasks == 0:
-        text = "No suite entry finished in all four cells: nothing was measured."
-        return [Caveat(kind="few_tasks", text=text)]
-    one = "entry" if tasks == 1 else "entries"
-    text = (
-        f"Only {tasks} suite {one} (fewer than {FEW_TASKS}): one entry moves a rate by "
-        f"{100 / tasks:.0f} pt, so every interval here is wide; read this as a smoke test, "
-        "not a measurement."
-    )
-    return [Caveat(kind="few_tasks", text=text)]
-
-
-def _not_significant(mcnemar: Sequence[McNemar]) -> list[Caveat]:
-    weak = [m for m in mcnemar if m.p_value >= ALPHA]
-    if not weak:
-        return []
-    parts = [
-        f"{_IN.get(m.world, m.world)} p = {m.p_value:.3f} ({m.trained_only} trained-only vs "
-        f"{m.base_only} base-only wins)"
-        for m in weak
-    ]
-    text = (
-        f"Trained vs base is not significant (McNemar exact, p ≥ {ALPHA:g}) "
-        f"{' and '.join(parts)}: with this few discordant pairs the difference could be chance."
-    )
-    return [Caveat(kind="not_significant", text=text)]
-
-
-def _and(names: Sequence[str]) -> str:
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
-
-
-def _degenerate(boot: BootstrapSummary, tasks: int, agreed: float | None) -> list[Caveat]:
-    """Which intervals have zero width, and why every resample gives the same number."""
-    gains = [
-        name
-        for name, interval in (("the sim gain", boot.sim_gain), ("the phone gain", boot.real_gain))
-        if interval is not None and interval.degenerate
-    ]
-    reasons = []
-    if gains:
-        verb = (
-            "has a zero-width 95% interval" if len(gains) == 1 else "have zero-width 95% intervals"
-        )
-        reasons.append(f"{_and(gains)} {verb} because every entry has the same gain")
-    r = boot.retention
-    if r.degenerate and r.value is not None:
-        why = (
-            "every entry's outcomes on the phone equal those in the simulator, so every "
-            f"resample retains exactly {100 * r.value:.0f}%"
-            if agreed == 1.0
-            else "every resample of the entries gives the same ratio"
-        )
-        reasons.append(f"retention's interval has zero width because {why}")
-    if not reasons:
-        return []
-    text = (
-        f"{'; '.join(reasons)}. The bootstrap only resamples the entries it has: a zero "
-        f"width is a property of these {tasks} entries, not certainty about other tasks."
-    )
-    return [Caveat(kind="degenerate_interval", text=text[0].upper() + text[1:])]
-
-
-def _virtual(device_backend: str, device_gap: str) -> list[Caveat]:
-    if device_backend != "virtual":
-        return []
-    gap = f" (with {device_gap})" if device_gap else ""
-    text = (
-        f"The phone side is the virtual phone{gap}, which renders the simulator's own "
-        "screens behind adb: sim–phone agreement is expected there and is not evidence about "
-        "hardware. Run with --device SERIAL for that."
-    )
-    return [Caveat(kind="virtual_phone", text=text)]
-
-
-def caveats(
-    tasks: int,
-    mcnemar: Sequence[McNemar],
-    boot: BootstrapSummary,
-    device_backend: str,
-    device_gap: str = "",
-    agreed: float | None = None,
-) -> list[Caveat]:
-    """What to keep in mind reading a report of ``tasks`` entries: few entries, McNemar
-    not significant, an interval of zero width (``agreed``: the sim-phone agreement, which
-    says why retention's can be), the virtual phone (in that order)."""
-    return [
-        *_few(tasks),
-        *_not_significant(mcnemar),
-        *_degenerate(boot, tasks, agreed),
-        *_virtual(device_backend, device_gap),
-    ]
+def _clean_unknown(outcomes: Sequence[Outcome]) -> dict[str, tuple[int, int]]:
+    """Per world: (episodes whose side effects the world could not see, episodes)."""
+    return {
+        world: (sum(o.clean is None for o in chosen), len(chosen))
+        for world in WORLDS
+        for chosen in [[o for o in outcomes if o.world == world]]
+    }

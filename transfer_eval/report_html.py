@@ -1,7 +1,10 @@
 """``report.html``: a self-contained page (inline SVG charts, no scripts, no network).
 
-It shows the headline, what to keep in mind reading it (few tasks, a difference that is
-not significant, an interval of zero width, the virtual phone), the gains and retention
+It shows the headline, what success means and how else each policy's episodes ended in
+each world (goal reached only at the step budget, false complete, side effects, clean
+unknown), what to keep in mind reading it (few tasks, a difference that is not significant,
+an interval of zero width, side effects a world could not see, the virtual phone), the
+gains and retention
 with their bootstrap intervals, a bar chart of success per policy and world, a scatter of
 every task's sim gain against its phone gain (tasks on the same point drawn as one larger
 dot with their count), the bucket table, links per task to both policies' side-by-side
@@ -14,199 +17,32 @@ throughout; a run on the virtual phone says so in a banner.
 from __future__ import annotations
 
 import html
-import math
-from collections import defaultdict
 from collections.abc import Mapping
 from importlib import resources
 from string import Template
 
 from transfer_eval.report import GroupRow, Report, TaskRow
+from transfer_eval.report_charts import bars, scatter
 from transfer_eval.report_md import (
     CAVEAT_TITLES,
+    ENDING_COLUMNS,
+    ENDING_NOTE,
     backend_label,
     cell_label,
+    ending_cells,
     fingerprint_rows,
     gain_interval,
     headline,
+    percent,
     provenance,
     retention_interval,
     world_label,
 )
-from transfer_eval.stats import POLICIES, WORLDS, Interval
+from transfer_eval.stats import POLICIES, WORLDS
 
 __all__ = ["render_html"]
 
-_COLORS = {"base": "#9aa5b1", "trained": "#1f6feb"}
 _COLUMNS = [f"{p}/{w}" for p in POLICIES for w in WORLDS]
-_MEAN = "#d9480f"
-
-
-def _pct(value: float | None) -> str:
-    return "—" if value is None else f"{100 * value:.1f}%"
-
-
-def _bars(report: Report) -> str:
-    """Grouped bars: for each world, base and trained with their Wilson intervals."""
-    width, height, top, bottom = 460, 260, 20, 40
-    plot = height - top - bottom
-    parts = [
-        f'<svg viewBox="0 0 {width} {height}" width="100%" role="img" aria-label="success rates">'
-    ]
-    for tick in (0, 25, 50, 75, 100):
-        y = top + plot * (1 - tick / 100)
-        parts.append(
-            f'<line x1="40" x2="{width - 10}" y1="{y:.1f}" y2="{y:.1f}" stroke="#e6e8eb"/>'
-            f'<text x="34" y="{y + 4:.1f}" font-size="11" text-anchor="end">{tick}%</text>'
-        )
-    for w_index, world in enumerate(WORLDS):
-        for p_index, policy in enumerate(POLICIES):
-            summary = report.rates[f"{policy}/{world}"]
-            x = 70 + w_index * 200 + p_index * 70
-            value, low, high = summary.rate.value, summary.rate.low, summary.rate.high
-            y = top + plot * (1 - value)
-            parts.append(
-                f'<rect x="{x}" y="{y:.1f}" width="56" height="{top + plot - y:.1f}" '
-                f'fill="{_COLORS[policy]}"><title>{policy} {world_label(world)}: {_pct(value)} '
-                f"({summary.successes}/{summary.episodes})</title></rect>"
-                f'<line x1="{x + 28}" x2="{x + 28}" y1="{top + plot * (1 - high):.1f}" '
-                f'y2="{top + plot * (1 - low):.1f}" stroke="#222" stroke-width="2"/>'
-                f'<text x="{x + 28}" y="{top + plot * (1 - high) - 5:.1f}" font-size="12" '
-                f'text-anchor="middle">{_pct(value)}</text>'
-                f'<text x="{x + 28}" y="{height - 22}" font-size="11" text-anchor="middle">'
-                f"{policy}</text>"
-            )
-        label = "simulator" if world == "sim" else "phone"
-        parts.append(
-            f'<text x="{133 + w_index * 200}" y="{height - 6}" font-size="13" '
-            f'font-weight="700" text-anchor="middle">{label}</text>'
-        )
-    return "".join(parts) + "</svg>"
-
-
-_SIZE, _PAD = 280, 40
-_SCALE = (_SIZE - 2 * _PAD) / 2
-
-
-def _px(value: float) -> float:
-    """A gain in [-1, 1] as an x coordinate (``_SIZE - _px(v)`` for y)."""
-    return _PAD + (max(-1.0, min(1.0, value)) + 1) * _SCALE
-
-
-def _tick(value: float) -> str:
-    return "0" if value == 0 else f"{100 * value:+.0f}"
-
-
-def _scatter_frame() -> list[str]:
-    size, pad = _SIZE, _PAD
-    parts = [
-        f'<rect x="{pad}" y="{pad}" width="{2 * _SCALE}" height="{2 * _SCALE}" fill="none" '
-        'stroke="#ccc"/>',
-        f'<line x1="{_px(-1)}" y1="{size - _px(-1)}" x2="{_px(1)}" y2="{size - _px(1)}" '
-        'stroke="#bbb" stroke-dasharray="4 3"/>',
-        f'<text x="{size / 2}" y="{size - 6}" font-size="12" text-anchor="middle">'
-        "sim gain (pt)</text>",
-        f'<text x="12" y="{size / 2}" font-size="12" transform="rotate(-90 12 {size / 2})" '
-        'text-anchor="middle">phone gain (pt)</text>',
-    ]
-    for tick in (-1.0, -0.5, 0.0, 0.5, 1.0):
-        parts.append(
-            f'<line x1="{_px(tick):.1f}" x2="{_px(tick):.1f}" y1="{pad}" y2="{size - pad}" '
-            f'stroke="#eee"/><line y1="{size - _px(tick):.1f}" y2="{size - _px(tick):.1f}" '
-            f'x1="{pad}" x2="{size - pad}" stroke="#eee"/>'
-            f'<text x="{_px(tick):.1f}" y="{size - pad + 14}" font-size="10" '
-            f'text-anchor="middle">{_tick(tick)}</text>'
-            f'<text x="{pad - 4}" y="{size - _px(tick) + 3:.1f}" font-size="10" '
-            f'text-anchor="end">{_tick(tick)}</text>'
-        )
-    return parts
-
-
-def _spots(rows: list[TaskRow]) -> dict[tuple[float, float], list[str]]:
-    """The tasks at each distinct (sim gain, phone gain)."""
-    spots: dict[tuple[float, float], list[str]] = defaultdict(list)
-    for row in rows:
-        if row.sim_gain is not None and row.real_gain is not None:
-            spots[(round(row.sim_gain, 6), round(row.real_gain, 6))].append(row.task_id)
-    return dict(sorted(spots.items()))
-
-
-def _points(spots: dict[tuple[float, float], list[str]]) -> list[str]:
-    """One dot per distinct point, its area growing with the tasks on it, so that no task
-    hides behind another (the tooltip names them; :func:`_counts` writes how many)."""
-    parts = []
-    for (sim, phone), names in spots.items():
-        count = len(names)
-        shown = ", ".join(names[:12]) + (f" and {count - 12} more" if count > 12 else "")
-        parts.append(
-            f'<g class="spot"><circle cx="{_px(sim):.1f}" cy="{_SIZE - _px(phone):.1f}" '
-            f'r="{_radius(count):.1f}" fill="#1f6feb" fill-opacity="0.55" stroke="#1f6feb"/>'
-            f"<title>{count} task{'s' if count != 1 else ''} at sim {100 * sim:+.0f} pt, "
-            f"phone {100 * phone:+.0f} pt: {html.escape(shown)}</title></g>"
-        )
-    return parts
-
-
-def _radius(count: int) -> float:
-    return min(22.0, 6 + 4 * math.sqrt(count - 1))
-
-
-def _counts(spots: dict[tuple[float, float], list[str]]) -> list[str]:
-    """The number of tasks on each shared point, above its dot, drawn last so that nothing
-    covers it."""
-    return [
-        f'<text x="{_px(sim):.1f}" y="{_SIZE - _px(phone) - _radius(len(names)) - 4:.1f}" '
-        f'font-size="12" font-weight="700" fill="#1a4fa0" text-anchor="middle">'
-        f"{len(names)}</text>"
-        for (sim, phone), names in spots.items()
-        if len(names) > 1
-    ]
-
-
-def _mean_mark(sim: Interval | None, phone: Interval | None) -> list[str]:
-    """The overall gains as a diamond with their bootstrap intervals as whiskers."""
-    if sim is None or phone is None or math.isnan(sim.low) or math.isnan(phone.low):
-        return []
-    x, y = _px(sim.value), _SIZE - _px(phone.value)
-    return [
-        f'<g class="mean"><line x1="{_px(sim.low):.1f}" x2="{_px(sim.high):.1f}" y1="{y:.1f}" '
-        f'y2="{y:.1f}" stroke="{_MEAN}" stroke-width="2"/>'
-        f'<line x1="{x:.1f}" x2="{x:.1f}" y1="{_SIZE - _px(phone.low):.1f}" '
-        f'y2="{_SIZE - _px(phone.high):.1f}" stroke="{_MEAN}" stroke-width="2"/>'
-        f'<rect x="{x - 7:.1f}" y="{y - 7:.1f}" width="14" height="14" fill="none" '
-        f'stroke="{_MEAN}" stroke-width="2.5" transform="rotate(45 {x:.1f} {y:.1f})"/>'
-        f"<title>overall: sim {100 * sim.value:+.1f} pt ({gain_interval(sim)}), "
-        f"phone {100 * phone.value:+.1f} pt ({gain_interval(phone)})</title></g>"
-    ]
-
-
-def _scatter(report: Report) -> str:
-    """Every task's sim gain (x) against its phone gain (y), both in [-1, 1], and the
-    overall gains with their intervals."""
-    legend_x = _SIZE + 14
-    spots = _spots(report.per_task)
-    legend = (
-        f'<circle cx="{legend_x + 6}" cy="{_PAD + 8}" r="6" fill="#1f6feb" fill-opacity="0.55"/>'
-        f'<text x="{legend_x + 18}" y="{_PAD + 12}" font-size="12">a task (a number: that many'
-        "</text>"
-        f'<text x="{legend_x + 18}" y="{_PAD + 27}" font-size="12">tasks on one point)</text>'
-        f'<rect x="{legend_x + 1}" y="{_PAD + 42}" width="10" height="10" fill="none" '
-        f'stroke="{_MEAN}" stroke-width="2" '
-        f'transform="rotate(45 {legend_x + 6} {_PAD + 47})"/>'
-        f'<text x="{legend_x + 18}" y="{_PAD + 51}" font-size="12">overall gain, 95% CI</text>'
-        f'<line x1="{legend_x}" x2="{legend_x + 12}" y1="{_PAD + 70}" y2="{_PAD + 70}" '
-        'stroke="#bbb" stroke-dasharray="4 3"/>'
-        f'<text x="{legend_x + 18}" y="{_PAD + 74}" font-size="12">full retention</text>'
-    )
-    return (
-        f'<svg viewBox="0 0 {_SIZE + 190} {_SIZE}" width="100%" role="img" '
-        'aria-label="sim gain against phone gain per task">'
-        + "".join(_scatter_frame())
-        + "".join(_points(spots))
-        + "".join(_mean_mark(report.sim_gain_interval, report.real_gain_interval))
-        + "".join(_counts(spots))
-        + legend
-        + "</svg>"
-    )
 
 
 def _table(header: list[str], rows: list[list[str]]) -> str:
@@ -219,7 +55,7 @@ def _groups(rows: list[GroupRow]) -> str:
     return _table(
         ["group", "tasks", *map(cell_label, _COLUMNS)],
         [
-            [html.escape(r.group), str(r.tasks), *(_pct(r.rates.get(c)) for c in _COLUMNS)]
+            [html.escape(r.group), str(r.tasks), *(percent(r.rates.get(c)) for c in _COLUMNS)]
             for r in rows
         ],
     )
@@ -278,12 +114,45 @@ def _cards(report: Report) -> str:
             else _ci(retention_interval(r), r.degenerate),
             "phone gain / sim gain",
         ),
-        ("sim–phone agreement", _pct(report.agreement), "", "of paired outcomes"),
+        (
+            "sim–phone agreement",
+            percent(report.agreement),
+            ""
+            if report.class_agreement is None
+            else f"{percent(report.class_agreement)} in the same outcome class",
+            "paired episodes that succeed in both worlds or neither",
+        ),
+        (
+            "start-state parity",
+            "—"
+            if report.start_parity is None or report.start_parity.rate is None
+            else f"{100 * report.start_parity.rate:.0f}%",
+            ""
+            if report.start_parity is None
+            else f"{report.start_parity.same} of {report.start_parity.compared} pairs",
+            "pairs whose cells started from the same phone",
+        ),
     ]
     return "".join(
         f'<div class="card"><div class="k">{k}</div><div class="v">{v}</div>'
         f'<div class="ci">{ci}</div><div class="sub">{html.escape(sub)}</div></div>'
         for k, v, ci, sub in cards
+    )
+
+
+def _endings(report: Report) -> str:
+    """How each policy's episodes ended in each world, success first."""
+    rows = [
+        [html.escape(policy), world_label(world), *ending_cells(report, key)]
+        for key in _COLUMNS
+        for policy, _, world in [key.partition("/")]
+    ]
+    note = f'<p class="meta">{html.escape(ENDING_NOTE)}</p>'
+    return (
+        _table(["policy", "world", *ENDING_COLUMNS], rows).replace(
+            "<table>", '<table class="endings">', 1
+        )
+        + note
     )
 
 
@@ -310,8 +179,8 @@ def _tasks(report: Report) -> str:
         [
             html.escape(t.task_id),
             f'<span class="bucket {t.bucket}">{t.bucket}</span>',
-            *(_pct(t.rates.get(c)) for c in _COLUMNS),
-            _pct(t.agreement),
+            *(percent(t.rates.get(c)) for c in _COLUMNS),
+            percent(t.agreement),
             _replay_links(t),
         ]
         for t in report.per_task
@@ -341,6 +210,17 @@ def _footer(versions: Mapping[str, str] | None) -> str:
     return f'<table class="provenance">{rows}</table>'
 
 
+def _start_parity(report: Report) -> str:
+    """The start-state parity sentence and the pairs that did not start the same."""
+    parity = report.start_parity
+    if parity is None:
+        return '<p class="meta">Not recorded (a run made before start states were).</p>'
+    sentence = parity.sentence()
+    text = f"<p>{html.escape(sentence[0].upper() + sentence[1:])}</p>"
+    rows = [[html.escape(cell) for cell in row] for row in parity.rows()]
+    return text + (_table(["pair", "observable state", "first screen"], rows) if rows else "")
+
+
 def render_html(report: Report, versions: Mapping[str, str] | None = None) -> str:
     """The whole report page; ``versions`` (the run manifest's) make its footer."""
     template = resources.files(__package__).joinpath("templates", "report.html").read_text("utf-8")
@@ -356,17 +236,19 @@ def render_html(report: Report, versions: Mapping[str, str] | None = None) -> st
         backend_class="virtual" if virtual else "device",
         backend_banner=html.escape(f"Phone side: {backend_label(report)}"),
         headline=html.escape(headline(report)),
+        definition=html.escape(report.success_means),
+        endings=_endings(report),
         caveats=_caveats(report),
         cards=_cards(report),
-        bars=_bars(report),
-        scatter=_scatter(report),
+        bars=bars(report),
+        scatter=scatter(report),
         buckets=_table(
             ["bucket", "tasks", *map(cell_label, _COLUMNS)],
             [
                 [
                     f'<span class="bucket {b.bucket}">{b.bucket}</span>',
                     str(b.tasks),
-                    *(_pct(b.rates.get(c)) for c in _COLUMNS),
+                    *(percent(b.rates.get(c)) for c in _COLUMNS),
                 ]
                 for b in report.buckets
             ],
@@ -378,6 +260,7 @@ def render_html(report: Report, versions: Mapping[str, str] | None = None) -> st
                 for m in report.mcnemar
             ],
         ),
+        start_parity=_start_parity(report),
         levels=_groups(report.levels),
         apps=_groups(report.apps),
         tasks=_tasks(report),

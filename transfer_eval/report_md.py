@@ -1,8 +1,9 @@
 """``report.md``: the headline first, then the tables, for a terminal or a pull request.
 
-Also what the HTML page shares with it: how the phone side is named (always "phone" — the
-JSON keys say ``real``), the headline, the caveat titles, the run's provenance and the
-policies' harness fingerprints side by side.
+Also what the HTML page and the terminal share with it: how the phone side is named
+(always "phone" — the JSON keys say ``real``), the headline, what success means and how
+else the episodes ended, the caveat titles, the run's provenance and the policies' harness
+fingerprints side by side.
 """
 
 from __future__ import annotations
@@ -16,14 +17,19 @@ from transfer_eval.stats import POLICIES, WORLDS, Interval, RetentionSummary
 
 __all__ = [
     "CAVEAT_TITLES",
+    "ENDING_COLUMNS",
+    "ENDING_NOTE",
     "backend_label",
     "cell_label",
+    "ending_cells",
     "fingerprint_rows",
     "gain_interval",
     "headline",
+    "percent",
     "provenance",
     "render_markdown",
     "retention_interval",
+    "terminal_headline",
     "world_label",
 ]
 
@@ -33,9 +39,29 @@ CAVEAT_TITLES = {
     "few_tasks": "Few tasks",
     "not_significant": "Not significant",
     "degenerate_interval": "Zero-width interval",
+    "clean_unknown": "Clean unknown",
+    "start_differs": "Different starts",
     "virtual_phone": "Virtual phone",
 }
-"""A short title per :class:`~transfer_eval.report.Caveat` kind."""
+"""A short title per :class:`~transfer_eval.caveats.Caveat` kind."""
+
+ENDING_COLUMNS = (
+    "success (95% CI)",
+    "goal at budget",
+    "false complete",
+    "side effects",
+    "clean unknown",
+    "episodes",
+)
+"""The columns of :func:`ending_cells`, after the policy and the world."""
+ENDING_NOTE = (
+    "Goal at budget: the goal held but the step budget ended the episode. False complete: "
+    "the agent said it was done and the goal did not hold. Side effects: the world saw "
+    "something else change (in any episode). Clean unknown: episodes in which the world "
+    "could not tell (not penalised). Shares of each row's episodes; infra errors are not "
+    "episodes here."
+)
+"""What the columns after success count, in words (pages and report.md)."""
 
 
 def world_label(world: str) -> str:
@@ -49,7 +75,8 @@ def cell_label(key: str) -> str:
     return f"{policy}/{world_label(world)}"
 
 
-def _pct(value: float | None) -> str:
+def percent(value: float | None) -> str:
+    """``53.8%`` for a share (``—`` for None), as every page of the report writes one."""
     return "—" if value is None else f"{100 * value:.1f}%"
 
 
@@ -68,7 +95,7 @@ def retention_interval(summary: RetentionSummary) -> str:
     """``40.0%–120.0%``, or why retention is undefined."""
     if summary.value is None:
         return summary.undefined_reason or "undefined"
-    return f"{_pct(summary.low)}–{_pct(summary.high)}"
+    return f"{percent(summary.low)}–{percent(summary.high)}"
 
 
 def backend_label(report: Report) -> str:
@@ -79,8 +106,45 @@ def backend_label(report: Report) -> str:
     return f"a real phone ({report.device_model or 'unknown model'})"
 
 
+def ending_cells(report: Report, key: str) -> list[str]:
+    """How the episodes of one ``policy/world`` key ended, as :data:`ENDING_COLUMNS`."""
+    rate, ending = report.rates.get(key), report.endings.get(key)
+    if rate is None or ending is None or not ending.episodes:
+        return ["—"] * (len(ENDING_COLUMNS) - 1) + ["0"]
+    success = f"{percent(rate.rate.value)} ({percent(rate.rate.low)}–{percent(rate.rate.high)})"
+    return [
+        success,
+        percent(ending.share(ending.classes.get("goal_at_budget", 0))),
+        percent(ending.share(ending.classes.get("false_complete", 0))),
+        percent(ending.share(ending.side_effects)),
+        str(ending.clean_unknown),
+        str(ending.episodes),
+    ]
+
+
+def terminal_headline(report: Report) -> str:
+    """What a terminal prints when a run is done: the headline, what success means, how
+    each policy's episodes ended in each world, and the caveats' titles (their text is in
+    report.md)."""
+    lines = [headline(report), report.success_means]
+    for key in _COLUMNS:
+        success, budget, false, effects, unknown, episodes = ending_cells(report, key)
+        lines.append(
+            f"  {cell_label(key):<14} success {success} · goal at budget {budget} · "
+            f"false complete {false} · side effects {effects} · clean unknown {unknown} "
+            f"· {episodes} episodes"
+        )
+    if report.start_parity is not None and report.start_parity.rate is not None:
+        sentence = report.start_parity.sentence()
+        lines.append(sentence[0].upper() + sentence[1:])
+    if report.caveats:
+        titles = "; ".join(CAVEAT_TITLES[c.kind].lower() for c in report.caveats)
+        lines.append(f"Read with care ({len(report.caveats)}, see report.md): {titles}.")
+    return "\n".join(lines)
+
+
 def headline(report: Report) -> str:
-    """One sentence with the retention and its interval."""
+    """One sentence with the success gains, the retention and its interval."""
     r = report.retention
     if r.value is None:
         retained = f"retention is undefined: {r.undefined_reason}"
@@ -90,7 +154,7 @@ def headline(report: Report) -> str:
             f"(95% CI {retention_interval(r)}, entry-level bootstrap)"
         )
     return (
-        f"Trained vs base gained {_pts(report.sim_gain)} in the simulator and "
+        f"Trained vs base gained {_pts(report.sim_gain)} of success in the simulator and "
         f"{_pts(report.real_gain)} on {backend_label(report)}: {retained}."
     )
 
@@ -169,7 +233,7 @@ def _group_table(title: str, rows: list[GroupRow]) -> list[str]:
         "|---|---|" + "---|" * len(_COLUMNS),
     ]
     for row in rows:
-        cells = " | ".join(_pct(row.rates.get(c)) for c in _COLUMNS)
+        cells = " | ".join(percent(row.rates.get(c)) for c in _COLUMNS)
         lines.append(f"| {row.group} | {row.tasks} | {cells} |")
     return [*lines, ""]
 
@@ -191,27 +255,43 @@ def _gains(report: Report) -> list[str]:
         "|---|---|---|",
         f"| sim gain | {_pts(report.sim_gain)} | {gain_interval(report.sim_gain_interval)} |",
         f"| phone gain | {_pts(report.real_gain)} | {gain_interval(report.real_gain_interval)} |",
-        f"| retention (phone gain / sim gain) | {_pct(r.value)} | {retention_interval(r)} |",
+        f"| retention (phone gain / sim gain) | {percent(r.value)} | {retention_interval(r)} |",
         "",
     ]
+
+
+def _endings(report: Report) -> list[str]:
+    """What success means, and how each policy's episodes ended in each world."""
+    lines = [
+        f"**{report.success_means}** How the episodes ended (success with its Wilson 95% "
+        "interval):",
+        "",
+        "| policy | world | " + " | ".join(ENDING_COLUMNS) + " |",
+        "|---|---|" + "---|" * len(ENDING_COLUMNS),
+    ]
+    for key in _COLUMNS:
+        policy, _, world = key.partition("/")
+        lines.append(
+            f"| {policy} | {world_label(world)} | {' | '.join(ending_cells(report, key))} |"
+        )
+    return [*lines, "", ENDING_NOTE, ""]
+
+
+def _agreement(report: Report) -> str:
+    """The sim-phone agreement in words: on success, and on the outcome class."""
+    same = (
+        ""
+        if report.class_agreement is None
+        else f"; {percent(report.class_agreement)} end in the same outcome class"
+    )
+    return (
+        f"Sim–phone agreement: {percent(report.agreement)} of paired episodes succeed in both "
+        f"worlds or in neither{same}."
+    )
 
 
 def _rates(report: Report) -> list[str]:
     lines = [
-        "## Success rates (Wilson 95% intervals)",
-        "",
-        "| policy | world | rate | interval | episodes |",
-        "|---|---|---|---|---|",
-    ]
-    for key, summary in report.rates.items():
-        policy, world = key.split("/")
-        interval = f"{_pct(summary.rate.low)}–{_pct(summary.rate.high)}"
-        lines.append(
-            f"| {policy} | {world_label(world)} | {_pct(summary.rate.value)} | {interval} | "
-            f"{summary.episodes} |"
-        )
-    lines += [
-        "",
         "## Trained vs base (McNemar, exact)",
         "",
         "| world | base only | trained only | p |",
@@ -221,7 +301,26 @@ def _rates(report: Report) -> list[str]:
         f"| {world_label(m.world)} | {m.base_only} | {m.trained_only} | {m.p_value:.4f} |"
         for m in report.mcnemar
     ]
-    return [*lines, "", f"Sim–phone agreement: {_pct(report.agreement)} of paired outcomes.", ""]
+    return [*lines, "", _agreement(report), ""]
+
+
+def _start_parity(report: Report) -> list[str]:
+    """Whether each pair started from the same phone, and the pairs that did not."""
+    parity = report.start_parity
+    if parity is None:
+        return []
+    sentence = parity.sentence()
+    lines = ["## Start-state parity", "", sentence[0].upper() + sentence[1:], ""]
+    rows = parity.rows()
+    if rows:
+        lines += ["| pair | observable state | first screen |", "|---|---|---|"]
+        lines += [f"| {' | '.join(_cell(text) for text in row)} |" for row in rows]
+        lines.append("")
+    return lines
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
 
 
 def _buckets(report: Report) -> list[str]:
@@ -232,7 +331,7 @@ def _buckets(report: Report) -> list[str]:
         "|---|---|" + "---|" * len(_COLUMNS),
     ]
     for row in report.buckets:
-        cells = " | ".join(_pct(row.rates.get(c)) for c in _COLUMNS)
+        cells = " | ".join(percent(row.rates.get(c)) for c in _COLUMNS)
         lines.append(f"| {row.bucket} | {row.tasks} | {cells} |")
     return [*lines, ""]
 
@@ -250,7 +349,7 @@ def _per_task(report: Report) -> list[str]:
         )
         lines.append(
             f"| {row.task_id} | {row.bucket} | {_pts(row.sim_gain)} | "
-            f"{_pts(row.real_gain)} | {_pct(row.agreement)} | {links} |"
+            f"{_pts(row.real_gain)} | {percent(row.agreement)} | {links} |"
         )
     return lines
 
@@ -267,6 +366,7 @@ def render_markdown(report: Report, versions: Mapping[str, str] | None = None) -
         "",
         headline(report),
         "",
+        *_endings(report),
         *_caveats(report),
         f"- base: `{report.base}`; trained: `{report.trained}`; suite `{report.suite}`, "
         f"{report.tasks} tasks x {report.repeats} repeat(s), {report.episodes} episodes; "
@@ -275,6 +375,7 @@ def render_markdown(report: Report, versions: Mapping[str, str] | None = None) -
         "",
         *_gains(report),
         *_rates(report),
+        *_start_parity(report),
         *_buckets(report),
         *_group_table("By level", report.levels),
         *_group_table("By app", report.apps),

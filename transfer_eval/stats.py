@@ -2,16 +2,23 @@
 
 The unit is the **suite entry** (task id x seed x language, :attr:`Outcome.entry`) and one
 repeat of it: four cells, base and trained in sim and on the phone. Input is one
-:class:`Outcome` per finished cell; :func:`complete_entries` keeps only the entry-repeats
-whose four cells all finished and lists the others as :class:`DroppedEntry` (a cell that
-ended as ``infra_error`` after its retries, or never ran). Every function below assumes
-complete entry-repeats — the report never passes anything else — because a missing cell
-would shrink one side of a comparison only: a rate, a gain or a retention would then divide
-numbers measured on different task sets. Everything is a pure function of the outcomes
-and a seed, so a report is reproducible.
+:class:`~transfer_eval.cells.Outcome` per finished cell; :func:`complete_entries` keeps only
+the entry-repeats whose four cells all finished and lists the others as
+:class:`~transfer_eval.cells.DroppedEntry` (a cell that ended as ``infra_error`` after its
+retries, or never ran). Every function below assumes complete entry-repeats — the report
+never passes anything else — because a missing cell would shrink one side of a comparison
+only: a rate, a gain or a retention would then divide numbers measured on different task
+sets. Everything is a pure function of the outcomes and a seed, so a report is
+reproducible.
 
 Definitions:
+    * success: as :mod:`bridge.outcome` defines it — the goal holds, the agent said it was
+      done, and nothing else changed where the world can tell (an :class:`Outcome` carries
+      the episode's class; every figure below counts ``success`` only);
     * success rate of a policy in a world: successes / episodes, with a Wilson 95% interval;
+      beside it (:func:`endings`) the other classes' counts, the episodes in which something
+      else changed (``clean`` False, whatever their class) and those in which the world
+      could not tell (``clean`` None);
     * gain in a world: rate(trained) - rate(base);
     * retention: real gain / sim gain — *undefined* when the sim gain is smaller than
       ``min_sim_gain`` (a ratio of near-zero numbers is noise, not a finding);
@@ -27,34 +34,37 @@ Definitions:
       solved): ``stable-fail`` (no success by either policy in either world),
       ``stable-pass`` (base and trained both >= 0.8 in sim), ``uplift`` (trained - base >=
       0.5 in sim), ``mid`` (the rest);
-    * sim-real agreement: the fraction of (entry, policy, repeat) pairs whose sim outcome
-      equals the real outcome.
+    * sim-real agreement: the fraction of (entry, policy, repeat) pairs that succeed in
+      both worlds or in neither (:func:`agreement`), and, stricter, the fraction that end
+      in the same outcome class (:func:`class_agreement`).
 """
 
 from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Sequence
-from typing import Literal
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, field_validator
+from pydantic import BaseModel, ConfigDict
+
+from bridge.outcome import OUTCOME_CLASSES
+from transfer_eval.cells import DroppedEntry, EntryKey, MissingCell, Outcome
 
 __all__ = [
     "BUCKETS",
     "BootstrapSummary",
-    "DroppedEntry",
-    "EntryKey",
+    "EndingSummary",
     "Interval",
-    "MissingCell",
-    "Outcome",
+    "McNemar",
     "RateSummary",
     "RetentionSummary",
     "agreement",
     "bootstrap_retention",
     "bucket",
+    "class_agreement",
     "complete_entries",
+    "endings",
     "gain",
     "mcnemar_p",
     "paired_bootstrap",
@@ -71,65 +81,6 @@ BUCKETS = ("uplift", "stable-pass", "stable-fail", "mid")
 
 class _Frozen(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-EntryKey = tuple[str, int, str]
-"""A suite entry: (task id or entry label, seed, language)."""
-
-_ERROR_CHARS = 300
-
-
-class _Cell(_Frozen):
-    """A cell of the grid: a suite entry × policy × world × repeat. ``task_id`` is the
-    entry's label in reports (the task id, unless the suite holds the task more than once);
-    ``seed`` and ``lang`` complete the entry's identity."""
-
-    task_id: str
-    seed: int = 0
-    lang: str = "en"
-    policy: str
-    world: str
-    repeat: int = 0
-
-    @property
-    def entry(self) -> EntryKey:
-        """The suite entry this cell belongs to."""
-        return (self.task_id, self.seed, self.lang)
-
-
-class Outcome(_Cell):
-    """One finished cell: did this policy solve this suite entry in this world on this
-    repeat."""
-
-    success: bool
-    level: str | None = None
-    app: str | None = None
-
-
-class MissingCell(_Cell):
-    """A cell of the grid without an outcome: it ended as ``infra_error`` after its
-    retries, or it never ran (``missing``). ``error`` is kept to 300 characters."""
-
-    reason: Literal["infra_error", "missing"]
-    error: str | None = None
-
-    @field_validator("error")
-    @classmethod
-    def _truncated(cls, error: str | None) -> str | None:
-        if error is None or len(error) <= _ERROR_CHARS:
-            return error
-        return error[: _ERROR_CHARS - 1] + "…"
-
-
-class DroppedEntry(_Frozen):
-    """One repeat of a suite entry left out of every statistic, and the cells that were
-    missing from it (in policy, world order)."""
-
-    task_id: str
-    seed: int
-    lang: str
-    repeat: int
-    cells: list[MissingCell]
 
 
 class Interval(_Frozen):
@@ -172,6 +123,31 @@ class RetentionSummary(_Frozen):
         return _zero_width(self.low, self.high)
 
 
+class EndingSummary(_Frozen):
+    """How the episodes of one policy in one world ended: ``classes`` counts each outcome
+    class (every class but ``infra_error``, zeros included); ``side_effects`` the episodes in
+    which the world saw something else change (``clean`` False, whatever their class) and
+    ``clean_unknown`` those in which it could not tell (``clean`` None)."""
+
+    episodes: int
+    classes: dict[str, int]
+    side_effects: int
+    clean_unknown: int
+
+    def share(self, count: int) -> float | None:
+        """``count`` as a share of the episodes (None without any)."""
+        return count / self.episodes if self.episodes else None
+
+
+class McNemar(_Frozen):
+    """Trained vs base in one world over paired cells (:func:`mcnemar_p`)."""
+
+    world: str
+    base_only: int
+    trained_only: int
+    p_value: float
+
+
 class BootstrapSummary(_Frozen):
     """Both gains and retention, each with its interval from the same entry-level paired
     resamples (a gain is None when a policy has no episode)."""
@@ -201,6 +177,21 @@ def rate(outcomes: Iterable[Outcome], policy: str, world: str) -> RateSummary:
     chosen = _select(outcomes, policy, world)
     wins = sum(o.success for o in chosen)
     return RateSummary(successes=wins, episodes=len(chosen), rate=wilson(wins, len(chosen)))
+
+
+def endings(outcomes: Iterable[Outcome], policy: str, world: str) -> EndingSummary:
+    """How the episodes of ``policy`` in ``world`` ended (see :class:`EndingSummary`)."""
+    chosen = _select(outcomes, policy, world)
+    return EndingSummary(
+        episodes=len(chosen),
+        classes={
+            name: sum(o.outcome_class == name for o in chosen)
+            for name in OUTCOME_CLASSES
+            if name != "infra_error"
+        },
+        side_effects=sum(o.clean is False for o in chosen),
+        clean_unknown=sum(o.clean is None for o in chosen),
+    )
 
 
 def _mean(outcomes: Sequence[Outcome], policy: str, world: str) -> float | None:
@@ -386,10 +377,22 @@ def bucket(task_outcomes: Sequence[Outcome]) -> str:
 
 
 def agreement(outcomes: Sequence[Outcome]) -> float | None:
-    """Share of (entry, policy, repeat) pairs where the sim outcome equals the real one."""
-    cells: dict[tuple[EntryKey, str, int], dict[str, bool]] = defaultdict(dict)
+    """Share of (entry, policy, repeat) pairs that succeed in both worlds or in neither
+    (what the gains and retention are made of); None without any pair."""
+    return _agreeing(outcomes, lambda o: o.success)
+
+
+def class_agreement(outcomes: Sequence[Outcome]) -> float | None:
+    """Share of (entry, policy, repeat) pairs that end in the same outcome class in both
+    worlds (a goal reached at the budget in one and a plain failure in the other differ
+    here, not in :func:`agreement`); None without any pair."""
+    return _agreeing(outcomes, lambda o: o.outcome_class)
+
+
+def _agreeing(outcomes: Sequence[Outcome], key: Callable[[Outcome], object]) -> float | None:
+    cells: dict[tuple[EntryKey, str, int], dict[str, object]] = defaultdict(dict)
     for o in outcomes:
-        cells[(o.entry, o.policy, o.repeat)][o.world] = o.success
+        cells[(o.entry, o.policy, o.repeat)][o.world] = key(o)
     pairs = [c for c in cells.values() if "sim" in c and "real" in c]
     if not pairs:
         return None

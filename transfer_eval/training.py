@@ -112,6 +112,14 @@ class TrainReport(BaseModel):
     """Held-out instances failed by the initialization and solved after training."""
     worsened: int
     """Held-out instances solved by the initialization and failed after training."""
+    init_goal: float | None = None
+    """Held-out episodes whose goal held at the end (however they ended), before training."""
+    trained_goal: float | None = None
+    """The same after training."""
+    goal_improved: int = 0
+    """Held-out instances whose goal the initialization missed and the trained policy met."""
+    goal_worsened: int = 0
+    """Held-out instances whose goal the initialization met and the trained policy missed."""
     train_instances: int
     test_instances: int
     train_steps: int
@@ -176,6 +184,13 @@ def _report(options: TrainOptions, result: TrainResult, sizes: tuple[int, int]) 
     end = result.final_eval.success_rate if result.final_eval else None
     before = result.init_eval.outcomes if result.init_eval else ()
     pairs = list(zip(before, result.final_eval.outcomes if result.final_eval else (), strict=False))
+    goals = list(
+        zip(
+            result.init_eval.goals if result.init_eval else (),
+            result.final_eval.goals if result.final_eval else (),
+            strict=False,
+        )
+    )
     return TrainReport(
         split=options.split,
         command=options.command(),
@@ -188,6 +203,10 @@ def _report(options: TrainOptions, result: TrainResult, sizes: tuple[int, int]) 
         eval_episodes=result.final_eval.episodes if result.final_eval else 0,
         improved=sum(b and not a for a, b in pairs),
         worsened=sum(a and not b for a, b in pairs),
+        init_goal=result.init_eval.goal_rate if result.init_eval else None,
+        trained_goal=result.final_eval.goal_rate if result.final_eval else None,
+        goal_improved=sum(b and not a for a, b in goals),
+        goal_worsened=sum(a and not b for a, b in goals),
         train_instances=sizes[0],
         test_instances=sizes[1],
         train_steps=result.train_steps,

@@ -90,12 +90,14 @@ async def test_a_stop_after_a_step_ends_the_episode_once_it_is_recorded(tmp_path
 
 @pytest.mark.asyncio
 async def test_a_guard_ended_episode_keeps_the_envs_verdict() -> None:
-    # the second tap reaches the target and shows another app: stopped, yet a success
+    # the second tap reaches the target and shows another app: stopped with the goal held,
+    # judged by the env all the same; no success, since the agent did not end it
     guard = ActionGuard({"com.android.settings"}, words={})
     env = GuardedCounterEnv(leave_at=1)
     record = await run_episode(ScriptedPolicy(taps=3), env, counter_task(2), episode_id="x",
                                guard=guard)  # fmt: skip
-    assert (record.outcome, record.termination, record.steps) == ("success", "guard", 2)
+    assert (record.outcome, record.termination, record.steps) == ("failure", "guard", 2)
+    assert record.verdict is not None and record.verdict.success
 
 
 @pytest.mark.asyncio

@@ -108,5 +108,7 @@ async def test_max_steps_cuts_the_episode_and_the_reward_is_shaped(
         _http_model(endpoint),
         max_steps=2,
     )
-    assert outcome.success and not outcome.terminated
+    assert outcome.verdict is not None and outcome.verdict.success  # the goal holds ...
+    assert not outcome.success and not outcome.terminated  # ... but the budget ended it
+    assert outcome.record.outcome_class == "goal_at_budget"
     assert outcome.record.termination == "max_steps" and outcome.reward == 0.5

@@ -3,10 +3,12 @@ caveats, the intervals on both gains, the stable-fail bucket and the pages' link
 
 from __future__ import annotations
 
+from bridge.outcome import SUCCESS_MEANS, OutcomeClass
+from transfer_eval.cells import MissingCell, Outcome
 from transfer_eval.report import Report, build_report
 from transfer_eval.report_html import render_html
-from transfer_eval.report_md import render_markdown
-from transfer_eval.stats import MissingCell, Outcome, retention
+from transfer_eval.report_md import render_markdown, terminal_headline
+from transfer_eval.stats import retention
 
 CELLS = [("base", "sim"), ("trained", "sim"), ("base", "real"), ("trained", "real")]
 
@@ -26,7 +28,7 @@ def _outcomes() -> list[Outcome]:
                     task_id=f"settings/{task}",
                     policy=policy,
                     world=world,
-                    success=bool(success),
+                    outcome_class="success" if success else "failure",
                     level="L1",
                     app="settings",
                 )
@@ -86,7 +88,7 @@ def test_markdown_leads_with_the_headline_and_labels_the_virtual_phone() -> None
     text = render_markdown(_report())
     first = text.splitlines()[2]
     assert "66.7% of the simulator gain was retained" in first and "VIRTUAL" in first
-    assert "| trained | sim | 100.0% |" in text and "| trained | phone | 75.0% |" in text
+    assert "| trained | sim | 100.0% (" in text and "| trained | phone | 75.0% (" in text
     assert (
         "[base](replays/settings.t1__base.html) · [trained](replays/settings.t1__trained.html)"
         in text
@@ -102,6 +104,9 @@ def test_html_is_self_contained_and_shows_the_numbers() -> None:
     assert 'href="replays/settings.t1__base.html"' in page
 
 
+_CLASS: dict[int, OutcomeClass] = {0: "failure", 1: "success"}
+
+
 def _entry(
     task: str,
     cells: tuple[int, int, int, int],
@@ -111,7 +116,13 @@ def _entry(
 ) -> list[Outcome]:
     return [
         Outcome(
-            task_id=task, seed=seed, policy=p, world=w, success=bool(ok), level="L2", app="clock"
+            task_id=task,
+            seed=seed,
+            policy=p,
+            world=w,
+            outcome_class=_CLASS[ok],
+            level="L2",
+            app="clock",
         )
         for (p, w), ok in zip(CELLS, cells, strict=True)
         if (p, w) != skip
@@ -338,3 +349,64 @@ def test_the_footer_shows_the_commit_command_and_checkpoint_hashes() -> None:
     scripted = {"git_commit": "unknown", "command": "transfer-eval --trained scripted"}
     assert "none (no learned policy)" in render_markdown(_report(), scripted)
     assert "- commit: `not recorded`" in render_markdown(_report())  # an older manifest
+
+
+def _strict_grid() -> list[Outcome]:
+    """Two entries of a phone run whose goal holds more often than they succeed."""
+    plan: list[tuple[str, tuple[OutcomeClass, ...], tuple[bool | None, ...]]] = [
+        ("settings/A", ("goal_at_budget", "success", "goal_at_budget", "success"),
+         (True, True, True, None)),
+        ("settings/B", ("false_complete", "success", "failure", "side_effect"),
+         (True, True, False, False)),
+    ]  # fmt: skip
+    return [
+        Outcome(task_id=task, policy=p, world=w, outcome_class=ending, clean=clean)
+        for task, endings, cleans in plan
+        for (p, w), ending, clean in zip(CELLS, endings, cleans, strict=True)
+    ]
+
+
+def test_the_headline_says_what_success_is_and_shows_the_other_rates() -> None:
+    report = _on_a_phone(_strict_grid())
+    assert (report.sim_gain, report.real_gain) == (1.0, 0.5)  # "the goal holds": 0.5 and 0.5
+    assert report.success_means == SUCCESS_MEANS
+    ending = report.endings["base/sim"]
+    assert (ending.classes["goal_at_budget"], ending.classes["false_complete"]) == (1, 1)
+    assert (report.endings["base/real"].side_effects, report.endings["trained/real"].side_effects,
+            report.endings["trained/real"].clean_unknown) == (1, 1, 1)  # fmt: skip
+    assert (report.agreement, report.class_agreement) == (0.75, 0.5)
+    markdown = render_markdown(report)
+    top = markdown[: markdown.index("## Gains")]
+    assert f"**{SUCCESS_MEANS}**" in top
+    header = ("| policy | world | success (95% CI) | goal at budget | false complete | "
+              "side effects | clean unknown | episodes |")  # fmt: skip
+    assert header in top
+    assert "| base | sim | 0.0% (0.0%–65.8%) | 50.0% | 50.0% | 0.0% | 0 | 2 |" in top
+    assert "| base | phone | 0.0% (0.0%–65.8%) | 50.0% | 0.0% | 50.0% | 0 | 2 |" in top
+    assert "| trained | phone | 50.0% (9.5%–90.5%) | 0.0% | 0.0% | 50.0% | 1 | 2 |" in top
+    assert "50.0% end in the same outcome class" in markdown
+    page = render_html(report)
+    head = page[page.index('id="headline"') : page.index('class="cards"')]
+    assert SUCCESS_MEANS in head and "<th>false complete</th>" in head
+    assert "<td>50.0% (9.5%–90.5%)</td>" in head
+
+
+def test_the_terminal_line_carries_the_definition_the_rates_and_the_caveats() -> None:
+    report = _on_a_phone(_strict_grid())
+    lines = terminal_headline(report).splitlines()
+    assert lines[0].startswith("Trained vs base gained +100.0 pt of success in the simulator")
+    assert lines[1] == SUCCESS_MEANS
+    expected = ("base/sim success 0.0% (0.0%–65.8%) · goal at budget 50.0% · false complete "
+                "50.0% · side effects 0.0% · clean unknown 0 · 2 episodes")  # fmt: skip
+    assert " ".join(lines[2].split()) == expected
+    assert len(lines) == 7 and lines[-1].startswith(f"Read with care ({len(report.caveats)}, ")
+    assert lines[-1].endswith("few tasks; not significant; zero-width interval; clean unknown.")
+
+
+def test_side_effects_a_world_could_not_see_are_a_caveat() -> None:
+    report = _on_a_phone(_strict_grid())
+    (unseen,) = [c.text for c in report.caveats if c.kind == "clean_unknown"]
+    assert "in 1 of 4 episodes on the phone (clean unknown)" in unseen
+    assert "in the simulator" not in unseen
+    assert "**Clean unknown.**" in render_markdown(report)
+    assert all(c.kind != "clean_unknown" for c in _report().caveats)

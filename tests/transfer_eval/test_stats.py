@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import pytest
+from pydantic import ValidationError
 
+from bridge.outcome import OutcomeClass
+from transfer_eval.cells import MissingCell, Outcome
 from transfer_eval.stats import (
-    MissingCell,
-    Outcome,
     agreement,
     bootstrap_retention,
     bucket,
+    class_agreement,
     complete_entries,
+    endings,
     gain,
     mcnemar_p,
     paired_bootstrap,
@@ -19,13 +22,25 @@ from transfer_eval.stats import (
     wilson,
 )
 
+Ending = bool | OutcomeClass
+"""How a hand-built cell ended: True is a success, False a failure, else the class."""
+
+
+def _outcome(task: str, policy: str, world: str, ending: Ending, **more: object) -> Outcome:
+    name = ending if isinstance(ending, str) else ("success" if ending else "failure")
+    clean = more.pop("clean", name != "side_effect")
+    return Outcome.model_validate(
+        {"task_id": task, "policy": policy, "world": world, "outcome_class": name,
+         "clean": clean, **more}
+    )  # fmt: skip
+
 
 def _cells(
     task: str,
-    base_sim: bool,
-    trained_sim: bool,
-    base_real: bool,
-    trained_real: bool,
+    base_sim: Ending,
+    trained_sim: Ending,
+    base_real: Ending,
+    trained_real: Ending,
     repeat: int = 0,
 ) -> list[Outcome]:
     values = {
@@ -34,10 +49,7 @@ def _cells(
         ("base", "real"): base_real,
         ("trained", "real"): trained_real,
     }
-    return [
-        Outcome(task_id=task, policy=p, world=w, repeat=repeat, success=s)
-        for (p, w), s in values.items()
-    ]
+    return [_outcome(task, p, w, s, repeat=repeat) for (p, w), s in values.items()]
 
 
 def test_wilson_known_values() -> None:
@@ -90,13 +102,10 @@ def test_mcnemar_exact() -> None:
     outcomes = []
     for i in range(8):  # trained-only wins
         outcomes += [
-            Outcome(task_id=f"t{i}", policy="base", world="sim", success=False),
-            Outcome(task_id=f"t{i}", policy="trained", world="sim", success=True),
+            _outcome(f"t{i}", "base", "sim", False),
+            _outcome(f"t{i}", "trained", "sim", True),
         ]
-    outcomes += [
-        Outcome(task_id="x", policy="base", world="sim", success=True),
-        Outcome(task_id="x", policy="trained", world="sim", success=False),
-    ]
+    outcomes += [_outcome("x", "base", "sim", True), _outcome("x", "trained", "sim", False)]
     b, c, p = mcnemar_p(outcomes, "sim")
     assert (b, c) == (1, 8) and p == pytest.approx(20 / 512)
     assert mcnemar_p(outcomes, "real") == (0, 0, 1.0)
@@ -196,3 +205,56 @@ def test_never_solved_entries_are_stable_fail_not_mid() -> None:
     assert bucket(_cells("phone only", False, False, False, True)) == "mid"
     assert bucket(_cells("base on the phone", False, False, True, False)) == "mid"
     assert bucket(_cells("lost", True, False, False, False)) == "mid"
+
+
+# Three entries whose goal holds far more often than they succeed. Counted by "the goal holds",
+# base would be 2/3 in both worlds, trained 3/3, and retention 100%; counted by success:
+STRICT = [
+    *_cells("t1", "goal_at_budget", True, "goal_at_budget", True),
+    *_cells("t2", "false_complete", True, False, "side_effect"),
+    *_cells("t3", True, True, True, True),
+]
+
+
+def test_every_figure_counts_only_strict_success() -> None:
+    assert rate(STRICT, "base", "sim").successes == 1
+    assert rate(STRICT, "trained", "sim").successes == 3
+    assert rate(STRICT, "trained", "real").rate.value == pytest.approx(2 / 3)
+    assert gain(STRICT, "sim") == pytest.approx(2 / 3)
+    assert gain(STRICT, "real") == pytest.approx(1 / 3)
+    assert retention(STRICT) == pytest.approx(0.5)
+    assert mcnemar_p(STRICT, "sim")[:2] == (0, 2)
+    assert bucket(STRICT[:4]) == "uplift"  # the goal held for both policies in sim: not stable-pass
+
+
+def test_endings_count_every_class_side_effects_and_unknown_cleanliness() -> None:
+    unseen = _outcome("t4", "trained", "real", True, clean=None)  # a success all the same
+    summary = endings([*STRICT, unseen], "trained", "real")
+    assert summary.episodes == 4
+    assert summary.classes == {"success": 3, "goal_at_budget": 0, "false_complete": 0,
+                               "side_effect": 1, "failure": 0}  # fmt: skip
+    assert (summary.side_effects, summary.clean_unknown) == (1, 1)
+    base = endings(STRICT, "base", "sim")
+    assert (base.classes["goal_at_budget"], base.classes["false_complete"]) == (1, 1)
+    assert base.share(base.classes["goal_at_budget"]) == pytest.approx(1 / 3)
+    assert endings([], "base", "sim").share(0) is None
+    # a side effect in an episode that did not succeed is still counted as one
+    late = _outcome("t5", "base", "sim", "goal_at_budget", clean=False)
+    assert endings([late], "base", "sim").side_effects == 1
+
+
+def test_agreement_is_on_success_and_the_class_agreement_on_the_whole_ending() -> None:
+    # six (entry, policy) pairs: trained t2 succeeds in sim only (a side effect on the
+    # phone); base t2 fails in both, but as a false complete in sim and plainly on the phone
+    assert agreement(STRICT) == pytest.approx(5 / 6)
+    assert class_agreement(STRICT) == pytest.approx(4 / 6)
+    assert class_agreement([]) is None
+
+
+def test_an_outcome_is_judged_and_consistent() -> None:
+    with pytest.raises(ValidationError, match="MissingCell"):
+        _outcome("t", "base", "sim", "infra_error")
+    with pytest.raises(ValidationError, match="clean False"):
+        _outcome("t", "base", "sim", True, clean=False)
+    with pytest.raises(ValidationError, match="side_effect"):
+        _outcome("t", "base", "sim", "side_effect", clean=True)

@@ -45,6 +45,7 @@ from bridge.actuate import TargetError, placement
 from bridge.env import Env, LiveScreen
 from bridge.errors import BridgeError, CoordinateError
 from bridge.guard import ActionGuard, GuardStop
+from bridge.outcome import classify, episode_outcome
 from bridge.policy import Policy
 from bridge.schema import (
     Action,
@@ -501,7 +502,7 @@ class ConsoleSession:
             task=self.task.model_copy(update={"instruction": self.instruction}),
             policy=self.policy_name or "person",
             backend=self.frozen.backend if self.frozen else None,
-            outcome="success" if verdict.success else "failure",
+            outcome=episode_outcome(classify(termination, verdict, episode.final_action)),
             termination=termination,
             verdict=verdict,
             steps=episode.steps,
