@@ -116,6 +116,11 @@ class AndroidState(Protocol):
         """``settings list NAMESPACE``: every key with its printed value."""
         ...
 
+    async def delete_setting(self, namespace: Namespace, key: str) -> None:
+        """``settings delete NAMESPACE KEY`` (an absent key is no error): how a key an
+        episode added is taken away again (:mod:`bridge.restore`)."""
+        ...
+
     async def query(
         self,
         uri: str,

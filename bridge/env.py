@@ -10,9 +10,18 @@ from __future__ import annotations
 
 from typing import Protocol, runtime_checkable
 
-from bridge.schema import Action, Observation, Screenshot, StepResult, TaskInstance, Verdict
+from bridge.schema import (
+    Action,
+    Observation,
+    ObservedState,
+    Restoration,
+    Screenshot,
+    StepResult,
+    TaskInstance,
+    Verdict,
+)
 
-__all__ = ["Env", "ForkableEnv", "LiveScreen"]
+__all__ = ["Env", "ForkableEnv", "LiveScreen", "RestoringEnv", "StartObserving"]
 
 
 @runtime_checkable
@@ -68,4 +77,24 @@ class LiveScreen(Protocol):
 
     async def screenshot(self) -> Screenshot:
         """The screen now."""
+        ...
+
+
+@runtime_checkable
+class StartObserving(Protocol):
+    """An env that says in which observable state it posed its task (after reset): the
+    runner records it, and a pair of cells in two worlds compares it (start-state parity)."""
+
+    def start_state(self) -> ObservedState | None:
+        """The spec's observable state at step 0 (None: this world could not observe it)."""
+        ...
+
+
+@runtime_checkable
+class RestoringEnv(Protocol):
+    """An env whose world outlives its episodes (a phone): after the verdict, it puts back
+    what the episode changed, so the next episode finds what this one found."""
+
+    async def put_back(self) -> Restoration:
+        """Undo the episode's changes (its posing included) and say what could not be."""
         ...

@@ -19,9 +19,10 @@ from collections.abc import Iterable, Mapping
 from functools import cache
 from importlib import resources
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue
+from pydantic import JsonValue
 
 from bridge.android_state import NAMESPACES, TASK_FILES_ROOT, AndroidState, Row
+from bridge.schema import ObservedState
 from bridge.spec_files import bind_path, folder_tree
 from bridge.spec_rows import read_rows
 from bridge.taskspec import RowsSelector, TaskSpec
@@ -36,21 +37,6 @@ def volatile_settings() -> tuple[str, ...]:
     text = resources.files("bridge").joinpath("volatile_settings.txt").read_text("utf-8")
     lines = (line.split("#", 1)[0].strip() for line in text.splitlines())
     return tuple(line for line in lines if line)
-
-
-class ObservedState(BaseModel):
-    """Settings by namespace, a digest of each watched row by uri and ``_id`` (a row changed
-    when its digest did; digests keep a start record small, since every live instance holds
-    one), the ``_id``s each expected row selector matched (by its index in the spec), and
-    each entry below the watched folders by its path under ``/sdcard/Download``
-    (:func:`~bridge.spec_files.folder_tree`)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    settings: dict[str, dict[str, str]] = Field(default_factory=dict)
-    rows: dict[str, dict[str, str]] = Field(default_factory=dict)
-    selected: list[list[str]] = Field(default_factory=list)
-    files: dict[str, str] = Field(default_factory=dict)
 
 
 def row_digest(row: Row) -> str:

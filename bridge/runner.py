@@ -53,9 +53,11 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Literal, TypeVar
 
-from bridge.env import Env
+from bridge.env import Env, RestoringEnv, StartObserving
 from bridge.failures import InfraFailure, classify, guarded
 from bridge.guard import ActionGuard, GuardStop
+from bridge.outcome import Termination, episode_outcome
+from bridge.outcome import classify as classify_outcome
 from bridge.policy import Policy
 from bridge.schema import (
     Action,
@@ -64,8 +66,10 @@ from bridge.schema import (
     EpisodeRecord,
     FinishAction,
     Observation,
+    ObservedState,
     PolicyContext,
     PolicyOutput,
+    Restoration,
     StepRecord,
     StepResult,
     TaskInstance,
@@ -140,12 +144,16 @@ class _Episode:
     final_action: Action | None = None
     backend: BackendInfo | None = None
     stop: GuardStop | None = None
+    start_state: ObservedState | None = None
+    restoration: Restoration | None = None
 
     async def play(self) -> _Termination:
         timeout = self.settings.step_timeout_s
         task = self.task
         obs = await _env_call(partial(self.env.reset, task), timeout, "env.reset", Observation)
         self.backend = obs.backend
+        if isinstance(self.env, StartObserving):
+            self.start_state = self.env.start_state()
         context = PolicyContext.for_task(task, obs.backend)
         reset = partial(self.policy.reset, task.instruction, context)
         await _policy_call(reset, self.settings.policy_timeout_s, "policy.reset", object)
@@ -201,14 +209,16 @@ class _Episode:
         termination: _Termination | None = None,
         failure: InfraFailure | None = None,
     ) -> EpisodeRecord:
-        success = verdict is not None and verdict.success
+        ended: Termination = "infra_error" if failure or not termination else termination
+        ending = classify_outcome(ended, verdict, self.final_action)  # bridge.outcome's rule
         return EpisodeRecord(
             episode_id=episode_id,
             task=self.task,
             policy=self.policy.name,
             backend=self.backend or fallback,
-            outcome="infra_error" if failure else ("success" if success else "failure"),
-            termination=termination or "infra_error",
+            outcome=episode_outcome(ending),
+            outcome_class=ending,
+            termination=ended,
             verdict=verdict,
             steps=self.steps,
             invalid_steps=self.invalid,
@@ -217,7 +227,22 @@ class _Episode:
             error_source=failure.source if failure else None,
             duration_s=time.perf_counter() - started,
             stop_reason=self.stop.reason if self.stop and not failure else None,
+            start_state=self.start_state,
+            restoration=self.restoration,
         )
+
+    async def put_back(self) -> None:
+        """Let a world that outlives its episodes undo this one (:class:`RestoringEnv`); a
+        failure is recorded as not restored (the verdict stands) and the next pose, which
+        checks the phone, names what was left."""
+        if not isinstance(self.env, RestoringEnv):
+            return
+        try:
+            self.restoration = await _env_call(
+                self.env.put_back, self.settings.step_timeout_s, "env.put_back", Restoration
+            )
+        except InfraFailure as failure:
+            self.restoration = Restoration(not_restored=[f"putting the phone back: {failure}"])
 
 
 def _persist(writer: EpisodeWriter, record: StepRecord, tree_xml: TreeXml | None) -> None:
@@ -266,7 +291,8 @@ async def run_episode(
         guard: Ends the episode (termination ``guard``) at an action or screen it stops.
 
     Returns:
-        The record: ``success``/``failure`` by the env's verdict, or ``infra_error``.
+        The record, its outcome judged by :mod:`bridge.outcome` from the env's verdict,
+        the termination and the last action; or ``infra_error``.
 
     Raises:
         EnvUsageError: the env was used out of order (never recorded as ``infra_error``).
@@ -279,7 +305,9 @@ async def run_episode(
         termination = await episode.play()
         verdict = await _env_call(env.verdict, step_timeout_s, "env.verdict", Verdict)
     except InfraFailure as failure:
+        await episode.put_back()
         return episode.record(episode_id, started, backend, failure=failure)
+    await episode.put_back()
     return episode.record(episode_id, started, backend, verdict=verdict, termination=termination)
 
 
@@ -301,7 +329,8 @@ async def run_episodes(
     (except ``infra_error`` ones when ``retry_infra_errors``). ``on_episode_done`` is called
     with each newly finished record (for a progress bar); other arguments as in
     :func:`run_episode`. On a cancel or error, unfinished episodes are cancelled and their
-    envs closed, then the error propagates.
+    envs closed, then the error propagates — an error raised by ``on_episode_done`` too,
+    which is how a :class:`~bridge.breaker.InfraBreaker` stops a run.
 
     Returns:
         One record per job, in job order (earlier results from the store included).

@@ -232,6 +232,10 @@ class AdbAndroidState:
         """``settings list NAMESPACE``: every key with its printed value."""
         return parse_settings_list(await self._settings(f"settings list {namespace}"))
 
+    async def delete_setting(self, namespace: Namespace, key: str) -> None:
+        """``settings delete NAMESPACE KEY`` (an absent key is no error)."""
+        await self._settings(f"settings delete {namespace} {shlex.quote(key)}")
+
     # ------------------------------------------------------------------ providers
 
     async def _content(

@@ -23,13 +23,16 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from bridge.actuate import perform
 from bridge.errors import EnvUsageError
-from bridge.judge import StartRecord, judge, pose
+from bridge.judge import StartRecord, TaskNotPosed, judge, pose
+from bridge.restore import Found, put_back, remember
 from bridge.schema import (
     Action,
     AnswerAction,
     BackendInfo,
     Foreground,
     Observation,
+    ObservedState,
+    Restoration,
     Screenshot,
     StepResult,
     StepTimings,
@@ -118,6 +121,9 @@ class AndroidEnv:
         self._facts: ScreenFacts | None = None
         self._task: TaskInstance | None = None
         self._start: StartRecord | None = None
+        self._found: Found | None = None
+        self._opened: set[str] = set()
+        """Packages seen in front during the episode (stopped when it is put back)."""
         self._answer: dict[str, Any] | None = None
         self._trees: list[str] = []
         self._last: Observation | None = None
@@ -207,8 +213,14 @@ class AndroidEnv:
             package = self.profile.package(app_id)
             if package is not None:
                 await driver.force_stop(package)
-        self._task, self._answer, self._trees = task, None, []
-        self._start = await pose(spec, self.android_state)
+        self._task, self._answer, self._trees, self._opened = task, None, [], set()
+        self._start = self._found = None
+        state = self.android_state
+        self._found = await remember(spec, state)
+        try:
+            self._start = await pose(spec, state)
+        except TaskNotPosed as exc:
+            raise TaskNotPosed(_with_leftovers(str(exc), backend.serial)) from exc
         if not spec.requires:
             await self._check_language(task)
         await driver.key("home")
@@ -292,6 +304,35 @@ class AndroidEnv:
             volatile=state.volatile_settings,
         )
 
+    def start_state(self) -> ObservedState | None:
+        """The observable state the task was posed in (``bridge.env.StartObserving``)."""
+        return self._start.observed if self._start is not None else None
+
+    async def put_back(self) -> Restoration:
+        """Leave the phone as the episode found it (``bridge.env.RestoringEnv``): stop the
+        apps it opened, go home, and write back what it changed (:func:`bridge.restore.
+        put_back`); what could not be is remembered for this phone, and the next pose that
+        fails names it."""
+        self._check_open()
+        if self._task is None or self._found is None:
+            return Restoration()
+        spec, driver = _spec_of(self._task), self.driver
+        stopped = []
+        for package in sorted(self._opened | self._task_packages(spec)):
+            await driver.force_stop(package)
+            stopped.append(f"app {package} stopped")
+        state = self.android_state
+        done = await put_back(state, self._found, state.volatile_settings)
+        await driver.key("home")
+        self._found = None
+        serial = self._backend.serial if self._backend is not None else None
+        _LEFTOVERS[serial or ""] = list(done.not_restored)
+        return done.model_copy(update={"restored": [*stopped, *done.restored]})
+
+    def _task_packages(self, spec: TaskSpec) -> set[str]:
+        packages = (self.profile.package(app_id) for app_id in spec.apps)
+        return {package for package in packages if package is not None}
+
     async def close(self) -> None:
         """Release the adb session (if this env opened it); idempotent."""
         if self._closed:
@@ -350,6 +391,8 @@ class AndroidEnv:
         facts = self._facts.model_copy(update={"rotation": rotation})
         if dump.xml is not None:
             self._trees.append(dump.xml)
+        if package is not None and package not in (self.profile.launcher, *_SYSTEM_PACKAGES):
+            self._opened.add(package)
         obs = Observation(
             step=step,
             screenshot=_screenshot(frame) if self.config.screenshot else None,
@@ -387,6 +430,22 @@ class AndroidEnv:
                 f"{what} did not finish within {timeout_s:g} s; the phone may be frozen, "
                 "asleep or disconnected"
             ) from exc
+
+
+_SYSTEM_PACKAGES = ("android", "com.android.systemui")
+"""Packages in front that are the system, not an app an episode opened."""
+
+_LEFTOVERS: dict[str, list[str]] = {}
+"""By serial: what the last episode on that phone could not put back."""
+
+
+def _with_leftovers(message: str, serial: str | None) -> str:
+    """A refused pose's message, naming what an earlier episode left on this phone."""
+    left = _LEFTOVERS.get(serial or "")
+    if not left:
+        return message
+    shown = "; ".join(left[:3]) + (f"; and {len(left) - 3} more" if left[3:] else "")
+    return f"{message} — left on this phone by an earlier episode: {shown}"
 
 
 class _UI(NamedTuple):

@@ -40,7 +40,7 @@ from sim.observe import foreground_of
 from sim.phone import Phone
 from sim.providers import ContentResolver, UnknownAuthority, cell_text
 from sim.radios import connected_ssid, paired_devices, settings_world
-from sim.settings_store import apply_setting, get_setting, list_settings
+from sim.settings_store import apply_setting, delete_setting, get_setting, list_settings
 from sim.state import TIME_ZONE, InstanceState
 
 __all__ = ["SimAndroidState", "file_stat", "next_alarm_clock"]
@@ -114,6 +114,11 @@ class SimAndroidState:
     async def list_settings(self, namespace: Namespace) -> dict[str, str]:
         """``settings list``: every key with its printed value."""
         return list_settings(self.state, namespace)
+
+    async def delete_setting(self, namespace: Namespace, key: str) -> None:
+        """``settings delete``: the key is gone (an absent one is no error)."""
+        if delete_setting(self.state, namespace, key):
+            self._changed()
 
     # ---- providers
     def _provider_call(self, call: Callable[[], T]) -> T:

@@ -18,6 +18,7 @@ from bridge.schema import (
     Action,
     AnswerAction,
     Observation,
+    ObservedState,
     Screenshot,
     StepResult,
     StepTimings,
@@ -76,8 +77,9 @@ class SimEnv:
     def pose(self, task: TaskInstance) -> None:
         """Set the instance up for ``task`` without rendering it (cheap: JSON only).
 
-        A task without a spec (an older record, a client that sent only the id and seed) is
-        bound by the simulator's task registry first."""
+        A task without a spec (an older record read in this process, a host given only a
+        task id and seed) is bound by the simulator's task registry first; the HTTP env API
+        refuses a task object without its spec before it gets here."""
         self._check_open()
         if task.spec is None:
             task = self.sim.bind(task)
@@ -92,6 +94,11 @@ class SimEnv:
         self.instance.state = state
         self.instance.episode = episode
         self.instance.changed()
+
+    def start_state(self) -> ObservedState | None:
+        """The observable state the task was posed in (``bridge.env.StartObserving``)."""
+        episode = self.instance.episode
+        return episode.start.observed if episode is not None else None
 
     def fresh_state(self, seed: int) -> InstanceState:
         """The state a reset starts from: a copy of ``base`` (or a factory-fresh phone)."""

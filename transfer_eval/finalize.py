@@ -17,13 +17,14 @@ from pathlib import Path
 from bridge.durable import write_atomic
 from bridge.schema import EpisodeRecord
 from bridge.trajectory import RunStore
+from transfer_eval.cells import MissingCell, Outcome
 from transfer_eval.paired import ROLES, WORLDS, Cell, PairedConfig, cell_id
 from transfer_eval.policy_factory import report_fingerprints
 from transfer_eval.replay import ReplayLinks, Side, replay_page
 from transfer_eval.report import Report, build_report
 from transfer_eval.report_html import render_html
 from transfer_eval.report_md import render_markdown
-from transfer_eval.stats import MissingCell, Outcome
+from transfer_eval.start_parity import start_parity
 
 __all__ = [
     "collect_outcomes",
@@ -58,9 +59,15 @@ def collect_outcomes(
         elif record.outcome == "infra_error":
             gaps.append(MissingCell(**where, reason="infra_error", error=record.error))
         else:
-            success = record.outcome == "success"
-            app = cell.template.apps[0]
-            outcomes.append(Outcome(**where, success=success, level=cell.template.level, app=app))
+            clean = record.verdict.clean if record.verdict is not None else None
+            outcome = Outcome(
+                **where,
+                outcome_class=record.outcome_class,  # bridge.outcome's, also for old records
+                clean=clean,
+                level=cell.template.level,
+                app=cell.template.apps[0],
+            )
+            outcomes.append(outcome)
     return outcomes, gaps
 
 
@@ -131,6 +138,15 @@ def device_title(config: PairedConfig, backend: str, device_model: str | None) -
     return f"Virtual phone ({gap})" if gap else "Virtual phone"
 
 
+def _pairs(cells: Sequence[Cell]) -> list[tuple[str, str, int, str, str]]:
+    """Each pair of the grid: (label, policy, repeat, simulator cell, phone cell)."""
+    return [
+        (c.label, c.role, c.repeat, c.episode_id, cell_id(c.label, c.role, "real", c.repeat))
+        for c in cells
+        if c.world == "sim"
+    ]
+
+
 def write_reports(
     store: RunStore,
     cells: Sequence[Cell],
@@ -154,6 +170,7 @@ def write_reports(
         replays=links,
         device_gap=gap,
         fingerprint=report_fingerprints(store),
+        start=start_parity(store, _pairs(cells)),
     )
     root: Path = store.root
     versions = store.manifest.versions

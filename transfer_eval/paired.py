@@ -6,22 +6,28 @@ in parallel on the page pool; device cells run one at a time on the phone, posed
 by the same bound spec as their simulator twins (on a real phone, tasks whose spec requires a
 fact a retail phone cannot hold are left out of both worlds, so pairs stay pairs). Infra
 errors are retried a bounded number of times and then reported apart — they never count as
-policy failures. A guard, when asked for, ends episodes of both worlds alike.
+policy failures; the same infra error ending ``infra_errors_in_a_row`` cells of one world
+in a row stops the run (:mod:`bridge.breaker`). A guard, when asked for, ends episodes of both
+worlds alike. Everything that can be checked before a run (the policies, the suite, a resumed
+run's settings and harness, a real phone's adb server, serial and language) is checked
+before the run directory is made, which is locked while the run writes it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import shlex
 import subprocess
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
 
+from bridge.breaker import InfraBreaker
 from bridge.env import Env
 from bridge.errors import TrajectoryError
 from bridge.runner import EpisodeJob, run_episodes
@@ -35,8 +41,10 @@ from device.session import AdbSession
 from device.virtual.attach import attach_virtual_phone
 from device.virtual.phone import Perturbations
 from policies.registry import LearnedSpec, parse_spec, preflight
+from sim.state import InstanceState
 from sim.tasks.base import TaskTemplate
 from transfer_eval.guards import GuardMode, check_allow, task_guard
+from transfer_eval.phone_twin import twin_of
 from transfer_eval.policy_factory import (
     checkpoint_hash,
     fingerprint_changes,
@@ -53,10 +61,13 @@ __all__ = [
     "PairedConfig",
     "VirtualGap",
     "cell_id",
+    "check_phone",
     "checkpoint_hash",
     "run_fingerprints",
     "run_paired",
 ]
+
+log = logging.getLogger(__name__)
 
 ROLES = ("base", "trained")
 WORLDS = ("sim", "real")
@@ -117,6 +128,9 @@ class PairedConfig(BaseModel):
     source: SimSource = SimSource()
     """Where the simulator cells' envs live (``--ray`` / ``--hosts``); not measured."""
     max_infra_retries: int = Field(default=2, ge=0)
+    infra_errors_in_a_row: int = Field(default=3, ge=0)
+    """Stop the run when this many cells of one world in a row end in the same infra error
+    (0: never); how the run is watched, not what it measures (not in the manifest)."""
     step_timeout_s: float = Field(default=90.0, gt=0)
     gap: VirtualGap = Field(default_factory=VirtualGap)
     """Reality-gap perturbations; only for ``device="virtual"``."""
@@ -173,6 +187,9 @@ ADB_SERVER_RECORD = "adb-server.json"
 class _Phone:
     target: AdbTarget
     backend: str
+    start_from: Callable[[int], Awaitable[None]] | None = None
+    """Puts the phone in the state a simulator cell of that seed starts from (the virtual
+    phone's; a real phone cannot be, and is put back after each episode instead)."""
 
 
 @contextmanager
@@ -184,7 +201,13 @@ def _phone(config: PairedConfig) -> Iterator[_Phone]:
     record = config.out / ADB_SERVER_RECORD  # reaped by --resume after a kill -9
     gap = config.gap.perturbations()
     with attach_virtual_phone(seed=0, perturbations=gap, server_record=record) as attached:
-        yield _Phone(AdbTarget(port=attached.adb_port, serial=attached.serial), "virtual")
+
+        async def start_from(seed: int) -> None:
+            fresh = InstanceState(seed=seed)  # what a simulator cell's reset starts from
+            await asyncio.to_thread(attached.phone.call, lambda phone: phone.reset_to(fresh))
+
+        target = AdbTarget(port=attached.adb_port, serial=attached.serial)
+        yield _Phone(target, "virtual", start_from)
 
 
 async def phone_language(target: AdbTarget) -> str:
@@ -237,36 +260,87 @@ def _jobs(
     ]
 
 
+_Done = Callable[[EpisodeRecord], None]
+
+
+async def _all_or_none(*runs: Awaitable[object]) -> None:
+    """Await ``runs`` together; when one fails, cancel the others (their episodes are
+    left without a result and their envs closed) before the error propagates."""
+    tasks = [asyncio.ensure_future(run) for run in runs]
+    try:
+        await asyncio.gather(*tasks)
+    except BaseException:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
+
+
+async def _twin_base(config: PairedConfig, phone: _Phone) -> InstanceState | None:
+    """Where the simulator cells start when the phone cannot be reset to theirs: the
+    phone's own state, read once (:mod:`transfer_eval.phone_twin`); None for the virtual
+    phone (reset before each cell instead) and for simulator hosts elsewhere, which take no
+    state of ours (their pairs then show what differs in their start-state parity)."""
+    if phone.start_from is not None:
+        return None
+    if not config.source.local:
+        log.warning(
+            "the simulator cells start from the simulator's own phone: %s cannot "
+            "start from this phone's state",
+            config.source.describe(),
+        )
+        return None
+    return (await twin_of(phone.target)).state
+
+
 async def _run_grid(
     config: PairedConfig,
     store: RunStore,
     phone: _Phone,
+    lang: str | None,
     on_done: Callable[[EpisodeRecord], None] | None,
 ) -> list[Cell]:
     async with sim_envs(config.source, pages=config.sim_pages) as sims:
-        lang = await phone_language(phone.target) if phone.backend == "device" else None
         retail = phone.backend == "device"
         cells = _cells(sims, load_suite(config.suite), config.repeats, lang, retail)
 
-        async def sim_env() -> Env:
-            return await sims.env()
+        base = await _twin_base(config, phone)
 
-        async def device_env() -> Env:
-            env_config = AndroidEnvConfig(target=phone.target, step_timeout_s=config.step_timeout_s)
-            return AndroidEnv(env_config)
+        async def sim_env() -> Env:
+            if base is None:
+                return await sims.env()
+            return await sims.env(base=base)  # type: ignore[call-arg]  # local: Simulator.env
+
+        def device_env(cell: Cell) -> Callable[[], Awaitable[Env]]:
+            async def make() -> Env:
+                if phone.start_from is not None:
+                    await phone.start_from(cell.task.seed)
+                env_config = AndroidEnvConfig(
+                    target=phone.target, step_timeout_s=config.step_timeout_s
+                )
+                return AndroidEnv(env_config)
+
+            return make
 
         sim_jobs = _jobs([c for c in cells if c.world == "sim"], config, lambda _c: sim_env)
-        device_jobs = _jobs([c for c in cells if c.world == "real"], config, lambda _c: device_env)
-        common = {
-            "store": store,
-            "step_timeout_s": config.step_timeout_s,
-            "tree_xml": tree_xml,
-            "on_episode_done": on_done,
-        }
+        device_jobs = _jobs([c for c in cells if c.world == "real"], config, device_env)
+        limit = config.infra_errors_in_a_row  # one breaker per world: a dead phone
+        sim_done = InfraBreaker(limit, "cells").watch(on_done)  # is not hidden by sim cells
+        device_done = InfraBreaker(limit, "cells").watch(on_done)
+
+        async def run(jobs: list[EpisodeJob], at_once: int, done: _Done) -> object:
+            return await run_episodes(
+                jobs,
+                store=store,
+                concurrency=at_once,
+                step_timeout_s=config.step_timeout_s,
+                tree_xml=tree_xml,
+                on_episode_done=done,
+            )
+
         for _attempt in range(config.max_infra_retries + 1):
-            await asyncio.gather(
-                run_episodes(sim_jobs, concurrency=config.sim_pages, **common),  # type: ignore[arg-type]
-                run_episodes(device_jobs, concurrency=1, **common),  # type: ignore[arg-type]
+            await _all_or_none(
+                run(sim_jobs, config.sim_pages, sim_done), run(device_jobs, 1, device_done)
             )
             if not any(r.outcome == "infra_error" for r in store.completed().values()):
                 break
@@ -323,10 +397,14 @@ def run_fingerprints(config: PairedConfig) -> dict[str, JsonValue]:
     }
 
 
+_NOT_MEASURED = {"out", "source", "infra_errors_in_a_row"}
+"""Settings of how a run is carried out, not of what it measures: a resume may change them."""
+
+
 def _manifest(config: PairedConfig) -> RunManifest:
     suite = load_suite(config.suite)
     return RunManifest(
-        config=config.model_dump(mode="json", exclude={"out", "source"}),
+        config=config.model_dump(mode="json", exclude=_NOT_MEASURED),
         versions={**run_versions(), **run_provenance(config)},
         seeds=[task.seed for task in suite.entries],
         fingerprints=run_fingerprints(config),
@@ -351,22 +429,53 @@ def _check_fingerprints(out: Path, wanted: RunManifest) -> None:
         )
 
 
+async def check_phone(config: PairedConfig) -> str | None:
+    """A real phone's adb server answers and lists the serial, and the language its tasks
+    are posed in (its UI's); None for the virtual phone, which has nothing to check yet.
+
+    Raises:
+        DeviceError: no adb server, the serial is not attached, or the phone's UI is in a
+            language no task is written in.
+    """
+    if config.device == "virtual":
+        return None
+    target = AdbTarget(port=config.adb_port, serial=config.device)
+    await asyncio.to_thread(target.resolve)
+    return await phone_language(target)
+
+
 async def run_paired(
-    config: PairedConfig, on_done: Callable[[EpisodeRecord], None] | None = None
+    config: PairedConfig,
+    on_done: Callable[[EpisodeRecord], None] | None = None,
+    on_start: Callable[[], None] | None = None,
 ) -> tuple[RunStore, list[Cell], str]:
     """Run (or resume) every missing cell; returns the store, the grid and the phone backend.
 
+    Every check comes before the run directory is made (a refused command leaves nothing
+    that would refuse the corrected one); ``on_start`` is called once they all passed (to
+    show progress from then on). The returned store holds the run's lock: close it
+    (``with store:``) once the reports are written.
+
     Raises:
         TrajectoryError: ``config.out`` holds a run with other settings or another harness
-            fingerprint.
+            fingerprint (:class:`~bridge.errors.RunLocked`: another process writes it).
+        DeviceError: the real phone cannot be reached (see :func:`check_phone`).
+        InfraErrorsInARow: the same infra error ended too many cells in a row.
     """
     for spec in (config.base, config.trained):
         await preflight(spec)  # before the phone or the simulator is touched
     manifest = _manifest(config)
     _check_fingerprints(config.out, manifest)
-    store = RunStore.create(config.out, manifest, resume=True)
-    with _phone(config) as phone:
-        cells = await _run_grid(config, store, phone, on_done)
+    lang = await check_phone(config)
+    store = RunStore.create(config.out, manifest, resume=True, lock=True)
+    try:
+        if on_start is not None:
+            on_start()
+        with _phone(config) as phone:
+            cells = await _run_grid(config, store, phone, lang, on_done)
+    except BaseException:
+        store.close()
+        raise
     return store, cells, phone.backend
 
 

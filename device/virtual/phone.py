@@ -31,6 +31,7 @@ from sim.instance import Instance
 from sim.observe import LAUNCHER_PACKAGE, foreground, page_nodes
 from sim.settings_store import get_setting, put_setting
 from sim.simulator import Simulator
+from sim.state import InstanceState
 
 __all__ = [
     "KEYCODES",
@@ -416,6 +417,18 @@ class VirtualPhone:
         self.instance.changed()
         note_activity_start(self)
         return True
+
+    async def reset_to(self, state: InstanceState) -> None:
+        """Hold a copy of ``state`` from now on, as a phone restored to a backup would: what
+        a paired run does before each phone episode, so that the phone starts from the very
+        state its simulator twin starts from (the reality-gap knobs stay as they are)."""
+        self.instance.state = state.model_copy(deep=True)
+        self.instance.episode = None
+        self.transition = None
+        self.clipboard = ""
+        if self.perturbations.font_scale is not None:
+            self.instance.state.os.text_zoom = self.perturbations.font_scale
+        self.instance.changed()
 
     async def force_stop(self, package: str) -> None:
         """``am force-stop``: the app's back stack and screen state go; home if in front."""

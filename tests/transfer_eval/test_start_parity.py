@@ -1,0 +1,76 @@
+"""Start-state parity on hand-made states and trees: what differs is named, volatile keys
+are not, and a pair without a recorded start is unknown, never "the same"."""
+
+from __future__ import annotations
+
+from bridge.schema import ObservedState, UINode
+from transfer_eval.start_parity import PairStart, StartParity, state_differences, tree_differences
+
+
+def _state(**settings: str) -> ObservedState:
+    return ObservedState(
+        settings={"global": dict(settings), "secure": {"android_id": "abc"}},
+        rows={"content://sms": {"1": "d1", "2": "d2"}},
+        files={"Trip/a.jpg": "f1"},
+    )
+
+
+def _node(node_id: int, text: str, checked: bool = False) -> UINode:
+    return UINode(
+        id=node_id,
+        parent=None if node_id == 0 else 0,
+        index=node_id,
+        class_name="android.widget.TextView",
+        text=text,
+        package="com.android.settings",
+        bounds_px=[0, node_id * 10, 100, node_id * 10 + 10],
+        checked=checked,
+    )
+
+
+def test_equal_states_have_no_differences() -> None:
+    assert state_differences(_state(wifi_on="1"), _state(wifi_on="1")) == []
+
+
+def test_a_setting_a_row_and_a_file_that_differ_are_each_named() -> None:
+    sim = _state(wifi_on="1", zen_mode="0")
+    phone = ObservedState(
+        settings={"global": {"wifi_on": "0", "zen_mode": "0"}, "secure": {"android_id": "abc"}},
+        rows={"content://sms": {"1": "d1", "2": "other", "3": "d3"}},
+        files={},
+    )
+    found = state_differences(sim, phone)
+    assert "global.wifi_on: sim '1', phone '0'" in found
+    assert "content://sms/2: row differs" in found and "content://sms/3: row differs" in found
+    assert "/sdcard/Download/Trip/a.jpg: sim 'f1', phone None" in found
+    assert len(found) == 4
+
+
+def test_volatile_settings_are_not_differences() -> None:
+    sim = ObservedState(settings={"global": {"boot_count": "3"}})
+    phone = ObservedState(settings={"global": {"boot_count": "9"}})
+    assert state_differences(sim, phone) == []
+    assert state_differences(sim, ObservedState(settings={"global": {"other": "1"}}), ()) != []
+
+
+def test_trees_that_differ_say_what_each_world_shows() -> None:
+    sim = [_node(0, "Settings"), _node(1, "Wi-Fi", checked=True)]
+    assert tree_differences(sim, list(sim)) == []
+    phone = [_node(0, "Settings"), _node(1, "Wi-Fi", checked=False)]
+    (only,) = tree_differences(sim, phone)
+    assert "sim shows 'Wi-Fi'" in only and "phone shows 'Wi-Fi'" in only
+    (renamed,) = tree_differences(sim, [_node(0, "Settings"), _node(1, "WLAN", checked=True)])
+    assert "'WLAN'" in renamed
+
+
+def test_unknown_pairs_are_neither_same_nor_counted() -> None:
+    parity = StartParity(
+        pairs=[
+            PairStart(label="a", role="base", repeat=0, verdict="same"),
+            PairStart(label="b", role="base", repeat=0, verdict="different", state=["x"]),
+            PairStart(label="c", role="base", repeat=0, verdict="unknown", why="not run"),
+        ]
+    )
+    assert (parity.same, parity.compared, parity.rate) == (1, 2, 0.5)
+    assert [p.label for p in parity.different] == ["b"]
+    assert StartParity().rate is None
