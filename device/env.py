@@ -147,7 +147,7 @@ class AndroidEnv:
         serial = self.config.target.serial or getattr(self._link, "serial", "") or "unknown"
         props = await read_props(self._link, serial)
         self._choice = select_profile(props, self.config.profile)
-        self._driver = AndroidDriver(self._link, settle=self.config.settle)
+        self._driver = AndroidDriver(self._link, settle=self._settle(self._choice.profile))
         self._facts = await self._driver.screen()
         self._backend = BackendInfo(
             kind="virtual" if props.virtual else "device",
@@ -156,6 +156,12 @@ class AndroidEnv:
             serial=serial,
         )
         return self._backend
+
+    def _settle(self, profile: DeviceProfile) -> SettleConfig:
+        """The config's settling, with the profile's interval unless the config set its own."""
+        if "settle" in self.config.model_fields_set or profile.settle_interval_s is None:
+            return self.config.settle
+        return self.config.settle.model_copy(update={"interval_s": profile.settle_interval_s})
 
     @property
     def profile(self) -> DeviceProfile:

@@ -67,6 +67,13 @@ class DeviceProfile(_Model):
     apps: dict[str, str] = Field(
         min_length=1, description="app id -> Android package (from bridge/apps.json)"
     )
+    settle_interval_s: float | None = Field(
+        default=None,
+        gt=0,
+        description="how far apart two agreeing frames must be for the screen to count as "
+        "settled on this phone (None: the driver's default, for a phone whose screen lags "
+        "its input); the virtual phone shows each input's result in the next frame",
+    )
     volatile_settings: list[str] = Field(
         default_factory=list,
         description="globs of settings (`namespace.key`) this OEM rewrites by itself, on top "

@@ -272,7 +272,7 @@ def test_adb_state_has_every_method_of_the_protocol() -> None:
         for name, member in vars(AndroidState).items()
         if inspect.iscoroutinefunction(member)
     }
-    assert len(wanted) == 21
+    assert len(wanted) == 22
     for name, signature in wanted.items():
         method = getattr(AdbAndroidState, name)
         assert inspect.iscoroutinefunction(method), name
