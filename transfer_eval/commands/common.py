@@ -13,6 +13,7 @@ import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
+from types import FrameType
 from typing import Any, NoReturn
 
 import typer
@@ -57,8 +58,16 @@ def stop_on_signals() -> None:
     long traceback. Python's own handler is put back here, and the simulator's server no
     longer takes signals over (:class:`sim.simulator.Simulator`)."""
 
-    def interrupt(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt
+    def interrupt(signum: int, frame: FrameType | None) -> None:
+        # What Ctrl-C does now: inside asyncio.run, its runner's handler cancels the main
+        # task, which unwinds (the phone put back, the adb server stopped) before the
+        # KeyboardInterrupt; raised here instead, it would land in whatever task runs, and
+        # asyncio's clean-up would re-raise it from that task and stop half-way.
+        handler = signal.getsignal(signal.SIGINT)
+        if callable(handler):
+            handler(signal.SIGINT, frame)
+        else:
+            raise KeyboardInterrupt
 
     signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.signal(signal.SIGTERM, interrupt)
