@@ -48,10 +48,10 @@ import asyncio
 import collections
 import logging
 import time
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import partial
-from typing import Literal, TypeVar
+from typing import Any, Literal, TypeVar
 
 from bridge.env import Env, RestoringEnv, StartObserving
 from bridge.failures import InfraFailure, classify, guarded
@@ -77,7 +77,7 @@ from bridge.schema import (
 )
 from bridge.trajectory import EpisodeWriter, RunStore
 
-__all__ = ["EpisodeJob", "TreeXml", "run_episode", "run_episodes"]
+__all__ = ["EpisodeJob", "TreeXml", "gather_or_cancel", "run_episode", "run_episodes"]
 
 TreeXml = Callable[[Observation], str | None]
 """Turns an observation into the UI tree XML saved for its step (e.g. ``bridge.uitree``)."""
@@ -346,7 +346,7 @@ async def run_episodes(
         for job in job_list
         if job.episode_id in todo
     }
-    await _gather_all(list(tasks.values()))
+    await gather_or_cancel(list(tasks.values()))
     return [tasks[i].result() if i in tasks else earlier[i] for i in ids]
 
 
@@ -361,8 +361,10 @@ def _checked(jobs: Iterable[EpisodeJob], concurrency: int) -> list[EpisodeJob]:
     return job_list
 
 
-async def _gather_all(tasks: list[asyncio.Future[EpisodeRecord]]) -> None:
-    """Wait for every task; on an error or a cancel, cancel the rest, let them clean up."""
+async def gather_or_cancel(tasks: Sequence[asyncio.Future[Any]]) -> None:
+    """Wait for every task; on an error or a cancel, cancel the rest, let them clean up
+    (their envs closed), then let the error propagate: the episodes of a run, or the two
+    worlds of a paired run, end together."""
     try:
         await asyncio.gather(*tasks)
     except BaseException:

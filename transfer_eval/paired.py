@@ -30,7 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
 from bridge.breaker import InfraBreaker
 from bridge.env import Env
 from bridge.errors import TrajectoryError
-from bridge.runner import EpisodeJob, run_episodes
+from bridge.runner import EpisodeJob, gather_or_cancel, run_episodes
 from bridge.schema import EpisodeRecord, TaskInstance
 from bridge.trajectory import RunManifest, RunStore
 from device.adb import AdbTarget
@@ -263,19 +263,6 @@ def _jobs(
 _Done = Callable[[EpisodeRecord], None]
 
 
-async def _all_or_none(*runs: Awaitable[object]) -> None:
-    """Await ``runs`` together; when one fails, cancel the others (their episodes are
-    left without a result and their envs closed) before the error propagates."""
-    tasks = [asyncio.ensure_future(run) for run in runs]
-    try:
-        await asyncio.gather(*tasks)
-    except BaseException:
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-        raise
-
-
 async def _twin_base(config: PairedConfig, phone: _Phone) -> InstanceState | None:
     """Where the simulator cells start when the phone cannot be reset to theirs: the
     phone's own state, read once (:mod:`transfer_eval.phone_twin`); None for the virtual
@@ -339,9 +326,8 @@ async def _run_grid(
             )
 
         for _attempt in range(config.max_infra_retries + 1):
-            await _all_or_none(
-                run(sim_jobs, config.sim_pages, sim_done), run(device_jobs, 1, device_done)
-            )
+            worlds = (run(sim_jobs, config.sim_pages, sim_done), run(device_jobs, 1, device_done))
+            await gather_or_cancel([asyncio.ensure_future(world) for world in worlds])
             if not any(r.outcome == "infra_error" for r in store.completed().values()):
                 break
     return cells
