@@ -12,6 +12,7 @@ action, never a step error.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -21,7 +22,7 @@ from bridge.app_catalog import app_catalog
 from bridge.coords import IntPoint
 from bridge.gestures import LONG_PRESS_TIMEOUT_MS, Stroke, classify_stroke
 from sim.instance import Instance
-from sim.observe import page_nodes
+from sim.observe import tree_nodes
 from sim.pages import PooledPage, SimProfile
 
 __all__ = ["SimActuator", "long_press_timeout_ms"]
@@ -65,10 +66,19 @@ class SimActuator:
 
     async def _runtime(self, call: str, *points: IntPoint, **flags: Any) -> dict[str, Any]:
         coords = [value for point in points for value in self._css(point)]
-        result = await self.pooled.page.evaluate(
-            "([call, coords, flags]) => window.__mgb[call](...coords, flags)",
+        await self.pooled.show(self.instance)
+        reply = await self.pooled.page.evaluate(
+            "async ([call, coords, flags]) => {"
+            " const result = await window.__mgb[call](...coords, flags);"
+            " return {result, shown: [window.__mgb.instance, window.__mgb.version]}; }",
             [call, coords, flags],
         )
+        # A gesture the page posted came back with the screen it caused: the page shows
+        # that version now, so the settle that follows need not render it again.
+        shown_instance, shown_version = reply["shown"]
+        if shown_instance == self.instance.id and shown_version == self.instance.version:
+            self.pooled.loaded(self.instance)
+        result = reply["result"]
         return result if isinstance(result, dict) else {}
 
     def _stroke(self, path: Sequence[IntPoint], duration_ms: float) -> Stroke:
@@ -140,8 +150,7 @@ class SimActuator:
 
     async def focus(self) -> FocusState:
         """The tree the page shows now and the keyboard state."""
-        await self.pooled.show(self.instance)
-        nodes = await page_nodes(self.pooled)
+        nodes = tree_nodes(json.loads(await self.pooled.tree_of(self.instance)))
         return FocusState(nodes, self.instance.state.ui.keyboard_visible)
 
     async def wait(self, seconds: float) -> Performed:

@@ -37,6 +37,8 @@ CHROMIUM_ARGS = (
     "--disable-background-timer-throttling",
     "--disable-renderer-backgrounding",
     "--disable-backgrounding-occluded-windows",
+    "--disable-frame-rate-limit",
+    "--disable-gpu-vsync",
 )
 """Flags for a headless Chromium that never reaches for the network."""
 

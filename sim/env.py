@@ -117,13 +117,13 @@ class SimEnv:
         instance = self.instance
         async with instance.lock, self.sim.pool.page() as pooled:
             self._begin_step(action)
-            await pooled.show(instance)
             world = SimActuator(pooled, instance, self.sim.config.profile)
-            outcome = await perform(world, action, seen)
+            outcome = await perform(world, action, seen)  # touches show the page first
             if isinstance(action, AnswerAction) and instance.episode is not None:
                 instance.episode.answer = dict(action.fields)
             acted = time.perf_counter()
-            await pooled.show(instance)
+            if self.with_screenshots:  # else the tree may be known without a layout
+                await pooled.show(instance)
             settled = time.perf_counter()
             obs = await self._observe_on(pooled, outcome.error)
         done = time.perf_counter()
@@ -166,7 +166,6 @@ class SimEnv:
         """Observe the current screen without acting."""
         self._check_open()
         async with self.instance.lock, self.sim.pool.page() as pooled:
-            await pooled.show(self.instance)
             self._last = await self._observe_on(pooled, None)
         return self._last
 

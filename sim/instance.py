@@ -41,19 +41,23 @@ class Instance:
         self.episode: Any = None
         """The task episode being judged on this instance (set by the env), if any."""
         self.closed = False
+        self._screen: ScreenPayload | None = None
 
     def changed(self) -> None:
         """Record that the state changed, so pages showing the old version re-render."""
         self.version += 1
 
     def screen(self) -> ScreenPayload:
-        """The current screen for a page."""
-        return ScreenPayload(
-            instance=self.id,
-            version=self.version,
-            html=render_screen(self.phone, self.state),
-            scroll=dict(self.state.ui.scroll),
-        )
+        """The current screen for a page (rendered once per version: every change of the
+        state moves the version, :meth:`changed`)."""
+        if self._screen is None or self._screen.version != self.version:
+            self._screen = ScreenPayload(
+                instance=self.id,
+                version=self.version,
+                html=render_screen(self.phone, self.state),
+                scroll=dict(self.state.ui.scroll),
+            )
+        return self._screen
 
     def snapshot(self) -> bytes:
         """The whole state as JSON bytes."""

@@ -70,7 +70,7 @@ def tree_nodes(raw: list[dict[str, Any]]) -> list[UINode]:
 
 async def page_nodes(pooled: PooledPage) -> list[UINode]:
     """The UI tree the page shows now, as uiautomator would dump it."""
-    return tree_nodes(json.loads(await pooled.page.evaluate("() => window.__mgb.treeJson()")))
+    return tree_nodes(json.loads(await pooled.tree_json()))
 
 
 def foreground(instance: Instance) -> Foreground:
@@ -103,10 +103,12 @@ async def observe(
     quality: int = 80,
     last_action_error: str | None = None,
 ) -> Observation:
-    """Observe ``instance`` on ``pooled`` (which must already show its current version)."""
-    nodes = await page_nodes(pooled)
+    """Observe ``instance`` on ``pooled``: the page shows its current version first when a
+    screenshot is wanted or its tree is not known (:meth:`PooledPage.tree_of`)."""
+    nodes = tree_nodes(json.loads(await pooled.tree_of(instance)))
     shot = None
     if screenshot:
+        await pooled.show(instance)
         data = await pooled.screenshot(image_format, quality)
         shot = Screenshot(
             format=image_format, width=profile.width_px, height=profile.height_px, data=data

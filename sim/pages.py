@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections import OrderedDict
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -26,7 +27,7 @@ from playwright.async_api import TimeoutError as PlaywrightTimeout
 from pydantic import BaseModel, ConfigDict, Field
 
 from bridge.errors import EnvError, EnvTimeout
-from sim.instance import Instance
+from sim.instance import Instance, ScreenPayload
 
 __all__ = ["PagePool", "PooledPage", "SimProfile"]
 
@@ -65,13 +66,53 @@ class PooledPage:
     crashed: bool = False
     """Set by the page's ``crash`` event (a crashed page is not closed, but is dead)."""
 
+    trees: TreeCache = field(default_factory=lambda: TreeCache())
+    """The trees of screens laid out before (shared by the pages of one pool)."""
+    shown: Looks | None = None
+    """The HTML and scroll offsets the page shows, when known."""
+
     async def show(self, instance: Instance) -> None:
-        """Make the page show ``instance``'s current version (no-op when it already does)."""
+        """Make the page show ``instance``'s current version (no-op when it already does).
+
+        A new version that looks the same (the clock moved within the minute) only moves
+        the page's version: swapping in identical HTML would lay out and settle for nothing.
+        """
         if self.instance == instance.id and self.version == instance.version:
             return
         payload = instance.screen()
-        await self.page.evaluate("(p) => window.__mgb.load(p)", payload.model_dump())
+        looks = looks_of(payload)
+        if self.instance == instance.id and self.shown == looks:
+            await self.page.evaluate("(v) => { window.__mgb.version = v; }", payload.version)
+        else:
+            await self.page.evaluate("(p) => window.__mgb.load(p)", payload.model_dump())
+        self.instance, self.version, self.shown = instance.id, instance.version, looks
+
+    def loaded(self, instance: Instance) -> None:
+        """Record that the page's runtime loaded ``instance``'s current screen itself (a
+        gesture it posted came back with the screen it caused)."""
         self.instance, self.version = instance.id, instance.version
+        self.shown = looks_of(instance.screen())
+
+    async def tree_json(self) -> str:
+        """The runtime's UI tree (JSON) of what the page shows now."""
+        looks = self.shown
+        raw = self.trees.get(looks) if looks is not None else None
+        if raw is None:
+            raw = await self.page.evaluate("() => window.__mgb.treeJson()")
+            if looks is not None:
+                self.trees.put(looks, raw)
+        return raw
+
+    async def tree_of(self, instance: Instance) -> str:
+        """The UI tree (JSON) of ``instance``'s current screen. A screen the pool has laid
+        out before — the same HTML and scroll offsets, so the same layout — is not shown
+        again: its tree is the one read then."""
+        if not (self.instance == instance.id and self.version == instance.version):
+            raw = self.trees.get(looks_of(instance.screen()))
+            if raw is not None:
+                return raw
+            await self.show(instance)
+        return await self.tree_json()
 
     async def screenshot(self, image_format: str = "jpeg", quality: int = 80) -> bytes:
         """The screen at device resolution.
@@ -85,7 +126,7 @@ class PooledPage:
 
     def forget(self) -> None:
         """Mark the page as showing nothing known (after an error mid-gesture)."""
-        self.instance, self.version = None, -1
+        self.instance, self.version, self.shown = None, -1, None
 
     def gone(self) -> bool:
         """Whether the page can no longer answer: crashed, closed, or its browser is gone."""
@@ -95,6 +136,39 @@ class PooledPage:
 
     def _on_crash(self, _page: Page) -> None:
         self.crashed = True
+
+
+Looks = tuple[str, tuple[tuple[str, int], ...]]
+"""What decides a screen's layout: its HTML and the scroll offsets applied to it."""
+
+
+def looks_of(payload: ScreenPayload) -> Looks:
+    """The :data:`Looks` of a screen payload."""
+    return payload.html, tuple(sorted(payload.scroll.items()))
+
+
+class TreeCache:
+    """The last ``size`` screens' UI trees by their :data:`Looks` (least recently used
+    dropped). The tree is a pure function of the looks for pages of one profile: the runtime
+    keeps no state of its own beyond the HTML and scroll offsets it was given."""
+
+    def __init__(self, size: int = 256) -> None:
+        self._size = size
+        self._trees: OrderedDict[Looks, str] = OrderedDict()
+
+    def get(self, looks: Looks) -> str | None:
+        """The tree read for ``looks``, if still kept."""
+        raw = self._trees.get(looks)
+        if raw is not None:
+            self._trees.move_to_end(looks)
+        return raw
+
+    def put(self, looks: Looks, raw: str) -> None:
+        """Keep ``raw`` as the tree of ``looks``."""
+        self._trees[looks] = raw
+        self._trees.move_to_end(looks)
+        while len(self._trees) > self._size:
+            self._trees.popitem(last=False)
 
 
 class PagePool:
@@ -111,6 +185,7 @@ class PagePool:
         self._size = size
         self._free: asyncio.Queue[PooledPage] = asyncio.Queue()
         self._contexts: list[BrowserContext] = []
+        self._trees = TreeCache()
 
     async def start(self) -> None:
         """Open the contexts and load the runtime into every page."""
@@ -132,7 +207,7 @@ class PagePool:
         page = await context.new_page()
         await page.goto(f"{self._base_url}/", wait_until="load")
         await page.wait_for_function("() => window.__mgb !== undefined")
-        pooled = PooledPage(page, self._profile)
+        pooled = PooledPage(page, self._profile, trees=self._trees)
         page.on("crash", pooled._on_crash)
         return pooled
 

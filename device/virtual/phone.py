@@ -10,6 +10,7 @@ package to start — into changes of the simulator instance, and renders the ins
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -28,7 +29,7 @@ from device.virtual.vfs import PhoneFiles
 from sim.actuate import long_press_timeout_ms
 from sim.device_props import DeviceIdentity
 from sim.instance import Instance
-from sim.observe import LAUNCHER_PACKAGE, foreground, page_nodes
+from sim.observe import LAUNCHER_PACKAGE, foreground, tree_nodes
 from sim.settings_store import get_setting, put_setting
 from sim.simulator import Simulator
 from sim.state import InstanceState
@@ -233,7 +234,8 @@ class VirtualPhone:
 
     async def nodes(self) -> list[UINode]:
         """The UI tree as uiautomator would dump it."""
-        return await self._with_page(page_nodes)
+        async with self.lock, self.sim.pool.page() as pooled:
+            return tree_nodes(json.loads(await pooled.tree_of(self.instance)))
 
     async def hierarchy_xml(self) -> str:
         """The hierarchy in uiautomator2's XML format."""
