@@ -1,1 +1,1 @@
-"""The phone: drives any adb device through adbutils and uiautomator2 (see DESIGN.md)."""
+"""The phone: drives any adb device through adbutils and uiautomator2 (docs/phone.md)."""

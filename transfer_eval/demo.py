@@ -1,4 +1,4 @@
-"""``make demo`` today: parse real phones' UI dumps and draw what a policy would be given.
+"""``mgb gallery``: parse real phones' UI dumps and draw what a policy would be given.
 
 Every dump is parsed with :mod:`bridge.uitree`, checked to survive an XML round trip, drawn
 as a set-of-marks wireframe by headless Chromium, and collected in a gallery page. It

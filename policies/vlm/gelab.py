@@ -1,4 +1,4 @@
-"""Adapter for GELab-Zero (stepfun-ai/gelab-zero; notes in vlm_adapters_new.md).
+"""Adapter for GELab-Zero (stepfun-ai/gelab-zero; notes in docs/vlm_adapters.md).
 
 Prompt (our wording of the documented ``parser_0920_summary`` prompt, Chinese as the model
 card's): one user turn with the task definition (a 0–1000 screen grid and nine actions), the

@@ -1,4 +1,4 @@
-"""Adapter for MAI-UI (Tongyi-MAI/MAI-UI; notes in vlm_adapters_new.md).
+"""Adapter for MAI-UI (Tongyi-MAI/MAI-UI; notes in docs/vlm_adapters.md).
 
 Prompt (our wording of the documented system prompt): reason inside ``<thinking>``, then one
 ``<tool_call>{"name": "mobile_use", "arguments": {...}}</tool_call>``; actions ``click``,

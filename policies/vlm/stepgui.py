@@ -1,4 +1,4 @@
-"""Adapter for Step-GUI (StepFun; notes in vlm_adapters_new.md).
+"""Adapter for Step-GUI (StepFun; notes in docs/vlm_adapters.md).
 
 Step-GUI is trained on the same output distribution as GELab-Zero: ``<THINK>`` reasoning,
 then tab-separated ``explain:…\\taction:CLICK\\tpoint:x,y\\tsummary:…`` fields on a 0–1000

@@ -1,4 +1,4 @@
-"""Adapter for UI-Venus (inclusionAI/UI-Venus; notes in vlm_adapters_new.md).
+"""Adapter for UI-Venus (inclusionAI/UI-Venus; notes in docs/vlm_adapters.md).
 
 Prompt (our wording of the documented mobile prompt): one user message with the task, the
 action list ``Click(box=(x,y))``, ``Drag(start=..., end=...)``, ``Scroll(start=..., end=...)``,
