@@ -1,6 +1,6 @@
 """Simulator benchmark (what `mgb sim bench` runs): prints one JSON object.
 
-    .venv/bin/python benchmarks/sim_bench.py [--quick]
+.venv/bin/python benchmarks/sim_bench.py [--quick]
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ import sys
 from sim.bench import run_bench
 
 if __name__ == "__main__":
+
     def stage(name: str) -> None:
         print(f"bench: {name}", file=sys.stderr, flush=True)
 

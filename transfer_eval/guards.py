@@ -19,6 +19,7 @@ GuardMode = Literal["off", "apps", "all"]
 """``off``: no guard; ``apps``: leaving the task's apps ends the episode; ``all``: so does an
 action on an element marked sending, calling, paying, deleting or installing."""
 
+
 def task_guard(
     mode: GuardMode, task: TaskInstance | None, allow: Sequence[str] = ()
 ) -> ActionGuard | None:

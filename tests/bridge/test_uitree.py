@@ -591,7 +591,7 @@ def test_xpath_for_selects_exactly_its_node_on_real_dumps(name: str) -> None:
 def test_xpath_for_prefers_a_readable_attribute_and_quotes_safely() -> None:
     nodes = [
         UINode(id=0, class_name="android.widget.FrameLayout", bounds_px=(0, 0, 100, 100)),
-        UINode(id=1, parent=0, text="it's \"quoted\"", bounds_px=(0, 0, 50, 50)),
+        UINode(id=1, parent=0, text='it\'s "quoted"', bounds_px=(0, 0, 50, 50)),
         UINode(id=2, parent=0, resource_id="a:id/ok", bounds_px=(50, 0, 100, 50)),
         UINode(id=3, parent=0, text="same", bounds_px=(0, 50, 50, 100)),
         UINode(id=4, parent=0, text="same", bounds_px=(50, 50, 100, 100)),

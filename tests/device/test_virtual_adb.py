@@ -54,7 +54,10 @@ def _wait_for(condition: Callable[[], bool], timeout: float = 10.0) -> None:
 def test_wm_size_through_the_adb_binary(rig: Rig) -> None:
     result = rig.run("shell", "wm", "size")
     assert (result.returncode, result.stdout, result.stderr) == (
-        0, "Physical size: 1080x2400\n", "")
+        0,
+        "Physical size: 1080x2400\n",
+        "",
+    )
 
 
 def test_getprop_model_and_exit_status(rig: Rig) -> None:
@@ -77,7 +80,7 @@ def test_shell_lists_and_status(rig: Rig) -> None:
     assert result.stdout == "a\nb\nc\n0\n"
     assert rig.device.shell("false; echo $?") == "1"
     assert rig.device.shell("X=1; echo 'quoted $X' \"$X\"") == "quoted $X 1"
-    assert rig.device.shell("Y=1 true; echo \"[$Y]\"") == "[]"  # a prefix is per command
+    assert rig.device.shell('Y=1 true; echo "[$Y]"') == "[]"  # a prefix is per command
     assert rig.device.shell("dumpsys window windows | grep -c mCurrentFocus") == "1"
 
 
@@ -113,7 +116,10 @@ def test_shell2_exit_codes_v1_and_v2(rig: Rig) -> None:
     assert missing.output == "/system/bin/sh: getevent: inaccessible or not found\n"
     v2 = rig.device.shell2("echo out; ls /nope; exit 3", v2=True)
     assert (v2.returncode, v2.stdout, v2.stderr) == (
-        3, "out\n", "ls: /nope: No such file or directory\n")
+        3,
+        "out\n",
+        "ls: /nope: No such file or directory\n",
+    )
 
 
 def test_window_size_and_screen_facts(rig: Rig) -> None:
@@ -127,16 +133,24 @@ def test_app_start_and_current(rig: Rig) -> None:
     rig.device.app_start("com.android.settings")
     current = rig.device.app_current()
     assert (current.package, current.activity) == (
-        "com.android.settings", "com.android.settings.Settings")
+        "com.android.settings",
+        "com.android.settings.Settings",
+    )
     started = rig.device.shell2("am start -n com.android.contacts/.activities.PeopleActivity")
     assert "Starting: Intent { cmp=com.android.contacts/.activities.PeopleActivity }" in (
-        started.output)
+        started.output
+    )
     assert rig.device.app_current().package == "com.android.contacts"
     bad = rig.device.shell2("am start -n com.android.contacts/.Nope")
-    assert "Error: Activity class {com.android.contacts/com.android.contacts.Nope} does not " \
-           "exist." in bad.output and bad.returncode == 0
-    assert "No activities found" in rig.device.shell2("monkey -p com.nope -c "
-                                                      "android.intent.category.LAUNCHER 1").output
+    assert (
+        "Error: Activity class {com.android.contacts/com.android.contacts.Nope} does not exist."
+        in bad.output
+        and bad.returncode == 0
+    )
+    assert (
+        "No activities found"
+        in rig.device.shell2("monkey -p com.nope -c android.intent.category.LAUNCHER 1").output
+    )
 
 
 def test_click_send_keys_and_keyevent(rig: Rig) -> None:
@@ -173,8 +187,10 @@ def test_settings_put_and_get(rig: Rig) -> None:
     assert rig.device.shell("settings get system screen_brightness") == "77"
     assert rig.device.shell("settings get global no_such_key") == "null"
     assert _state(rig).os.settings["system"]["screen_brightness"] == 77
-    query = rig.device.shell("content query --uri content://settings/system --projection "
-                             "name:value --where \"name='screen_brightness'\"")
+    query = rig.device.shell(
+        "content query --uri content://settings/system --projection "
+        "name:value --where \"name='screen_brightness'\""
+    )
     assert query == "Row: 0 name=screen_brightness, value=77"
 
 
@@ -182,21 +198,28 @@ def test_content_query_and_insert_contacts(rig: Rig) -> None:
     uri = "content://com.android.contacts"
     bob = rig.device.shell(f"content query --uri {uri}/contacts --where \"display_name='Bob'\"")
     assert bob == "Row: 0 _id=8, display_name=Bob, starred=0, has_phone_number=1"
-    rig.device.shell(f"content insert --uri {uri}/raw_contacts --bind account_type:s: "
-                     "--bind account_name:s:")
-    raw = rig.device.shell(f"content query --uri {uri}/raw_contacts --projection _id "
-                           "--sort \"_id DESC\"").splitlines()[0]
+    rig.device.shell(
+        f"content insert --uri {uri}/raw_contacts --bind account_type:s: --bind account_name:s:"
+    )
+    raw = rig.device.shell(
+        f'content query --uri {uri}/raw_contacts --projection _id --sort "_id DESC"'
+    ).splitlines()[0]
     raw_id = int(raw.split("_id=")[1])
     for mime, value in (("name", "Zed Virtual"), ("phone_v2", "+86 130 0000 0000")):
-        rig.device.shell(f"content insert --uri {uri}/data --bind raw_contact_id:i:{raw_id} "
-                         f"--bind mimetype:s:vnd.android.cursor.item/{mime} "
-                         f"--bind data1:s:'{value}'")
-    rig.device.shell(f"content update --uri {uri}/contacts --bind starred:i:1 "
-                     f"--where \"_id={raw_id}\"")
-    zed = rig.device.shell(f"content query --uri {uri}/contacts --projection "
-                           "display_name:starred --where \"display_name LIKE 'zed%'\"")
+        rig.device.shell(
+            f"content insert --uri {uri}/data --bind raw_contact_id:i:{raw_id} "
+            f"--bind mimetype:s:vnd.android.cursor.item/{mime} "
+            f"--bind data1:s:'{value}'"
+        )
+    rig.device.shell(
+        f'content update --uri {uri}/contacts --bind starred:i:1 --where "_id={raw_id}"'
+    )
+    zed = rig.device.shell(
+        f"content query --uri {uri}/contacts --projection "
+        "display_name:starred --where \"display_name LIKE 'zed%'\""
+    )
     assert zed == "Row: 0 display_name=Zed Virtual, starred=1"
-    bad = rig.device.shell2(f"content query --uri {uri}/contacts --where \"nope=1\"")
+    bad = rig.device.shell2(f'content query --uri {uri}/contacts --where "nope=1"')
     assert bad.returncode == 1 and "no such column: nope" in bad.output
 
 

@@ -54,8 +54,18 @@ def test_parse_quotes_parameters_and_operators() -> None:
     assert second.first[0].redirects[0].op == ">&"
 
 
-@pytest.mark.parametrize("line", ["echo $(id)", "echo `id`", "(echo a)", "if true; then x; fi",
-                                  "echo 'open", "cat <<EOF", "; echo"])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "echo $(id)",
+        "echo `id`",
+        "(echo a)",
+        "if true; then x; fi",
+        "echo 'open",
+        "cat <<EOF",
+        "; echo",
+    ],
+)
 def test_unsupported_syntax_is_an_error(line: str) -> None:
     with pytest.raises(ShellSyntaxError):
         parse(line)
@@ -64,7 +74,7 @@ def test_unsupported_syntax_is_an_error(line: str) -> None:
 @pytest.mark.asyncio
 async def test_status_quoting_and_redirections(phone: VirtualPhone) -> None:
     assert await run(phone, "false; echo $?") == (0, "1\n", "")
-    assert await run(phone, "echo 'a  b' \"$X\" \"\" end") == (0, "a  b   end\n", "")
+    assert await run(phone, 'echo \'a  b\' "$X" "" end') == (0, "a  b   end\n", "")
     status, out, err = await run(phone, "getevent 2>/dev/null; echo $?")
     assert (status, out, err) == (0, "127\n", "")
     status, out, err = await run(phone, "ls /nope 2>&1 | grep -c 'No such'")
@@ -79,7 +89,10 @@ async def test_status_quoting_and_redirections(phone: VirtualPhone) -> None:
 @pytest.mark.asyncio
 async def test_unknown_commands_and_syntax_errors(phone: VirtualPhone) -> None:
     assert await run(phone, "getevent -l") == (
-        127, "", "/system/bin/sh: getevent: inaccessible or not found\n")
+        127,
+        "",
+        "/system/bin/sh: getevent: inaccessible or not found\n",
+    )
     status, _, err = await run(phone, "echo $(id)")
     assert status == 1 and "not supported" in err
 
@@ -103,11 +116,16 @@ async def test_getprop_settings_and_wm(phone: VirtualPhone) -> None:
 @pytest.mark.asyncio
 async def test_apps_dumpsys_and_ps(phone: VirtualPhone) -> None:
     status, out, err = await run(phone, "am start -n com.android.settings/.Settings")
-    assert (status, out, err) == (0, "Starting: Intent { cmp=com.android.settings/.Settings }\n",
-                                  "")
+    assert (status, out, err) == (
+        0,
+        "Starting: Intent { cmp=com.android.settings/.Settings }\n",
+        "",
+    )
     window = (await run(phone, "dumpsys window windows | grep mCurrentFocus"))[1]
-    assert "mCurrentFocus=Window{" in window and "com.android.settings/com.android.settings" \
-        ".Settings}" in window
+    assert (
+        "mCurrentFocus=Window{" in window
+        and "com.android.settings/com.android.settings.Settings}" in window
+    )
     top = (await run(phone, "dumpsys activity top"))[1]
     assert "ACTIVITY com.android.settings/.Settings " in top
     assert "com.android.settings" in (await run(phone, "ps -A"))[1]
@@ -126,16 +144,27 @@ async def test_apps_dumpsys_and_ps(phone: VirtualPhone) -> None:
 @pytest.mark.asyncio
 async def test_content_query_where_sort_and_projection(phone: VirtualPhone) -> None:
     uri = "content://com.android.contacts"
-    out = (await run(phone, f"content query --uri {uri}/contacts --projection _id:display_name "
-                            "--where \"starred=1 AND (display_name LIKE 'c%' OR _id=1)\" "
-                            "--sort \"_id DESC\""))[1]
+    out = (
+        await run(
+            phone,
+            f"content query --uri {uri}/contacts --projection _id:display_name "
+            "--where \"starred=1 AND (display_name LIKE 'c%' OR _id=1)\" "
+            '--sort "_id DESC"',
+        )
+    )[1]
     assert out.splitlines()[-1] == "Row: 1 _id=1, display_name=张三"
-    phones = (await run(phone, f"content query --uri {uri}/data/phones --projection data1:data2 "
-                               "--where \"contact_id=5\""))[1]
+    phones = (
+        await run(
+            phone,
+            f"content query --uri {uri}/data/phones --projection data1:data2 "
+            '--where "contact_id=5"',
+        )
+    )[1]
     assert phones == "Row: 0 data1=10086, data2=3\n"
-    assert (await run(phone, f"content query --uri {uri}/contacts --where \"_id=999\""))[1] == (
-        "No result found.\n")
-    status, _, err = await run(phone, f"content query --uri {uri}/contacts --where \"_id = ?\"")
+    assert (await run(phone, f'content query --uri {uri}/contacts --where "_id=999"'))[1] == (
+        "No result found.\n"
+    )
+    status, _, err = await run(phone, f'content query --uri {uri}/contacts --where "_id = ?"')
     assert status == 1 and "Expected 1 bind arguments but 0 were provided" in err
 
 
@@ -143,23 +172,34 @@ async def test_content_query_where_sort_and_projection(phone: VirtualPhone) -> N
 async def test_content_insert_update_and_delete(phone: VirtualPhone) -> None:
     uri = "content://com.android.contacts"
     await run(phone, f"content insert --uri {uri}/raw_contacts --bind account_name:s:")
-    await run(phone, f"content insert --uri {uri}/data --bind raw_contact_id:i:1001 "
-                     "--bind mimetype:s:vnd.android.cursor.item/name --bind data1:s:'Ann Lee'")
-    await run(phone, f"content insert --uri {uri}/data --bind raw_contact_id:i:1001 "
-                     "--bind mimetype:s:vnd.android.cursor.item/email_v2 "
-                     "--bind data1:s:ann@example.com --bind data2:i:2")
-    await run(phone, f"content update --uri {uri}/raw_contacts --bind starred:i:1 "
-                     "--where \"_id=1001\"")
+    await run(
+        phone,
+        f"content insert --uri {uri}/data --bind raw_contact_id:i:1001 "
+        "--bind mimetype:s:vnd.android.cursor.item/name --bind data1:s:'Ann Lee'",
+    )
+    await run(
+        phone,
+        f"content insert --uri {uri}/data --bind raw_contact_id:i:1001 "
+        "--bind mimetype:s:vnd.android.cursor.item/email_v2 "
+        "--bind data1:s:ann@example.com --bind data2:i:2",
+    )
+    await run(
+        phone, f'content update --uri {uri}/raw_contacts --bind starred:i:1 --where "_id=1001"'
+    )
     overlay = phone.instance.state.apps["contacts"]["contacts"]["n001"]
     assert (overlay["name"], overlay["starred"]) == ("Ann Lee", True)
     assert overlay["emails"] == [{"type": "work", "address": "ann@example.com"}]
-    await run(phone, f"content delete --uri {uri}/data --where \"mimetype='vnd.android.cursor."
-                     "item/email_v2' AND contact_id=1001\"")
+    await run(
+        phone,
+        f"content delete --uri {uri}/data --where \"mimetype='vnd.android.cursor."
+        "item/email_v2' AND contact_id=1001\"",
+    )
     assert phone.instance.state.apps["contacts"]["contacts"]["n001"]["emails"] == []
-    await run(phone, f"content delete --uri {uri}/contacts --where \"_id=1\"")
+    await run(phone, f'content delete --uri {uri}/contacts --where "_id=1"')
     assert phone.instance.state.apps["contacts"]["contacts"]["c001"] is None
-    status, _, err = await run(phone, f"content insert --uri {uri}/contacts "
-                                      "--bind display_name:s:x")
+    status, _, err = await run(
+        phone, f"content insert --uri {uri}/contacts --bind display_name:s:x"
+    )
     assert status == 1 and "UnsupportedOperationException" in err
 
 
@@ -167,11 +207,11 @@ async def test_content_insert_update_and_delete(phone: VirtualPhone) -> None:
 async def test_content_where_is_sqlite(phone: VirtualPhone) -> None:
     uri = "content://com.android.contacts/contacts"
     where = "display_name='Bob' OR (_id >= 77 AND NOT display_name IS NULL)"
-    out = (await run(phone, f"content query --uri {uri} --projection _id --where \"{where}\""))[1]
+    out = (await run(phone, f'content query --uri {uri} --projection _id --where "{where}"'))[1]
     assert out == "Row: 0 _id=8\nRow: 1 _id=77\nRow: 2 _id=78\n"
-    status, _, err = await run(phone, f"content query --uri {uri} --where \"_id = 1 1\"")
+    status, _, err = await run(phone, f'content query --uri {uri} --where "_id = 1 1"')
     assert status == 1 and "android.database.sqlite.SQLiteException" in err
-    status, _, err = await run(phone, f"content query --uri {uri} --sort \"nope DESC\"")
+    status, _, err = await run(phone, f'content query --uri {uri} --sort "nope DESC"')
     assert status == 1 and "no such column: nope" in err
 
 
@@ -188,7 +228,7 @@ def _content_rows(text: str, columns: list[str]) -> list[dict[str, str | None]]:
         for index, column in enumerate(columns):
             rest = rest.removeprefix(f"{column}=")
             end = rest.find(f", {columns[index + 1]}=") if index + 1 < len(columns) else -1
-            value, rest = (rest, "") if end < 0 else (rest[:end], rest[end + 2:])
+            value, rest = (rest, "") if end < 0 else (rest[:end], rest[end + 2 :])
             row[column] = None if value == "NULL" else value
         rows.append(row)
     return rows
@@ -199,12 +239,21 @@ async def test_content_query_prints_what_the_simulator_reads(phone: VirtualPhone
     sim_state = SimAndroidState(phone.sim.phone, phone.instance.state)
     uri = "content://com.android.contacts/data"
     await sim_state.insert(f"{uri[:-5]}/raw_contacts", {"account_name": None})
-    await sim_state.insert(uri, {"raw_contact_id": 1001, "data1": "Chen, Alice=A",
-                                 "mimetype": "vnd.android.cursor.item/name"})
+    await sim_state.insert(
+        uri,
+        {
+            "raw_contact_id": 1001,
+            "data1": "Chen, Alice=A",
+            "mimetype": "vnd.android.cursor.item/name",
+        },
+    )
     columns = ["_id", "display_name", "data1", "data4", "starred"]
     where = "NOT (starred = 1 OR data4 IS NOT NULL) AND display_name LIKE '%, %'"
-    status, out, _ = await run(phone, f"content query --uri {uri} --projection "
-                                      f"{':'.join(columns)} --where \"{where}\" --sort \"_id\"")
+    status, out, _ = await run(
+        phone,
+        f"content query --uri {uri} --projection "
+        f'{":".join(columns)} --where "{where}" --sort "_id"',
+    )
     expected = await sim_state.query(uri, columns, where, "_id")
     assert status == 0 and expected and _content_rows(out, columns) == expected
     assert expected[0]["display_name"] == "Chen, Alice=A" and expected[0]["data4"] is None

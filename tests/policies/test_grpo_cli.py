@@ -55,8 +55,12 @@ def test_required_splits_exist() -> None:
 def test_a_split_is_a_pair_of_suites_in_a_data_file(tmp_path: Path) -> None:
     grid = {"tasks": ["settings/SetWifi-v1"], "seeds": {"first": 0, "count": 3}}
     held_out = {"task_id": "settings/SetWifi-v1", "seed": 9, "lang": "zh"}
-    body = {"description": "mine", "apps": ["settings"], "train": {"grid": grid},
-            "test": {"tasks": [held_out]}}
+    body = {
+        "description": "mine",
+        "apps": ["settings"],
+        "train": {"grid": grid},
+        "test": {"tasks": [held_out]},
+    }
     path = tmp_path / "mine.json"
     path.write_text(json.dumps(body))
     split = load_split(str(path))

@@ -31,8 +31,6 @@ from tests.bridge.toy_env import CounterEnv, counter_task
 QWEN = "vlm:qwen3vl@http://127.0.0.1:8000/v1#Qwen/Qwen3-VL-8B-Instruct"
 
 
-
-
 # --------------------------------------------------------------------------- parse_spec
 
 GOOD: list[tuple[str, PolicySpec]] = [
@@ -158,8 +156,12 @@ def test_package_exports_resolve() -> None:
 
 def test_valid_forms_lists_every_kind() -> None:
     text = valid_forms()
-    forms = ("scripted", "random[:SEED]", "replay:RUN/EPISODE",
-             "vlm:ADAPTER[,K=V...]@BASE_URL[#MODEL]")
+    forms = (
+        "scripted",
+        "random[:SEED]",
+        "replay:RUN/EPISODE",
+        "vlm:ADAPTER[,K=V...]@BASE_URL[#MODEL]",
+    )
     for form in forms:
         assert form in text
     assert "learned:CHECKPOINT" in text
@@ -249,11 +251,15 @@ def test_qwen3vl_without_model_uses_its_default() -> None:
 
 
 def test_vlm_options_are_typed_kept_in_the_name_and_reach_adapter_and_client() -> None:
-    spec = parse_spec("vlm:qwen3vl,scale=1000,temperature=0,top_p=0.9,stream=false"
-                      "@http://127.0.0.1:8000/v1#my/Qwen3-VL-ft")
+    spec = parse_spec(
+        "vlm:qwen3vl,scale=1000,temperature=0,top_p=0.9,stream=false"
+        "@http://127.0.0.1:8000/v1#my/Qwen3-VL-ft"
+    )
     assert spec.options == {"scale": 1000, "temperature": 0, "top_p": 0.9, "stream": False}
-    assert str(spec) == ("vlm:qwen3vl,scale=1000,temperature=0,top_p=0.9,stream=false"
-                         "@http://127.0.0.1:8000/v1#my/Qwen3-VL-ft")
+    assert str(spec) == (
+        "vlm:qwen3vl,scale=1000,temperature=0,top_p=0.9,stream=false"
+        "@http://127.0.0.1:8000/v1#my/Qwen3-VL-ft"
+    )
     policy = load("vlm:qwen3vl,scale=1000,temperature=0@http://127.0.0.1:8000/v1#m")
     assert policy.adapter.scale == 1000  # type: ignore[attr-defined]
     assert policy._client.config.temperature == 0  # type: ignore[attr-defined]

@@ -24,13 +24,27 @@ def _obs(*nodes: UINode) -> Observation:
 
 
 def _list(*texts: str, first: int = 1) -> list[UINode]:
-    nodes = [UINode(id=0, class_name="androidx.recyclerview.widget.RecyclerView",
-                    bounds_px=(0, 200, 1080, 2200), scrollable=True)]
+    nodes = [
+        UINode(
+            id=0,
+            class_name="androidx.recyclerview.widget.RecyclerView",
+            bounds_px=(0, 200, 1080, 2200),
+            scrollable=True,
+        )
+    ]
     for offset, text in enumerate(texts):
         top = 200 + offset * 150
-        nodes.append(UINode(id=len(nodes), parent=0, class_name="android.widget.TextView",
-                            text=text, resource_id="com.android.settings:id/title",
-                            bounds_px=(0, top, 1080, top + 150), clickable=True))
+        nodes.append(
+            UINode(
+                id=len(nodes),
+                parent=0,
+                class_name="android.widget.TextView",
+                text=text,
+                resource_id="com.android.settings:id/title",
+                bounds_px=(0, top, 1080, top + 150),
+                clickable=True,
+            )
+        )
     return nodes
 
 
@@ -62,11 +76,18 @@ async def test_scrolls_to_find_and_gives_up_when_the_list_stops() -> None:
 
 @pytest.mark.asyncio
 async def test_type_into_a_field_and_answer() -> None:
-    field = UINode(id=1, parent=0, class_name="android.widget.EditText", hint="Name",
-                   bounds_px=(0, 300, 1080, 420), editable=True)
+    field = UINode(
+        id=1,
+        parent=0,
+        class_name="android.widget.EditText",
+        hint="Name",
+        bounds_px=(0, 300, 1080, 420),
+        editable=True,
+    )
     root = UINode(id=0, class_name="android.widget.FrameLayout", bounds_px=(0, 0, 1080, 2400))
-    policy = PlanPolicy([TypeStep(text="张伟", into=Selector(hint="Name")),
-                         AnswerStep(fields={"n": 3})])
+    policy = PlanPolicy(
+        [TypeStep(text="张伟", into=Selector(hint="Name")), AnswerStep(fields={"n": 3})]
+    )
     await policy.reset("x", PolicyContext())
     typed = await policy.act(_obs(root, field))
     assert typed.action is not None and typed.action.type == "type"
@@ -77,8 +98,13 @@ async def test_type_into_a_field_and_answer() -> None:
 
 @pytest.mark.asyncio
 async def test_tap_at_a_relative_position() -> None:
-    slider = UINode(id=1, parent=0, class_name="android.widget.SeekBar",
-                    bounds_px=(100, 1000, 1000, 1100), clickable=True)
+    slider = UINode(
+        id=1,
+        parent=0,
+        class_name="android.widget.SeekBar",
+        bounds_px=(100, 1000, 1000, 1100),
+        clickable=True,
+    )
     root = UINode(id=0, class_name="android.widget.FrameLayout", bounds_px=(0, 0, 1080, 2400))
     policy = PlanPolicy([TapStep(on=Selector(class_name="SeekBar"), at=(1.0, 0.5))])
     await policy.reset("x", PolicyContext())
@@ -93,9 +119,14 @@ def test_selector_needs_a_field() -> None:
 
 
 def _row(node_id: int, text: str, rid: str, top: int) -> UINode:
-    return UINode(id=node_id, parent=0, class_name="android.widget.TextView", text=text,
-                  resource_id=f"com.android.contacts:id/{rid}",
-                  bounds_px=(0, top, 1080, top + 100))
+    return UINode(
+        id=node_id,
+        parent=0,
+        class_name="android.widget.TextView",
+        text=text,
+        resource_id=f"com.android.contacts:id/{rid}",
+        bounds_px=(0, top, 1080, top + 100),
+    )
 
 
 def _contacts_screen(*rows: tuple[str, str]) -> Observation:
@@ -111,20 +142,33 @@ HEADER = Selector(resource_id="section_title")
 @pytest.mark.asyncio
 async def test_answers_read_from_the_screen_replace_the_predicted_ones() -> None:
     """A query oracle counts what the phone shows, not what the simulator predicted."""
-    start = _contacts_screen(("Contacts", "title"), ("Favorites", "section_title"),
-                             ("Ann Lee", "title"), ("Bo Li", "title"), ("Cy Lee", "title"),
-                             ("A", "section_title"), ("Al Ng", "title"))
-    found = _contacts_screen(("2 found", "section_title"), ("Ann Lee", "title"),
-                             ("Di Lee", "title"))
-    policy = PlanPolicy([
-        NoteStep(key="fav", rows=Selector(resource_id="title"), after=FAVORITES, until=HEADER),
-        TypeStep(text="Lee"),
-        NoteStep(key="found", rows=Selector(resource_id="title"), after=HEADER, until=HEADER),
-        AnswerStep(fields={"count": 99, "favorites": 99, "first": "x"},
-                   read={"count": Recall(key="found"),
-                         "favorites": Recall(key="found", among="fav"),
-                         "first": Recall(key="fav", op="text")}),
-    ])
+    start = _contacts_screen(
+        ("Contacts", "title"),
+        ("Favorites", "section_title"),
+        ("Ann Lee", "title"),
+        ("Bo Li", "title"),
+        ("Cy Lee", "title"),
+        ("A", "section_title"),
+        ("Al Ng", "title"),
+    )
+    found = _contacts_screen(
+        ("2 found", "section_title"), ("Ann Lee", "title"), ("Di Lee", "title")
+    )
+    policy = PlanPolicy(
+        [
+            NoteStep(key="fav", rows=Selector(resource_id="title"), after=FAVORITES, until=HEADER),
+            TypeStep(text="Lee"),
+            NoteStep(key="found", rows=Selector(resource_id="title"), after=HEADER, until=HEADER),
+            AnswerStep(
+                fields={"count": 99, "favorites": 99, "first": "x"},
+                read={
+                    "count": Recall(key="found"),
+                    "favorites": Recall(key="found", among="fav"),
+                    "first": Recall(key="fav", op="text"),
+                },
+            ),
+        ]
+    )
     await policy.reset("x", PolicyContext())
     typed = await policy.act(start)
     assert typed.action is not None and typed.action.type == "type"

@@ -21,8 +21,9 @@ async def test_create_step_snapshot_fork_verdict_close(sim: Simulator) -> None:
         first = created.json()["observation"]
         assert first["foreground"]["package"] == "com.android.launcher3"
         assert first["screenshot"]["data"][:4] == "/9j/"  # base64 of a JPEG
-        step = await http.post(f"/api/envs/{env_id}/step",
-                               json={"action": {"type": "open_app", "app": "settings"}})
+        step = await http.post(
+            f"/api/envs/{env_id}/step", json={"action": {"type": "open_app", "app": "settings"}}
+        )
         assert step.status_code == 200 and step.json()["observation"]["foreground"]["app"] == (
             "settings"
         )
@@ -34,8 +35,11 @@ async def test_create_step_snapshot_fork_verdict_close(sim: Simulator) -> None:
         assert {env_id, *(f["env_id"] for f in forks.json())} <= listed
         verdict = (await http.get(f"/api/envs/{env_id}/verdict")).json()
         assert verdict["success"] is False and verdict["checks"][0]["name"] == "global.wifi_on"
-        restored = await http.post(f"/api/envs/{env_id}/restore", content=snapshot.content,
-                                   headers={"content-type": "application/json"})
+        restored = await http.post(
+            f"/api/envs/{env_id}/restore",
+            content=snapshot.content,
+            headers={"content-type": "application/json"},
+        )
         assert restored.status_code == 200 and restored.json()["foreground"]["app"] == "settings"
         assert (await http.delete(f"/api/envs/{env_id}")).status_code == 204
         assert (await http.get(f"/api/envs/{env_id}/verdict")).status_code == 404
@@ -44,24 +48,33 @@ async def test_create_step_snapshot_fork_verdict_close(sim: Simulator) -> None:
 async def test_bad_input_gets_clear_4xx(sim: Simulator) -> None:
     async with httpx.AsyncClient(base_url=sim.base_url, timeout=30) as http:
         env_id = (await http.post("/api/envs", json={})).json()["env_id"]
-        bad_point = await http.post(f"/api/envs/{env_id}/step", json={
-            "action": {"type": "tap", "target": {"point": {"x": 3, "y": 0.5}}}})
+        bad_point = await http.post(
+            f"/api/envs/{env_id}/step",
+            json={"action": {"type": "tap", "target": {"point": {"x": 3, "y": 0.5}}}},
+        )
         assert bad_point.status_code == 422 and "point" in bad_point.text
-        unknown_type = await http.post(f"/api/envs/{env_id}/step",
-                                       json={"action": {"type": "teleport"}})
+        unknown_type = await http.post(
+            f"/api/envs/{env_id}/step", json={"action": {"type": "teleport"}}
+        )
         assert unknown_type.status_code == 422 and "teleport" in unknown_type.text
         no_task = await http.get(f"/api/envs/{env_id}/verdict")
         assert no_task.status_code == 409 and "reset" in no_task.json()["detail"]
         typo = await http.post(f"/api/envs/{env_id}/reset", json={"task_id": "settings/SetWfi-v1"})
         assert typo.status_code == 404 and "settings/SetWifi-v1" in typo.json()["detail"]
-        junk = await http.post(f"/api/envs/{env_id}/restore", content=b"{not json",
-                               headers={"content-type": "application/json"})
+        junk = await http.post(
+            f"/api/envs/{env_id}/restore",
+            content=b"{not json",
+            headers={"content-type": "application/json"},
+        )
         assert junk.status_code == 422
-        missing = await http.post("/api/envs/i999999/step",
-                                  json={"action": {"type": "key", "key": "back"}})
+        missing = await http.post(
+            "/api/envs/i999999/step", json={"action": {"type": "key", "key": "back"}}
+        )
         assert missing.status_code == 404
-        stale = await http.post(f"/api/instances/{env_id}/page-events",
-                                json={"version": -5, "event": {"type": "edge", "edge": "top"}})
+        stale = await http.post(
+            f"/api/instances/{env_id}/page-events",
+            json={"version": -5, "event": {"type": "edge", "edge": "top"}},
+        )
         assert stale.status_code == 409
         # the server survived all of that
         assert (await http.get(f"/api/envs/{env_id}/observation")).status_code == 200

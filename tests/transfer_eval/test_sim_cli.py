@@ -187,8 +187,10 @@ def test_ctrl_c_stops_a_run_says_how_to_resume_and_leaves_nothing_running(
     )
     results = out / "results.jsonl"
     deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and child.poll() is None and not (
-        results.exists() and results.read_text().strip()
+    while (
+        time.monotonic() < deadline
+        and child.poll() is None
+        and not (results.exists() and results.read_text().strip())
     ):
         time.sleep(0.1)  # polling for a condition with a deadline
     assert child.poll() is None, child.communicate()[0]

@@ -59,7 +59,9 @@ def test_posing_a_suite_in_the_phones_language_merges_entries_that_coincide(
     )
     suite = load_suite(str(path))
     assert [(e.label, e.lang) for e in suite.instances("en")] == [
-        ("a/X-v1_s1-en", "en"), ("a/X-v1_s2-en", "en")]
+        ("a/X-v1_s1-en", "en"),
+        ("a/X-v1_s2-en", "en"),
+    ]
     assert [e.lang for e in suite.instances("zh")] == ["zh", "zh"]
 
 

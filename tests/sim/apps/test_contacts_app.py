@@ -46,8 +46,16 @@ from sim.state import AppTask, InstanceState
 def contact(cid: str, name: str, number: str = "", starred: bool = False) -> dict[str, Any]:
     """A literal contact with one mobile number."""
     phones = [{"type": "mobile", "number": number}] if number else []
-    return {"id": cid, "name": name, "phones": phones, "emails": [], "company": "",
-            "title": "", "starred": starred, "note": ""}
+    return {
+        "id": cid,
+        "name": name,
+        "phones": phones,
+        "emails": [],
+        "company": "",
+        "title": "",
+        "starred": starred,
+        "note": "",
+    }
 
 
 class _Nodes(HTMLParser):
@@ -157,9 +165,15 @@ def test_normalize_phone_keeps_digits_and_a_leading_plus() -> None:
 
 @pytest.mark.parametrize(
     ("a", "b", "same"),
-    [("13800138000", "+86 138 0013 8000", True), ("+8613800138000", "138-0013-8000", True),
-     ("10086", "10086", True), ("10086", "+86 10086", False), ("6552 3344", "010-6552 3344", True),
-     ("13800138000", "13800138001", False), ("", "", False)],
+    [
+        ("13800138000", "+86 138 0013 8000", True),
+        ("+8613800138000", "138-0013-8000", True),
+        ("10086", "10086", True),
+        ("10086", "+86 10086", False),
+        ("6552 3344", "010-6552 3344", True),
+        ("13800138000", "13800138001", False),
+        ("", "", False),
+    ],
 )
 def test_same_number_is_a_loose_comparison(a: str, b: str, same: bool) -> None:
     assert same_number(a, b) is same
@@ -177,16 +191,34 @@ def test_index_letters_use_pinyin_surname_readings_and_hash() -> None:
 
 
 def test_sort_interleaves_chinese_by_pinyin_and_puts_hash_last() -> None:
-    people = [contact(f"c{i:03d}", name) for i, name in enumerate(
-        ["Zoe", "12306", "张伟", "Bob", "李娜", "爸爸", "曾志强", "Émile", "alice", "陈静"], 1)]
+    people = [
+        contact(f"c{i:03d}", name)
+        for i, name in enumerate(
+            ["Zoe", "12306", "张伟", "Bob", "李娜", "爸爸", "曾志强", "Émile", "alice", "陈静"], 1
+        )
+    ]
     ordered = [c["name"] for c in sort_contacts(people)]
-    assert ordered == ["alice", "爸爸", "Bob", "陈静", "Émile", "李娜", "曾志强", "张伟", "Zoe",
-                       "12306"]
+    assert ordered == [
+        "alice",
+        "爸爸",
+        "Bob",
+        "陈静",
+        "Émile",
+        "李娜",
+        "曾志强",
+        "张伟",
+        "Zoe",
+        "12306",
+    ]
 
 
 def test_group_by_letter_groups_in_list_order() -> None:
-    people = [contact("c1", "王芳"), contact("c2", "Wendy"), contact("c3", "10086"),
-              contact("c4", "Alice")]
+    people = [
+        contact("c1", "王芳"),
+        contact("c2", "Wendy"),
+        contact("c3", "10086"),
+        contact("c4", "Alice"),
+    ]
     groups = [(letter, [c["name"] for c in group]) for letter, group in group_by_letter(people)]
     assert groups == [("A", ["Alice"]), ("W", ["王芳", "Wendy"]), ("#", ["10086"])]
 
@@ -220,10 +252,13 @@ def test_matches(query: str, name: str, number: str, expected: bool) -> None:
 
 
 def test_search_returns_matches_in_list_order() -> None:
-    people = [contact("c1", "Oliver Smith"), contact("c2", "Bob Smith"), contact("c3", "Smithers"),
-              contact("c4", "Ann")]
-    assert [c["name"] for c in search(people, "smith")] == ["Bob Smith", "Oliver Smith",
-                                                              "Smithers"]
+    people = [
+        contact("c1", "Oliver Smith"),
+        contact("c2", "Bob Smith"),
+        contact("c3", "Smithers"),
+        contact("c4", "Ann"),
+    ]
+    assert [c["name"] for c in search(people, "smith")] == ["Bob Smith", "Oliver Smith", "Smithers"]
 
 
 # ---------------------------------------------------------------- model: validation
@@ -237,17 +272,29 @@ def test_validate_requires_a_name() -> None:
 
 @pytest.mark.parametrize(
     ("number", "ok"),
-    [("+86 (010) 6552-3344", True), ("10086", True), ("", True), ("abc", False),
-     ("138a0013", False), ("+", False), ("12+34", False), ("138#", False)],
+    [
+        ("+86 (010) 6552-3344", True),
+        ("10086", True),
+        ("", True),
+        ("abc", False),
+        ("138a0013", False),
+        ("+", False),
+        ("12+34", False),
+        ("138#", False),
+    ],
 )
 def test_validate_phone_characters(number: str, ok: bool) -> None:
-    draft = {"name": "Ann", "phones": [{"type": "mobile", "number": ""},
-                                       {"type": "work", "number": number}], "emails": []}
+    draft = {
+        "name": "Ann",
+        "phones": [{"type": "mobile", "number": ""}, {"type": "work", "number": number}],
+        "emails": [],
+    }
     assert validate(draft) == ({} if ok else {"phone.1": "err_phone_invalid"})
 
 
-@pytest.mark.parametrize(("address", "ok"),
-                         [("a@b.cn", True), ("", True), ("ab.cn", False), ("a b@c.d", False)])
+@pytest.mark.parametrize(
+    ("address", "ok"), [("a@b.cn", True), ("", True), ("ab.cn", False), ("a b@c.d", False)]
+)
 def test_validate_email_needs_an_at(address: str, ok: bool) -> None:
     draft = {"name": "Ann", "phones": [], "emails": [{"type": "home", "address": address}]}
     assert validate(draft) == ({} if ok else {"email.0": "err_email_invalid"})
@@ -260,9 +307,15 @@ WORLD = {"contacts": [contact("c001", "Ann", "111"), contact("c002", "Bo", "222"
 
 
 def test_effective_contacts_apply_replacements_tombstones_and_new_ones() -> None:
-    overlay = {"contacts": {"c001": {**contact("c001", "Ann B", "111")}, "c002": None,
-                            "n010": contact("n010", "New"), "n009": contact("n009", "Nine")},
-               "next_id": 11}
+    overlay = {
+        "contacts": {
+            "c001": {**contact("c001", "Ann B", "111")},
+            "c002": None,
+            "n010": contact("n010", "New"),
+            "n009": contact("n009", "Nine"),
+        },
+        "next_id": 11,
+    }
     got = effective_contacts(WORLD, overlay)
     assert [c["id"] for c in got] == ["c001", "n009", "n010"]
     assert got[0]["name"] == "Ann B"
@@ -280,8 +333,15 @@ def test_put_contact_mints_ids_and_replaces() -> None:
     assert put_contact(overlay, {"name": "Di"}) == "n002"
     assert overlay["next_id"] == 3
     assert overlay["contacts"]["n001"] == {
-        "id": "n001", "name": "Cy", "phones": [{"type": "mobile", "number": "123"}],
-        "emails": [], "company": "", "title": "", "starred": False, "note": ""}
+        "id": "n001",
+        "name": "Cy",
+        "phones": [{"type": "mobile", "number": "123"}],
+        "emails": [],
+        "company": "",
+        "title": "",
+        "starred": False,
+        "note": "",
+    }
     assert put_contact(overlay, {**contact("c001", "Ann C")}) == "c001"
     assert get_contact(WORLD, overlay, "c001")["name"] == "Ann C"  # type: ignore[index]
     assert overlay["next_id"] == 3
@@ -329,8 +389,13 @@ def test_find_by_name_exact_then_ignoring_case() -> None:
 
 
 def test_editor_fields_round_trip() -> None:
-    original = {**contact("c1", "Ann", "111"), "emails": [{"type": "work", "address": "a@b.c"}],
-                "company": "Acme", "title": "CEO", "note": "hi"}
+    original = {
+        **contact("c1", "Ann", "111"),
+        "emails": [{"type": "work", "address": "a@b.c"}],
+        "company": "Acme",
+        "title": "CEO",
+        "note": "hi",
+    }
     original["phones"].append({"type": "home", "number": "222"})
     fields = fields_for_contact(original)
     assert fields[key("phone", 1)] == "222"
@@ -560,18 +625,25 @@ def test_create_with_validation_failure_then_success(ctx: AppContext) -> None:
     ctx.set_field("contacts.edit.phone.0", "138-abc")
     ctx.set_field("contacts.edit.email.0", "nobody")
     tap(ctx, "save")
-    assert texts(render(ctx), rid="textinput_error") == ["Invalid phone number",
-                                                        "Invalid email address"]
+    assert texts(render(ctx), rid="textinput_error") == [
+        "Invalid phone number",
+        "Invalid email address",
+    ]
     ctx.set_field("contacts.edit.phone.0", "+86 139 0000 0000")
     ctx.set_field("contacts.edit.email.0", " test@example.com ")
     ctx.set_field("contacts.edit.company", "Acme Corp")
     tap(ctx, "save")
     created = by_name(ctx, "Test User")
     assert created == {
-        "id": "n001", "name": "Test User",
+        "id": "n001",
+        "name": "Test User",
         "phones": [{"type": "mobile", "number": "+86 139 0000 0000"}],
         "emails": [{"type": "home", "address": "test@example.com"}],
-        "company": "Acme Corp", "title": "", "starred": False, "note": ""}
+        "company": "Acme Corp",
+        "title": "",
+        "starred": False,
+        "note": "",
+    }
     assert len(view(ctx)) == len(before) + 1
     assert ctx.data["next_id"] == 2
     assert ctx.state.ui.toast == "Contact saved"
@@ -637,7 +709,10 @@ def test_label_picker_and_extra_rows(ctx: AppContext, app: ContactsApp) -> None:
     assert texts(html, rid="alertTitle") == ["Choose label"]
     radios = nodes(html, rid="radio")
     assert [(r["attrs"]["data-text"], r["attrs"]["data-checked"]) for r in radios] == [
-        ("Home", "true"), ("Work", "false"), ("Other", "false")]
+        ("Home", "true"),
+        ("Work", "false"),
+        ("Other", "false"),
+    ]
     assert app.on_back(ctx) is True and not nodes(render(ctx), rid="radio")
     tap(ctx, "pick_type", kind="email", index=0)
     tap(ctx, "set_type", kind="email", index=0, type="work")
@@ -647,8 +722,10 @@ def test_label_picker_and_extra_rows(ctx: AppContext, app: ContactsApp) -> None:
     ctx.set_field("contacts.edit.email.0", "w@corp.cn")
     tap(ctx, "save")
     saved = by_name(ctx, "Work Person")
-    assert saved["phones"] == [{"type": "mobile", "number": "10010"},
-                               {"type": "mobile", "number": "(021) 6288-0000"}]
+    assert saved["phones"] == [
+        {"type": "mobile", "number": "10010"},
+        {"type": "mobile", "number": "(021) 6288-0000"},
+    ]
     assert saved["emails"] == [{"type": "work", "address": "w@corp.cn"}]
 
 
@@ -712,8 +789,14 @@ def test_same_actions_give_identical_states(app: ContactsApp, renderer: Template
 
 def test_package_ships_its_resources() -> None:
     package = resources.files("sim.apps.contacts")
-    for name in ("world.json", "strings.json", "icon.svg", "templates/list.html",
-                 "templates/contact.html", "templates/edit.html"):
+    for name in (
+        "world.json",
+        "strings.json",
+        "icon.svg",
+        "templates/list.html",
+        "templates/contact.html",
+        "templates/edit.html",
+    ):
         assert package.joinpath(name).is_file(), name
 
 

@@ -61,8 +61,12 @@ def phone() -> Phone:
 
 def switch_checked(html: str, rid: str) -> str:
     """data-checked of the switch inside the row with resource id ``rid``."""
-    match = re.search(rf'data-rid="{rid}".*?data-class="android.widget.Switch"[^>]*'
-                      r'data-checked="(true|false)"', html, re.S)
+    match = re.search(
+        rf'data-rid="{rid}".*?data-class="android.widget.Switch"[^>]*'
+        r'data-checked="(true|false)"',
+        html,
+        re.S,
+    )
     assert match, f"no switch row {rid!r}"
     return match.group(1)
 
@@ -116,8 +120,9 @@ def test_label_and_identity() -> None:
 # ---- pure rules
 
 
-@pytest.mark.parametrize(("frac", "level"), [(0.0, 0), (1.0, 255), (0.5, 128), (0.25, 64),
-                                              (-0.3, 0), (1.7, 255)])
+@pytest.mark.parametrize(
+    ("frac", "level"), [(0.0, 0), (1.0, 255), (0.5, 128), (0.25, 64), (-0.3, 0), (1.7, 255)]
+)
 def test_brightness_from_frac(frac: float, level: int) -> None:
     assert model.brightness_from_frac(frac) == level
 
@@ -128,16 +133,29 @@ def test_ring_volume_from_frac_and_nan() -> None:
         model.value_from_frac(float("nan"), 15)
 
 
-@pytest.mark.parametrize(("ms", "label"), [(15_000, ("n_seconds", 15)), (60_000, ("one_minute", 1)),
-                                           (1_800_000, ("n_minutes", 30)),
-                                           (90_000, ("n_seconds", 90))])
+@pytest.mark.parametrize(
+    ("ms", "label"),
+    [
+        (15_000, ("n_seconds", 15)),
+        (60_000, ("one_minute", 1)),
+        (1_800_000, ("n_minutes", 30)),
+        (90_000, ("n_seconds", 90)),
+    ],
+)
 def test_timeout_label(ms: int, label: tuple[str, int]) -> None:
     assert model.timeout_label(ms) == label
 
 
 def test_choice_tables() -> None:
-    assert model.TIMEOUT_CHOICES_MS == (15_000, 30_000, 60_000, 120_000, 300_000, 600_000,
-                                        1_800_000)
+    assert model.TIMEOUT_CHOICES_MS == (
+        15_000,
+        30_000,
+        60_000,
+        120_000,
+        300_000,
+        600_000,
+        1_800_000,
+    )
     assert model.FONT_SCALES == {"small": 0.85, "default": 1.0, "large": 1.15, "largest": 1.3}
     assert model.RINGER_MODES == {"sound": 2, "vibrate": 1, "silent": 0}
     assert (model.night_mode_value(True), model.night_mode_value(False)) == (2, 1)
@@ -160,15 +178,15 @@ def test_font_scale_name_and_locale_choice() -> None:
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 @pytest.mark.parametrize("path", sorted(PAGES))
-def test_every_page_renders_and_only_uses_known_actions(phone: Phone, path: str,
-                                                        lang: str) -> None:
+def test_every_page_renders_and_only_uses_known_actions(phone: Phone, path: str, lang: str) -> None:
     html = phone.show(path, lang)
     actions = set(re.findall(r'data-action="([^"]+)"', html))
     assert actions, "a page without any action"
     unknown = {a for a in actions if not a.startswith("os:") and a not in phone.app.handlers}
     assert not unknown
     assert re.findall(r'data-scroll-key="([^"]+)"', html) == [
-        "settings." + (path.strip("/").split("/")[-1] or "main")]
+        "settings." + (path.strip("/").split("/")[-1] or "main")
+    ]
     assert "None" not in html
 
 
@@ -184,11 +202,18 @@ def test_rendering_does_not_change_state(phone: Phone) -> None:
 
 @pytest.mark.parametrize(
     ("path", "en", "zh"),
-    [("/", "Settings", "设置"), ("/wifi", "Wi-Fi", "WLAN"), ("/bluetooth", "Bluetooth", "蓝牙"),
-     ("/mobile", "SIM cards &amp; mobile networks", "双卡与移动网络"),
-     ("/display", "Display", "显示与亮度"), ("/display/timeout", "Screen timeout", "自动锁屏"),
-     ("/display/font", "Font size", "字体大小"), ("/sound", "Sound", "声音与振动"),
-     ("/language", "Languages", "语言"), ("/about", "About phone", "我的设备")],
+    [
+        ("/", "Settings", "设置"),
+        ("/wifi", "Wi-Fi", "WLAN"),
+        ("/bluetooth", "Bluetooth", "蓝牙"),
+        ("/mobile", "SIM cards &amp; mobile networks", "双卡与移动网络"),
+        ("/display", "Display", "显示与亮度"),
+        ("/display/timeout", "Screen timeout", "自动锁屏"),
+        ("/display/font", "Font size", "字体大小"),
+        ("/sound", "Sound", "声音与振动"),
+        ("/language", "Languages", "语言"),
+        ("/about", "About phone", "我的设备"),
+    ],
 )
 def test_page_titles_in_both_languages(phone: Phone, path: str, en: str, zh: str) -> None:
     title = r'data-rid="title">([^<]*)<'
@@ -204,16 +229,33 @@ def test_sub_pages_have_a_localised_back_arrow_and_main_has_none(phone: Phone) -
 
 def test_main_page_items(phone: Phone) -> None:
     html = phone.show("/", "en")
-    for text in ("Wi-Fi", "HomeNet-5G", "Bluetooth", "Off", "Airplane mode", "Display",
-                 "Sound", "Languages", "English (United States)", "About phone",
-                 "Redmi Note 12 Turbo"):
+    for text in (
+        "Wi-Fi",
+        "HomeNet-5G",
+        "Bluetooth",
+        "Off",
+        "Airplane mode",
+        "Display",
+        "Sound",
+        "Languages",
+        "English (United States)",
+        "About phone",
+        "Redmi Note 12 Turbo",
+    ):
         assert f">{text}<" in html, text
     assert 'data-rid="wifi_settings" data-action="open" data-arg-page="/wifi"' in html
     assert 'data-rid="my_device" data-action="open" data-arg-page="/about"' in html
     assert switch_checked(html, "toggle_airplane") == "false"
     zh = phone.show("/", "zh")
-    for text in ("WLAN", "蓝牙", "已关闭", "飞行模式", "双卡与移动网络", "简体中文（中国）",
-                 "我的设备"):
+    for text in (
+        "WLAN",
+        "蓝牙",
+        "已关闭",
+        "飞行模式",
+        "双卡与移动网络",
+        "简体中文（中国）",
+        "我的设备",
+    ):
         assert f">{text}<" in zh, text
 
 
@@ -223,8 +265,7 @@ def test_main_page_items(phone: Phone) -> None:
 def test_open_pushes_a_page_and_rejects_unknown_ones(phone: Phone) -> None:
     phone.tap("open", page="/display")
     phone.tap("open", page="/display/timeout")
-    assert [r.path for r in phone.state.os.tasks[0].stack] == ["/", "/display",
-                                                               "/display/timeout"]
+    assert [r.path for r in phone.state.os.tasks[0].stack] == ["/", "/display", "/display/timeout"]
     with pytest.raises(SimError, match="not one of"):
         phone.tap("open", page="/nowhere")
 
@@ -321,8 +362,10 @@ def test_mobile_data_switch_is_disabled_in_airplane_mode(phone: Phone) -> None:
     phone.tap("toggle_mobile_data")
     phone.tap("toggle_airplane")
     html = phone.show("/mobile")
-    assert 'data-rid="mobile_data_enable" data-action="toggle_mobile_data" data-enabled="false"' \
+    assert (
+        'data-rid="mobile_data_enable" data-action="toggle_mobile_data" data-enabled="false"'
         in html
+    )
     assert switch_checked(html, "mobile_data_enable") == "false"
     phone.tap("toggle_mobile_data")
     assert phone.g["mobile_data"] == 1
@@ -457,8 +500,16 @@ def test_language_switches_the_whole_ui(phone: Phone) -> None:
 
 def test_about_page_facts(phone: Phone) -> None:
     html = phone.show("/about")
-    for text in ("Model", "Redmi Note 12 Turbo", "Android version", "14", "Build number",
-                 "Xiaomi HyperOS 1.0.6.0.UMRCNXM", "IMEI (SIM slot 2)", "Serial number"):
+    for text in (
+        "Model",
+        "Redmi Note 12 Turbo",
+        "Android version",
+        "14",
+        "Build number",
+        "Xiaomi HyperOS 1.0.6.0.UMRCNXM",
+        "IMEI (SIM slot 2)",
+        "Serial number",
+    ):
         assert f">{text}<" in html, text
     assert 'data-rid="device_name" data-action="rename"' in html
     zh = phone.show("/about", "zh")
@@ -470,8 +521,11 @@ def test_rename_dialog_prefills_validates_and_saves(phone: Phone) -> None:
     phone.tap("rename")
     assert phone.ctx.field(DEVICE_NAME_FIELD) == "Redmi Note 12 Turbo"
     ui = phone.state.ui
-    assert (ui.focus, ui.focus_submit, ui.keyboard_visible) == (DEVICE_NAME_FIELD, "rename_ok",
-                                                                True)
+    assert (ui.focus, ui.focus_submit, ui.keyboard_visible) == (
+        DEVICE_NAME_FIELD,
+        "rename_ok",
+        True,
+    )
     html = phone.app.render(phone.ctx)
     assert 'data-field="settings.device_name"' in html and 'data-submit="rename_ok"' in html
     assert ">Redmi Note 12 Turbo</div>" in html
@@ -483,8 +537,10 @@ def test_rename_dialog_prefills_validates_and_saves(phone: Phone) -> None:
     assert phone.ctx.data["dialog"] == "rename"
     assert phone.g["device_name"] == "Redmi Note 12 Turbo"
     assert ui.focus == DEVICE_NAME_FIELD and ui.keyboard_visible
-    assert re.search(r'class="text error"[^>]*data-rid="error">Name can&#39;t be empty<',
-                     phone.app.render(phone.ctx))
+    assert re.search(
+        r'class="text error"[^>]*data-rid="error">Name can&#39;t be empty<',
+        phone.app.render(phone.ctx),
+    )
     phone.ctx.set_field(DEVICE_NAME_FIELD, "  Lab phone 7 ")
     phone.tap("rename_ok", kind="submit")
     assert phone.g["device_name"] == "Lab phone 7"
