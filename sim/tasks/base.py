@@ -31,11 +31,11 @@ Example::
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, Literal, TypeVar
 
-from bridge.android_state import printed
+from bridge.android_state import Namespace, printed
 from bridge.answers import MatchKind
 from bridge.plans import Plan
 from bridge.schema import AnswerField, TaskInstance
@@ -53,12 +53,27 @@ from bridge.taskspec import (
 )
 from sim.tasks.params import NoParams, TaskParams
 
-__all__ = ["LEVEL_MAX_STEPS", "UI_LOCALES", "AnswerSpec", "Kind", "Level", "TaskTemplate", "put"]
+__all__ = [
+    "LEVEL_MAX_STEPS",
+    "UI_LOCALES",
+    "AnswerSpec",
+    "Kind",
+    "Level",
+    "TaskTemplate",
+    "WrongPlan",
+    "option_before",
+    "put",
+]
 
 Level = Literal["L1", "L2", "L3", "L4"]
 Kind = Literal["operate", "query", "hybrid"]
 P = TypeVar("P", bound=TaskParams)
 World = Mapping[str, Mapping[str, Any]]
+
+WrongPlan = Callable[[dict[str, Any], str, World], Plan]
+"""A plausible plan that must not pass the judge (the neighbouring control, an answer one
+off), from an instance's JSON parameters, its language and the world. A template module maps
+its task ids to theirs in ``WRONG``; the end-to-end tests run every one."""
 
 UI_LOCALES = {"en": "en-US", "zh": "zh-CN"}
 """The phone's ``system.system_locales`` for a task in each language."""
@@ -100,9 +115,15 @@ class AnswerSpec:
         )
 
 
-def put(namespace: str, key: str, value: object) -> PutSetting:
+def option_before(options: tuple[Any, ...], value: Any) -> Any:
+    """The option before ``value`` (cyclically): a wrong plan's pick, never the target and
+    never where the setup started."""
+    return options[(options.index(value) - 1) % len(options)]
+
+
+def put(namespace: Namespace, key: str, value: object) -> PutSetting:
     """An ensure operation putting a setting (``value`` printed as Android prints it)."""
-    return PutSetting(namespace=namespace, key=key, value=printed(value) or "")  # type: ignore[arg-type]
+    return PutSetting(namespace=namespace, key=key, value=printed(value) or "")
 
 
 class TaskTemplate(Generic[P]):
@@ -165,11 +186,11 @@ class TaskTemplate(Generic[P]):
     # ---- bound
     def bind(self, sampled: Mapping[str, Any], world: World) -> P:
         """The typed parameters: the sampled fields and those :meth:`derive` computes."""
-        return self.Params.model_validate({**sampled, **self.derive(sampled, world)})  # type: ignore[return-value]
+        return self.Params.model_validate({**sampled, **self.derive(sampled, world)})  # type: ignore[return-value]  # Params is P's model: a class attribute with a default cannot be typed type[P]
 
     def parse(self, params: Mapping[str, Any]) -> P:
         """Typed parameters from a task instance's JSON ``params``."""
-        return self.Params.model_validate(dict(params))  # type: ignore[return-value]
+        return self.Params.model_validate(dict(params))  # type: ignore[return-value]  # Params is P's model: a class attribute with a default cannot be typed type[P]
 
     def oracle_for(self, task: TaskInstance) -> Plan:
         """The oracle plan of a task instance of this template."""

@@ -9,13 +9,13 @@
   ``dtstart`` as a local date), the folder's path names it (``{truth.date}``).
 
 Both are phone-judgeable (no ``requires``) and watch the task's folder as well as the
-events and reminders (:func:`~sim.tasks.files_tasks.watching`).
+events and reminders (:func:`~sim.apps.files.tasks.watching`).
 """
 
 from __future__ import annotations
 
 from types import MappingProxyType
-from typing import Annotated
+from typing import Annotated, Any
 
 from bridge.android_contract import EVENTS, sql_text
 from bridge.plans import FinishStep, Plan, Selector, TapStep, TypeStep
@@ -30,13 +30,13 @@ from bridge.taskspec import (
     RowsCheck,
     RowsFact,
     RowsSelector,
+    Scalar,
     TaskSpec,
     Truth,
     TruthRef,
 )
-from sim.tasks.base import P
-from sim.tasks.calendar_query_tasks import simulated_date
-from sim.tasks.calendar_tasks import (
+from sim.apps.calendar.query_tasks import simulated_date
+from sim.apps.calendar.tasks import (
     IN_TASK_CALENDAR,
     CalendarTask,
     Seeded,
@@ -47,7 +47,8 @@ from sim.tasks.calendar_tasks import (
     open_event,
     titled,
 )
-from sim.tasks.files_tasks import FolderWords, new_folder, open_folder, seed_folder, watching
+from sim.apps.files.tasks import FolderWords, new_folder, open_folder, seed_folder, watching
+from sim.tasks.base import P, World, WrongPlan
 from sim.tasks.params import Choice, Integer, TaskParams
 
 __all__ = ["TEMPLATES", "EventFromInvitation", "FilesCalendarTask", "FolderForEventDate"]
@@ -68,10 +69,10 @@ class FilesCalendarTask(FolderWords, CalendarTask[P]):
         return watching(super().spec(p, lang), self.expected_files(p))
 
 
-def _event_is(name: str, title: str, column: str, value: object) -> RowsCheck:
+def _event_is(name: str, title: str, column: str, value: Scalar | TruthRef) -> RowsCheck:
     """Some live event titled ``title`` has ``column`` = ``value``."""
     return RowsCheck(name=name, uri=EVENTS, where=titled(title), column=column, expect="any",
-                     value=value)  # type: ignore[arg-type]  # fmt: skip
+                     value=value)  # fmt: skip
 
 
 # ---------------------------------------------------------------- files → calendar
@@ -224,3 +225,30 @@ class FolderForEventDate(FilesCalendarTask[DatedEvent]):
 
 TEMPLATES = (EventFromInvitation(), FolderForEventDate())
 """The Files ↔ Calendar templates."""
+
+
+# ---- wrong plans, which must not pass (tests/sim/test_tasks_e2e.py runs them):
+# The day after.
+
+
+def _invitation(p: dict[str, Any], lang: str, w: World) -> Plan:
+    """The day after, two hours long."""
+    return [
+        *open_folder("邀请函"),
+        TapStep(on=Selector(text="invitation.txt", resource_id="title")),
+        *new_event_plan(p["days"] + 1, p["title"], lang, p["start"], later(p["start"], 120)),
+        TypeStep(text=p["place"], into=Selector(resource_id="location")),
+        TapStep(on=Selector(resource_id="action_done")),
+        FinishStep(),
+    ]
+
+
+WRONG: dict[str, WrongPlan] = {
+    "crossapp/EventFromInvitation-v1": _invitation,
+    "crossapp/FolderForEventDate-v1": lambda p, lang, w: [
+        *open_event(p["title"]),
+        *open_folder("活动资料"),
+        *new_folder(simulated_date(p["days"] + 1)),
+        FinishStep(),
+    ],
+}

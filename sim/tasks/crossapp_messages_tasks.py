@@ -9,7 +9,7 @@
   :class:`SaveSenderAsContact`.
 
 Each delivers its SMS into the inbox, which a retail phone's shell cannot do: they need
-the simulator or the virtual phone (:data:`~sim.tasks.messages_tasks.NEEDS_INBOX`), and are
+the simulator or the virtual phone (:data:`~sim.apps.messages.tasks.NEEDS_INBOX`), and are
 judged there by the same spec as on any phone.
 """
 
@@ -32,17 +32,17 @@ from bridge.taskspec import (
     Truth,
     TruthRef,
 )
-from sim.tasks.base import put
-from sim.tasks.calendar_tasks import (
+from sim.apps.calendar.tasks import (
     EVENTS_WATCH,
     REMINDERS_WATCH,
     created_rows,
     day_phrase,
     event_is,
+    later,
     new_event_plan,
     one_event,
 )
-from sim.tasks.contacts_tasks import (
+from sim.apps.contacts.tasks import (
     CONTACTS_WATCH,
     NEW_NAMES,
     Person,
@@ -53,9 +53,10 @@ from sim.tasks.contacts_tasks import (
     person_rows,
     phone_check,
     single_phone,
+    typo,
     world_contact,
 )
-from sim.tasks.messages_tasks import (
+from sim.apps.messages.tasks import (
     INBOX,
     POSED,
     SMS_WATCH,
@@ -65,6 +66,7 @@ from sim.tasks.messages_tasks import (
     sent_checks,
     to_number,
 )
+from sim.tasks.base import WrongPlan, put
 from sim.tasks.params import Choice, Integer, TaskParams, WorldChoice
 
 __all__ = [
@@ -81,8 +83,8 @@ World = Mapping[str, Mapping[str, Any]]
 FRIEND = "+8617712345631"
 """The friend who asks for a number (no contact, no other task's sender)."""
 _SAVE_CONTACT = TapStep(on=Selector(resource_id="editor_menu_save_button"))
-_NEW_CONTACT = [OpenAppStep(app="contacts"),
-                TapStep(on=Selector(resource_id="floating_action_button"))]  # fmt: skip
+_NEW_CONTACT: Plan = [OpenAppStep(app="contacts"),
+                      TapStep(on=Selector(resource_id="floating_action_button"))]  # fmt: skip
 
 
 class NumberAsked(TaskParams):
@@ -246,3 +248,29 @@ class SaveSenderAsContact(MessagesTask[Courier]):
 
 
 TEMPLATES = (ReplyWithContactNumber(), EventFromSms(), SaveSenderAsContact())
+
+
+# ---- wrong plans, which must not pass (tests/sim/test_tasks_e2e.py runs them):
+# A wrong digit, an hour late.
+
+WRONG: dict[str, WrongPlan] = {
+    "crossapp/ReplyWithContactNumber-v1": lambda p, lang, w: [
+        *open_contact(p["name"]),
+        *open_thread(FRIEND),
+        *reply_plan(typo(p["person"]["phones"][0]["number"])),
+        FinishStep(),
+    ],
+    "crossapp/EventFromSms-v1": lambda p, lang, w: [
+        OpenAppStep(app="messages"),  # an hour late
+        *new_event_plan(p["days"], p["title"], lang, later(p["at"], 60), None),
+        TapStep(on=Selector(resource_id="action_done")),
+        FinishStep(),
+    ],
+    "crossapp/SaveSenderAsContact-v1": lambda p, lang, w: [
+        OpenAppStep(app="contacts"),
+        TapStep(on=Selector(resource_id="floating_action_button")),
+        *editor_plan(("name_edit", p["name"]), ("phone_edit", typo(COURIERS[p["courier"]][0]))),
+        TapStep(on=Selector(resource_id="editor_menu_save_button")),
+        FinishStep(),
+    ],
+}

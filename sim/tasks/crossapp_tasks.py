@@ -4,7 +4,7 @@ app's own templates are judged on a phone.
 * Calendar → Clock: an alarm half an hour before the first event of today, or when the last
   one ends (:class:`AlarmBeforeFirstEvent`, :class:`AlarmAtLastEventEnd`): the events are
   seeded in the task's own calendar, their times read back as truths, and the alarm judged
-  by the phone's next alarm clock (``dumpsys alarm``), as :class:`~sim.tasks.clock_tasks.AddAlarm`.
+  by the phone's next alarm clock (``dumpsys alarm``), as :class:`~sim.apps.clock.tasks.AddAlarm`.
 * Clock → Calendar: an event when the next alarm rings (:class:`EventAtNextAlarm`), the
   truth read from the phone's own alarm.
 * Calendar → Contacts: star the person of an event, name the company of the person of
@@ -19,7 +19,7 @@ calendar; contacts are ensured by name, as the Contacts templates do.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 from bridge.android_contract import (
     CONTACTS,
@@ -46,8 +46,7 @@ from bridge.taskspec import (
     Truth,
     TruthRef,
 )
-from sim.tasks.base import AnswerSpec, P
-from sim.tasks.calendar_tasks import (
+from sim.apps.calendar.tasks import (
     IN_TASK_CALENDAR,
     CalendarTask,
     Seeded,
@@ -60,8 +59,8 @@ from sim.tasks.calendar_tasks import (
     open_day,
     open_event,
 )
-from sim.tasks.clock_tasks import add_alarm_plan
-from sim.tasks.contacts_tasks import (
+from sim.apps.clock.tasks import add_alarm_plan
+from sim.apps.contacts.tasks import (
     CONTACTS_WATCH,
     NEW_NAMES,
     Person,
@@ -74,8 +73,10 @@ from sim.tasks.contacts_tasks import (
     person_rows,
     phone_check,
     single_phone,
+    typo,
     world_contact,
 )
+from sim.tasks.base import AnswerSpec, WrongPlan
 from sim.tasks.params import Choice, Integer, TaskParams, WorldChoice
 
 __all__ = [
@@ -252,7 +253,10 @@ class EventPerson(TaskParams):
     days: Annotated[int, Integer(1, 4)]
 
 
-class _PersonEventTask(CalendarTask[P]):
+_EventP = TypeVar("_EventP", bound=EventPerson)
+
+
+class _PersonEventTask(CalendarTask[_EventP]):
     """A task about the person of a seeded event; contacts are watched too."""
 
     watch = (*CalendarTask.watch, *CONTACTS_WATCH)
@@ -262,8 +266,8 @@ class _PersonEventTask(CalendarTask[P]):
         decoy = world_contact(world, sampled["other"])
         return {"name": contact["name"], "person": dict(contact), "decoy": dict(decoy)}
 
-    def text_values(self, p: P, lang: str) -> dict[str, Any]:
-        return {**p.model_dump(), "day": day_phrase(p.days, lang)}  # type: ignore[attr-defined]
+    def text_values(self, p: _EventP, lang: str) -> dict[str, Any]:
+        return {**p.model_dump(), "day": day_phrase(p.days, lang)}
 
 
 def _unstarred(world: World) -> list[str]:
@@ -487,8 +491,8 @@ class ContactFromEventDetails(CalendarTask[Candidate]):
 
     def oracle(self, p: Candidate, lang: str) -> Plan:
         fields = editor_plan(("name_edit", p.name), ("phone_edit", p.number))
-        create = [OpenAppStep(app="contacts"),
-                  TapStep(on=Selector(resource_id="floating_action_button"))]  # fmt: skip
+        create: Plan = [OpenAppStep(app="contacts"),
+                        TapStep(on=Selector(resource_id="floating_action_button"))]  # fmt: skip
         save = TapStep(on=Selector(resource_id="editor_menu_save_button"))
         return [*open_event(p.title), *create, *fields, save, FinishStep()]
 
@@ -502,3 +506,51 @@ TEMPLATES = (
     CallEventWithNumber(),
     ContactFromEventDetails(),
 )
+
+
+# ---- wrong plans, which must not pass (tests/sim/test_tasks_e2e.py runs them):
+# The wrong event's time, the decoy person, the number in the wrong field.
+
+WRONG: dict[str, WrongPlan] = {
+    "crossapp/AlarmBeforeFirstEvent-v1": lambda p, lang, w: [
+        *open_day(0, lang),  # half an hour before the first event in the list, not of the day
+        *add_alarm_plan(later(first_event_today(p)[0].start, -30), lang),
+        FinishStep(),
+    ],
+    "crossapp/AlarmAtLastEventEnd-v1": lambda p, lang, w: [
+        *open_day(0, lang),  # the last event in the list, not the last of the day
+        *add_alarm_plan(first_event_today(p)[-1].end, lang),
+        FinishStep(),
+    ],
+    "crossapp/EventAtNextAlarm-v1": lambda p, lang, w: [
+        OpenAppStep(app="clock"),  # the first alarm of the list, not the next to ring
+        *new_event_plan(0, p["title"], lang, "06:30", "07:00"),
+        TapStep(on=Selector(resource_id="action_done")),
+        FinishStep(),
+    ],
+    "crossapp/StarLunchContact-v1": lambda p, lang, w: [
+        *open_day(p["days"], lang),
+        *open_contact(p["decoy"]["name"]),
+        TapStep(on=Selector(resource_id="menu_star")),
+        FinishStep(),
+    ],
+    "crossapp/QueryMeetingCompany-v1": lambda p, lang, w: [
+        *open_day(p["days"], lang),
+        AnswerStep(fields={"company": p["decoy"]["company"]}),
+    ],
+    "crossapp/CallEventWithNumber-v1": lambda p, lang, w: [
+        *open_contact(p["name"]),
+        *new_event_plan(1, p["title"], lang, p["start"], None),
+        TypeStep(text=p["person"]["phones"][0]["number"], into=Selector(resource_id="description")),
+        TapStep(on=Selector(resource_id="action_done")),
+        FinishStep(),
+    ],
+    "crossapp/ContactFromEventDetails-v1": lambda p, lang, w: [
+        *open_event(p["title"]),
+        OpenAppStep(app="contacts"),
+        TapStep(on=Selector(resource_id="floating_action_button")),
+        *editor_plan(("name_edit", p["name"]), ("phone_edit", typo(p["number"]))),
+        TapStep(on=Selector(resource_id="editor_menu_save_button")),
+        FinishStep(),
+    ],
+}

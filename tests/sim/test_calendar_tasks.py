@@ -16,10 +16,10 @@ from bridge.judge import StartRecord, judge, pose
 from bridge.schema import AnswerValue, Verdict
 from bridge.taskspec import TaskSpec
 from sim.android_state import SimAndroidState
+from sim.apps.calendar.query_tasks import PROJECTS, project_rows
 from sim.phone import Phone
 from sim.state import InstanceState
 from sim.sync_call import complete
-from sim.tasks.calendar_query_tasks import PROJECTS, project_rows
 from sim.tasks.params import sample_params
 from sim.tasks.registry import default_registry
 
@@ -192,7 +192,7 @@ def test_a_phone_with_its_own_calendar_is_posed_on_the_tasks_rows(
 ) -> None:
     for seed in range(4):
         for lang in ("en", "zh"):
-            task = REGISTRY.instantiate(task_id, seed, world, lang)
+            task = REGISTRY.instantiate(task_id, seed, lang)
             assert task.spec is not None
             plain = SimAndroidState(phone, InstanceState(seed=seed))
             expected = complete(pose(task.spec, plain)).truths

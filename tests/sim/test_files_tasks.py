@@ -198,7 +198,7 @@ async def test_both_worlds_name_the_same_file_side_effects() -> None:
     from tests.device.parity import Worlds, differences, verdict_json
 
     simulator = Simulator()
-    spec = REGISTRY.instantiate("files/DeleteRawLogs-v1", 0, {}, "en").spec
+    spec = REGISTRY.instantiate("files/DeleteRawLogs-v1", 0, "en").spec
     assert spec is not None
     worlds = Worlds.fresh(simulator, 0)
     verdicts = []
@@ -232,7 +232,7 @@ def test_expected_files_and_paths_name_only_truths_read() -> None:
 
 
 def test_evidence_renamed_by_name_order_or_copied_fails(phone: Phone, world: World) -> None:
-    from sim.tasks.files_more_tasks import EVIDENCE, by_age
+    from sim.apps.files.more_tasks import EVIDENCE, by_age
 
     posed = Posed(phone, world, "files/RenameEvidenceByDate-v1", ranks=(2, 0, 3, 1, 4))
     for k, name in enumerate(EVIDENCE, start=1):  # the dates in the names: a trap
@@ -254,7 +254,7 @@ def test_evidence_renamed_by_name_order_or_copied_fails(phone: Phone, world: Wor
 
 
 def test_v10_is_later_than_v9(phone: Phone, world: World) -> None:
-    from sim.tasks.files_more_tasks import drafts
+    from sim.apps.files.more_tasks import drafts
 
     posed = Posed(phone, world, "files/CleanObsoleteDrafts-v1", proposal=4, quote=4)
     for sub, (old, _) in drafts(posed.params).items():
@@ -300,7 +300,7 @@ def test_city_photos_moved_not_copied(phone: Phone, world: World) -> None:
 
 
 def test_a_folder_named_after_the_event_date_read_on_the_phone(phone: Phone, world: World) -> None:
-    from sim.tasks.calendar_query_tasks import simulated_date
+    from sim.apps.calendar.query_tasks import simulated_date
 
     posed = Posed(phone, world, "crossapp/FolderForEventDate-v1", title="年度体检", days=3)
     date, day_after = simulated_date(3), simulated_date(4)

@@ -28,12 +28,12 @@ from bridge.schema import AnswerValue, UINode, Verdict
 from bridge.taskspec import EnsureContact, LongestOfferedCheck, PutSetting, TaskSpec
 from bridge.uitree import to_xml
 from sim.android_state import SimAndroidState
+from sim.apps.contacts.query_tasks import has_surname
 from sim.phone import Phone
 from sim.simulator import default_apps
 from sim.state import InstanceState
 from sim.sync_call import complete
 from sim.tasks.base import UI_LOCALES
-from sim.tasks.contacts_query_tasks import has_surname
 from sim.tasks.params import sample_params, sampled_fields
 from sim.tasks.registry import TaskRegistry, default_registry
 
@@ -138,8 +138,8 @@ def test_instructions_format_in_both_languages(task_id: str, world: World) -> No
     template = REGISTRY.get(task_id)
     assert not HAN.search(template.instructions["en"])
     for seed in SEEDS:
-        en = REGISTRY.instantiate(task_id, seed, world, "en")
-        zh = REGISTRY.instantiate(task_id, seed, world, "zh")
+        en = REGISTRY.instantiate(task_id, seed, "en")
+        zh = REGISTRY.instantiate(task_id, seed, "zh")
         assert "{" not in en.instruction and "{" not in zh.instruction
         assert HAN.search(zh.instruction), zh.instruction
         assert (en.lang, zh.lang) == ("en", "zh") and en.params == zh.params
@@ -151,8 +151,8 @@ def test_instructions_format_in_both_languages(task_id: str, world: World) -> No
 def test_params_are_deterministic_per_seed_and_vary_across_seeds(
     task_id: str, world: World
 ) -> None:
-    first = [REGISTRY.instantiate(task_id, seed, world).params for seed in range(20)]
-    again = [REGISTRY.instantiate(task_id, seed, world).params for seed in range(20)]
+    first = [REGISTRY.instantiate(task_id, seed).params for seed in range(20)]
+    again = [REGISTRY.instantiate(task_id, seed).params for seed in range(20)]
     assert first == again
     if sampled_fields(REGISTRY.get(task_id).Params):
         assert len({repr(sorted(p.items())) for p in first}) > 1
@@ -165,7 +165,7 @@ def test_posing_never_presatisfies_and_the_oracle_answers_the_truth(
     template = REGISTRY.get(task_id)
     for seed in SEEDS:
         for lang in ("en", "zh"):
-            task = REGISTRY.instantiate(task_id, seed, world, lang)
+            task = REGISTRY.instantiate(task_id, seed, lang)
             assert task.spec is not None
             assert TaskSpec.model_validate_json(task.spec.model_dump_json()) == task.spec
             android = SimAndroidState(phone, InstanceState(seed=seed))

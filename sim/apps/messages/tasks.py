@@ -18,7 +18,7 @@ has no ``su``: every task that delivers messages :data:`NEEDS_INBOX` (the simula
 virtual phone only). Tasks that only send could be judged on a real phone (the shell reads
 SMS), but a real send reaches a real number and costs money: they :data:`NEEDS_TEST_NUMBER`
 until a user-configured test number is wired. Questions are in
-:mod:`sim.tasks.messages_query_tasks`.
+:mod:`sim.apps.messages.query_tasks`.
 """
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ from bridge.taskspec import (
     WatchedRows,
 )
 from sim.apps.messages.app import MessagesApp
-from sim.tasks.base import P, TaskTemplate
+from sim.tasks.base import P, TaskTemplate, WrongPlan
 from sim.tasks.params import Choice, NoParams, TaskParams
 
 __all__ = [
@@ -188,8 +188,8 @@ class MessagesTask(TaskTemplate[P]):
     """A task over Messages: its inbox delivered first (:meth:`inbox`), SMS rows watched,
     the pose time read as truth ``posed``."""
 
-    apps = ("messages",)
-    watch = (SMS_WATCH,)
+    apps: tuple[str, ...] = ("messages",)
+    watch: tuple[WatchedRows, ...] = (SMS_WATCH,)
 
     def inbox(self, p: P) -> Sequence[InboundSms]:
         """The messages this instance delivers (none: the phone's own inbox)."""
@@ -651,3 +651,70 @@ TEMPLATES: tuple[TaskTemplate, ...] = (
     MarkConversationUnread(),
     DeleteConversations(),
 )
+
+
+# ---- wrong plans, which must not pass (tests/sim/test_tasks_e2e.py runs them):
+# Another reply, one of two senders, the wrong conversation.
+
+
+def _option_after(options: tuple[Any, ...], value: Any) -> Any:
+    return options[(options.index(value) + 1) % len(options)]
+
+
+def _reply_wrong(name: str, text: str) -> Plan:
+    return [*open_thread(name), *reply_plan(text), FinishStep()]
+
+
+_BODIES = {m.address: m.body for m in INBOX}
+
+WRONG: dict[str, WrongPlan] = {
+    "messages/ReplyToSender-v1": lambda p, lang, w: _reply_wrong(
+        p["sender"], _option_after(REPLIES, p["reply"])
+    ),
+    "messages/ReplyToContact-v1": lambda p, lang, w: _reply_wrong(
+        p["name"], _option_after(REPLIES, p["reply"])
+    ),
+    "messages/ReplyToLatestUnread-v1": lambda p, lang, w: _reply_wrong(
+        "106980095566", _option_after(REPLIES, p["reply"])
+    ),
+    "messages/ReplyByKeyword-v1": lambda p, lang, w: [  # the second sender forgotten
+        *ReplyByKeyword().oracle(KeywordReply.model_validate(p), lang)[:6],
+        FinishStep(),
+    ],
+    "messages/SendNewMessage-v1": lambda p, lang, w: [
+        OpenAppStep(app="messages"),
+        *new_chat(p["number"]),
+        *reply_plan(p["text"] + "!"),
+        FinishStep(),
+    ],
+    "messages/ForwardMessage-v1": lambda p, lang, w: [
+        OpenAppStep(app="messages"),
+        *new_chat(p["number"]),
+        *reply_plan(next(b for a, b in _BODIES.items() if a != p["sender"])),
+        FinishStep(),
+    ],
+    "messages/MarkAllRead-v1": lambda p, lang, w: [  # one conversation only
+        OpenAppStep(app="messages"),
+        LongPressStep(on=row(_UNREAD[0])),
+        TapStep(on=Selector(resource_id="action_mark_read")),
+        FinishStep(),
+    ],
+    "messages/OpenConversation-v1": lambda p, lang, w: [
+        *open_thread(_option_after(tuple(_UNREAD), p["sender"])),
+        FinishStep(),
+    ],
+    "messages/MarkConversationUnread-v1": lambda p, lang, w: [
+        OpenAppStep(app="messages"),
+        LongPressStep(on=row(_UNREAD[0])),
+        TapStep(on=Selector(resource_id="action_mark_read")),
+        FinishStep(),
+    ],
+    "messages/DeleteConversations-v1": lambda p, lang, w: [
+        OpenAppStep(app="messages"),
+        LongPressStep(on=row(p["pair"][0])),
+        TapStep(on=row(next(a for a in _UNREAD if a not in p["pair"]))),
+        TapStep(on=Selector(resource_id="action_delete")),
+        TapStep(on=Selector(resource_id="button1")),
+        FinishStep(),
+    ],
+}

@@ -1,7 +1,7 @@
 """Questions over Calendar, and a hybrid that deletes a project's events and counts them.
 
 Every question is about events the task seeds in its own calendar (account ``mobilegym``,
-:data:`~sim.tasks.calendar_tasks.IN_TASK_CALENDAR`) under distinctive titles, and its truth
+:data:`~sim.apps.calendar.tasks.IN_TASK_CALENDAR`) under distinctive titles, and its truth
 is read from the phone right after posing — ``content query`` of those rows, epoch ms said
 as the phone's local date or time (``as_time``) — never predicted from world data. The
 oracles read their answers from the screen (a search result's date, the event card's time
@@ -33,13 +33,12 @@ from bridge.taskspec import (
     RowsCheck,
     RowsFact,
     RowsSelector,
+    TimeAs,
     Truth,
     TruthRef,
 )
-from sim.apps.calendar.times import local_datetime
-from sim.state import DEFAULT_CLOCK_MS
-from sim.tasks.base import AnswerSpec, TaskTemplate
-from sim.tasks.calendar_tasks import (
+from sim.apps.calendar.tasks import (
+    DELETE_EVENT,
     IN_TASK_CALENDAR,
     WEEK,
     CalendarTask,
@@ -48,9 +47,13 @@ from sim.tasks.calendar_tasks import (
     later,
     open_day,
     open_event,
+    other_seeded,
     search_event,
     titled,
 )
+from sim.apps.calendar.times import local_datetime
+from sim.state import DEFAULT_CLOCK_MS
+from sim.tasks.base import AnswerSpec, TaskTemplate, WrongPlan
 from sim.tasks.params import Choice, Integer, TaskParams
 
 __all__ = [
@@ -93,9 +96,9 @@ def simulated_date(days: int) -> str:
     return (local_datetime(DEFAULT_CLOCK_MS).date() + timedelta(days=days)).isoformat()
 
 
-def _seeded_fact(title: str, column: str, as_time: str | None = None) -> RowsFact:
+def _seeded_fact(title: str, column: str, as_time: TimeAs | None = None) -> RowsFact:
     return RowsFact(uri=EVENTS, where=titled(title), column=column, within=IN_TASK_CALENDAR,
-                    as_time=as_time)  # type: ignore[arg-type]  # fmt: skip
+                    as_time=as_time)  # fmt: skip
 
 
 def _note(key: str, rid: str) -> NoteStep:
@@ -262,14 +265,17 @@ class QueryFirstProjectEvent(CalendarTask[ProjectDay]):
     def truths(self, p: ProjectDay) -> list[Truth]:
         where = (f"{project_rows(p.project)} AND allDay=0 AND dtstart >= {{truth.day_start}} "
                  "AND dtstart < {truth.day_end}")  # fmt: skip
-        rows = {"uri": EVENTS, "where": where, "sort": "dtstart", "within": IN_TASK_CALENDAR}
+
+        def rows(column: str, as_time: TimeAs | None = None) -> RowsFact:
+            return RowsFact(uri=EVENTS, where=where, sort="dtstart", within=IN_TASK_CALENDAR,
+                            column=column, as_time=as_time)  # fmt: skip
+
         return [
             Truth(name="day_start", fact=LocalTimeFact(when=LocalTime(days=p.days))),
             Truth(name="day_end", fact=LocalTimeFact(when=LocalTime(days=p.days + 1))),
-            Truth(name="title", fact=RowsFact(column="title", **rows), reduce="first"),
-            Truth(name="time", fact=RowsFact(column="dtstart", as_time="local_time", **rows),
-                  reduce="first"),
-        ]  # fmt: skip
+            Truth(name="title", fact=rows("title"), reduce="first"),
+            Truth(name="time", fact=rows("dtstart", "local_time"), reduce="first"),
+        ]
 
     def text_values(self, p: ProjectDay, lang: str) -> dict[str, Any]:
         return {**p.model_dump(), "day": day_phrase(p.days, lang)}
@@ -388,3 +394,35 @@ TEMPLATES: tuple[TaskTemplate, ...] = (
     QueryFirstProjectEvent(),
     DeleteProjectEvents(),
 )
+
+
+# ---- wrong plans, which must not pass (tests/sim/test_tasks_e2e.py runs them):
+# The day after, the end time, another event, one left behind.
+
+WRONG: dict[str, WrongPlan] = {
+    "calendar/QueryEventDate-v1": lambda p, lang, w: [
+        *search_event(p["target"]),
+        AnswerStep(fields={"date": simulated_date(p["event"]["days"] + 1)}),
+    ],
+    "calendar/QueryEventTime-v1": lambda p, lang, w: [
+        *open_event(p["target"]),
+        AnswerStep(fields={"time": p["event"]["end"]}),
+    ],
+    "calendar/QueryEventLocation-v1": lambda p, lang, w: [
+        *open_event(p["target"]),
+        AnswerStep(fields={"location": other_seeded(p)["location"]}),
+    ],
+    "calendar/QueryFirstProjectEvent-v1": lambda p, lang, w: [
+        *open_day(p["days"], lang),  # the project's first event of the week, not of that day
+        AnswerStep(fields={"title": PROJECTS[p["project"]][3], "time": "08:00"}),
+    ],
+    "calendar/DeleteProjectEvents-v1": lambda p, lang, w: [
+        *search_event(p["project"]),
+        *[
+            step
+            for title in PROJECTS[p["project"]][: p["count"] - 1]  # one left behind
+            for step in (TapStep(on=Selector(resource_id="title", text=title)), *DELETE_EVENT)
+        ],
+        AnswerStep(fields={"count": p["count"]}),
+    ],
+}

@@ -5,7 +5,7 @@ Truths are read from the phone when posed (``content query``), never predicted: 
 count from ``content://mms-sms/conversations?simple=true`` (AOSP's threads table, ``read``
 0 while a thread has an unread message) — the phone's own inbox, so that question needs no
 delivered messages and a real phone can judge it (the shell has ``READ_SMS``); the other two
-are about the messages the task delivers (:data:`~sim.tasks.messages_tasks.NEEDS_INBOX`).
+are about the messages the task delivers (:data:`~sim.apps.messages.tasks.NEEDS_INBOX`).
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from bridge.android_contract import SMS, SMS_CONVERSATIONS, SMS_INBOX, sql_text
 from bridge.plans import AnswerStep, KeyStep, OpenAppStep, Plan, TapStep
 from bridge.taskspec import InboundSms, RowsFact, RowsSelector, Truth
 from sim.apps.messages.model import conversations
-from sim.tasks.base import AnswerSpec, TaskTemplate
-from sim.tasks.messages_tasks import INBOX, MessagesTask, open_thread, row
+from sim.apps.messages.tasks import INBOX, MessagesTask, open_thread, row
+from sim.tasks.base import AnswerSpec, TaskTemplate, WrongPlan
 from sim.tasks.params import Boolean, Choice, TaskParams
 
 __all__ = ["TEMPLATES", "CompareSenderCounts", "CountUnreadConversations", "QueryCode"]
@@ -173,3 +173,22 @@ TEMPLATES: tuple[TaskTemplate, ...] = (
     CompareSenderCounts(),
     QueryCode(),
 )
+
+
+# ---- wrong plans, which must not pass (tests/sim/test_tasks_e2e.py runs them):
+# An answer off.
+
+WRONG: dict[str, WrongPlan] = {
+    "messages/CountUnreadConversations-v1": lambda p, lang, w: [
+        OpenAppStep(app="messages"),
+        AnswerStep(fields={"count": p["count"] + 1}),
+    ],
+    "messages/CompareSenderCounts-v1": lambda p, lang, w: [
+        OpenAppStep(app="messages"),
+        AnswerStep(fields={"sender": "95566" if p["busier"] == "95533" else "95533"}),
+    ],
+    "messages/QueryCode-v1": lambda p, lang, w: [
+        *open_thread(p["sender"]),
+        AnswerStep(fields={"code": "583027" if p["code"] != "583027" else "740215"}),
+    ],
+}

@@ -6,7 +6,7 @@ display name (``content query --uri content://com.android.contacts/contacts --wh
 and judged the same way: the people a task names are inserted when missing, a name the task
 will create is deleted first. Phone numbers are compared as Android compares them
 (:func:`bridge.answers.answer_matches` ``phone``: ``13912345678`` is ``+86 139 1234 5678``).
-Questions about contacts are in :mod:`sim.tasks.contacts_query_tasks`.
+Questions about contacts are in :mod:`sim.apps.contacts.query_tasks`.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping
 from functools import cache
-from typing import Annotated, Any, ClassVar
+from typing import Annotated, Any, ClassVar, TypeVar
 
 from bridge.android_contract import (
     CONTACTS,
@@ -47,7 +47,7 @@ from bridge.taskspec import (
     WatchedRows,
 )
 from sim.apps.contacts.app import ContactsApp
-from sim.tasks.base import P, TaskTemplate
+from sim.tasks.base import P, TaskTemplate, WrongPlan
 from sim.tasks.params import Choice, Integer, TaskParams, WorldChoice
 
 __all__ = [
@@ -247,7 +247,10 @@ def editor_plan(*fields: tuple[str, str]) -> Plan:
 
 
 _SAVE = TapStep(on=Selector(resource_id="editor_menu_save_button"))
-_CREATE = [OpenAppStep(app="contacts"), TapStep(on=Selector(resource_id="floating_action_button"))]
+_CREATE: Plan = [
+    OpenAppStep(app="contacts"),
+    TapStep(on=Selector(resource_id="floating_action_button")),
+]
 
 
 # ---------------------------------------------------------------- tasks
@@ -293,10 +296,10 @@ class _CreateTask(ContactsTask[P]):
 
     name_param: ClassVar[str] = "name"
 
-    def ensure(self, p: NewContact) -> list[EnsureOp]:
+    def ensure(self, p: P) -> list[EnsureOp]:
         return [DeleteRows(uri=RAW_CONTACTS, where=named_rows(getattr(p, self.name_param)))]
 
-    def expected_rows(self, p: NewContact) -> list[RowsSelector]:
+    def expected_rows(self, p: P) -> list[RowsSelector]:
         return person_rows(getattr(p, self.name_param))
 
 
@@ -414,14 +417,17 @@ class CreateContactWorkEmail(_CreateTask[NewEmailContact]):
         ]
 
 
-class _PersonTask(ContactsTask[P]):
+_PersonP = TypeVar("_PersonP", bound=PersonParams)
+
+
+class _PersonTask(ContactsTask[_PersonP]):
     """A task about the world contact ``p.contact`` (its name in ``p.name``)."""
 
     def derive(self, sampled: Mapping[str, Any], world: World) -> dict[str, Any]:
         contact = world_contact(world, sampled["contact"])
         return {"name": contact["name"], "person": dict(contact)}
 
-    def expected_rows(self, p: PersonParams) -> list[RowsSelector]:
+    def expected_rows(self, p: _PersonP) -> list[RowsSelector]:
         return person_rows(p.name)
 
 
@@ -568,3 +574,76 @@ TEMPLATES: tuple[TaskTemplate, ...] = (
     DeleteContact(),
     EditContactPhone(),
 )
+
+
+# ---- wrong plans, which must not pass (tests/sim/test_tasks_e2e.py runs them):
+# A wrong digit, swapped fields, the default label, the wrong contact.
+
+
+def typo(number: str) -> str:
+    """``number`` with its last digit changed (a wrong plan's number)."""
+    return number[:-1] + str((int(number[-1]) + 1) % 10)
+
+
+def other_name(p: dict[str, Any], world: World) -> str:
+    """Another named contact than the task's ``name`` (a wrong plan's)."""
+    return next(c["name"] for c in named(world) if c["name"] != p["name"])
+
+
+def _star_other(p: dict[str, Any], lang: str, world: World) -> Plan:
+    """Star (or unstar) the first other contact in the same state as the target."""
+    target = next(c for c in named(world) if c["id"] == p["contact"])
+    other = next(
+        c for c in named(world) if c["starred"] == target["starred"] and c["id"] != p["contact"]
+    )
+    return [
+        *open_contact(other["name"]),
+        TapStep(on=Selector(resource_id="menu_star")),
+        FinishStep(),
+    ]
+
+
+WRONG: dict[str, WrongPlan] = {
+    "contacts/CreateContact-v1": lambda p, lang, w: [
+        OpenAppStep(app="contacts"),
+        TapStep(on=Selector(resource_id="floating_action_button")),
+        *editor_plan(("name_edit", p["name"]), ("phone_edit", typo(p["phone"]))),
+        _SAVE,
+        FinishStep(),
+    ],
+    "contacts/CreateContactWithCompany-v1": lambda p, lang, w: [
+        OpenAppStep(app="contacts"),
+        TapStep(on=Selector(resource_id="floating_action_button")),
+        *editor_plan(
+            ("name_edit", p["name"]),
+            ("phone_edit", p["phone"]),
+            ("company_edit", p["title"]),
+            ("title_edit", p["company"]),
+        ),
+        _SAVE,
+        FinishStep(),
+    ],
+    "contacts/CreateContactWorkEmail-v1": lambda p, lang, w: [
+        OpenAppStep(app="contacts"),
+        TapStep(on=Selector(resource_id="floating_action_button")),
+        *editor_plan(("name_edit", p["name"]), ("email_edit", p["email"])),
+        _SAVE,  # still labelled Home
+        FinishStep(),
+    ],
+    "contacts/StarContact-v1": _star_other,
+    "contacts/UnstarContact-v1": _star_other,
+    "contacts/DeleteContact-v1": lambda p, lang, w: [
+        *open_contact(other_name(p, w)),
+        TapStep(on=Selector(resource_id="menu_delete")),
+        TapStep(on=Selector(resource_id="button1")),
+        FinishStep(),
+    ],
+    "contacts/EditContactPhone-v1": lambda p, lang, w: [
+        *open_contact(p["name"]),
+        TapStep(on=Selector(resource_id="menu_edit")),
+        TapStep(on=Selector(resource_id="add_phone")),
+        TypeStep(text=p["phone"], into=Selector(resource_id="phone_edit", nth=1)),
+        _SAVE,
+        FinishStep(),
+    ],
+}

@@ -38,8 +38,7 @@ from bridge.taskspec import (
     UpdateRows,
 )
 from sim.apps.contacts.model import normalize_phone, sort_contacts
-from sim.tasks.base import AnswerSpec, TaskTemplate
-from sim.tasks.contacts_tasks import (
+from sim.apps.contacts.tasks import (
     NEW_NAMES,
     ContactsTask,
     Person,
@@ -52,12 +51,14 @@ from sim.tasks.contacts_tasks import (
     named_rows,
     note_section,
     open_contact,
+    other_name,
     person_rows,
     phone_check,
     single_phone,
     world_contact,
     world_contacts,
 )
+from sim.tasks.base import AnswerSpec, TaskTemplate, WrongPlan
 from sim.tasks.params import Choice, Integer, TaskParams, WorldChoice
 
 __all__ = [
@@ -537,3 +538,47 @@ TEMPLATES: tuple[TaskTemplate, ...] = (
     CopyNumberToNewContact(),
     StarSurname(),
 )
+
+
+# ---- wrong plans, which must not pass (tests/sim/test_tasks_e2e.py runs them):
+# Another contact's number or name, an answer off.
+
+
+def _other_number(p: dict[str, Any], world: World) -> str:
+    return next(c for c in single_phone(world) if c["name"] != p["name"])["phones"][0]["number"]
+
+
+WRONG: dict[str, WrongPlan] = {
+    "contacts/QueryPhoneNumber-v1": lambda p, lang, w: [
+        *open_contact(p["name"]),
+        AnswerStep(fields={"number": _other_number(p, w)}),
+    ],
+    "contacts/CountFavorites-v1": lambda p, lang, w: [
+        OpenAppStep(app="contacts"),
+        AnswerStep(fields={"count": p["count"] + 1}),
+    ],
+    "contacts/QueryCompany-v1": lambda p, lang, w: [
+        *open_contact(p["name"]),
+        AnswerStep(fields={"company": "Globex" if p["company"] != "Globex" else "Acme Corp"}),
+    ],
+    "contacts/WhoseNumber-v1": lambda p, lang, w: [
+        OpenAppStep(app="contacts"),
+        AnswerStep(fields={"name": other_name(p, w)}),
+    ],
+    "contacts/CountSurname-v1": lambda p, lang, w: [
+        OpenAppStep(app="contacts"),
+        AnswerStep(fields={"count": p["count"] - p["extra"], "favorites": p["starred"]}),
+    ],
+    "contacts/CopyNumberToNewContact-v1": lambda p, lang, w: [
+        *open_contact(p["name"]),  # renames the contact instead of creating one
+        TapStep(on=Selector(resource_id="menu_edit")),
+        *editor_plan(("name_edit", p["new"])),
+        TapStep(on=Selector(resource_id="editor_menu_save_button")),
+        AnswerStep(fields={"number": p["number"]}),
+    ],
+    "contacts/StarSurname-v1": lambda p, lang, w: [
+        *open_contact(p["names"][0]),
+        TapStep(on=Selector(resource_id="menu_star")),
+        AnswerStep(fields={"count": len(p["ids"])}),
+    ],
+}

@@ -26,9 +26,9 @@ from bridge.taskspec import (
     WifiFact,
 )
 from sim.apps.settings import model
-from sim.tasks.base import AnswerSpec, TaskTemplate, put
+from sim.apps.settings.tasks import pick_radio, settings_plan, settings_text, timeout_text
+from sim.tasks.base import AnswerSpec, TaskTemplate, WrongPlan, put
 from sim.tasks.params import Choice, TaskParams
-from sim.tasks.settings_tasks import pick_radio, settings_plan, settings_text, timeout_text
 
 __all__ = [
     "TEMPLATES",
@@ -280,3 +280,31 @@ TEMPLATES: tuple[TaskTemplate, ...] = (
     CountPairedDevices(),
     SetLongestTimeout(),
 )
+
+
+# ---- wrong plans, which must not pass (tests/sim/test_tasks_e2e.py runs them):
+# An answer off, counted too early.
+
+WRONG: dict[str, WrongPlan] = {
+    "settings/QueryDeviceModel-v1": lambda p, lang, w: [
+        *settings_plan("my_device"),
+        AnswerStep(fields={"model": "Redmi Note 12 Pro"}),
+    ],
+    "settings/QueryAndroidVersion-v1": lambda p, lang, w: [
+        *settings_plan("my_device"),
+        AnswerStep(fields={"version": p["version"] - 1}),
+    ],
+    "settings/QueryConnectedWifi-v1": lambda p, lang, w: [
+        *settings_plan("wifi_settings"),
+        AnswerStep(fields={"network": "HomeNet" if p["ssid"] != "HomeNet" else "HomeNet-5G"}),
+    ],
+    "settings/CountPairedDevices-v1": lambda p, lang, w: [
+        *settings_plan("bluetooth_settings"),
+        AnswerStep(fields={"count": 0}),  # counted with Bluetooth still off
+    ],
+    "settings/SetLongestTimeout-v1": lambda p, lang, w: [
+        *settings_plan("display_settings", "screen_timeout"),
+        pick_radio(timeout_text(600_000, lang)),
+        AnswerStep(fields={"minutes": 10}),
+    ],
+}

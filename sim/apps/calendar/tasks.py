@@ -20,7 +20,7 @@ The phone shows a 24-hour clock during a task (``system.time_12_24`` ``24``), as
 oracles type times into the time picker's hour and minute boxes. Oracles pick a day by
 turning the day view from today ("Next day" N times) and create the event there, so no
 plan names a date. Questions and the project hybrid are in
-:mod:`sim.tasks.calendar_query_tasks`.
+:mod:`sim.apps.calendar.query_tasks`.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from datetime import datetime, timedelta
 from functools import cache
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 from bridge.android_contract import CALENDARS, EVENTS, REMINDERS, sql_text
 from bridge.plans import FinishStep, OpenAppStep, Plan, Selector, TapStep, TypeStep
@@ -44,12 +44,14 @@ from bridge.taskspec import (
     RowsFact,
     RowsIn,
     RowsSelector,
+    Scalar,
     Truth,
     TruthRef,
     WatchedRows,
 )
 from sim.apps.calendar.app import CalendarApp
-from sim.tasks.base import P, TaskTemplate, put
+from sim.apps.settings.tasks import pick_radio
+from sim.tasks.base import Level, P, TaskTemplate, WrongPlan, option_before, put
 from sim.tasks.params import Choice, Integer, TaskParams
 
 __all__ = [
@@ -192,7 +194,9 @@ def _at(days: int, at: str | None = None, all_day: bool = False) -> LocalTimeFac
     return LocalTimeFact(when=LocalTime(days=days, at=at), all_day=all_day)
 
 
-def event_is(name: str, title: str, column: str, value: object, scoped: bool = False) -> RowsCheck:
+def event_is(
+    name: str, title: str, column: str, value: Scalar | TruthRef, scoped: bool = False
+) -> RowsCheck:
     """Some live event titled ``title`` has ``column`` = ``value`` (``scoped``: in the
     task's calendar)."""
     return RowsCheck(
@@ -201,7 +205,7 @@ def event_is(name: str, title: str, column: str, value: object, scoped: bool = F
         where=titled(title),
         column=column,
         expect="any",
-        value=value,  # type: ignore[arg-type]
+        value=value,
         within=IN_TASK_CALENDAR if scoped else None,
     )
 
@@ -314,8 +318,8 @@ class CalendarTask(TaskTemplate[P]):
     """A task over Calendar: the task's own calendar is posed first, events and reminders
     are watched for side effects."""
 
-    apps = ("calendar",)
-    watch = (EVENTS_WATCH, REMINDERS_WATCH)
+    apps: tuple[str, ...] = ("calendar",)
+    watch: tuple[WatchedRows, ...] = (EVENTS_WATCH, REMINDERS_WATCH)
 
     def seeds(self, p: P) -> list[Seeded]:
         """The events this instance seeds in the task's calendar."""
@@ -360,41 +364,49 @@ class NewEventAt(NewEvent):
     place: Annotated[str, Choice(_PLACES)]
 
 
-class _CreateTask(CalendarTask[P]):
+_NewP = TypeVar("_NewP", bound="NewEvent | NewAllDay")
+_TimedP = TypeVar("_TimedP", bound=NewEvent)
+
+
+class _CreateTask(CalendarTask[_NewP]):
     """Create the event titled ``p.title``: none has that title at the start. The new event
     and its reminders may change (the phone's Calendar gives a new event its own default
     reminder); every other event and reminder row is diffed for side effects."""
 
-    level = "L3"
+    level: Level = "L3"
     kind = "operate"
+
+    def posing(self, p: _NewP) -> list[EnsureOp]:
+        return [DeleteRows(uri=EVENTS, where=f"title={sql_text(p.title)}")]
+
+    def expected_rows(self, p: _NewP) -> list[RowsSelector]:
+        return created_rows(p.title)
+
+    def text_values(self, p: _NewP, lang: str) -> dict[str, Any]:
+        return {**p.model_dump(), "day": day_phrase(p.days, lang)}
+
+
+class _CreateTimedTask(_CreateTask[_TimedP]):
+    """Create an event from a start to an end (``end`` derived from the length)."""
 
     def derive(self, sampled: Mapping[str, Any], world: World) -> dict[str, Any]:
         return {"end": later(sampled["start"], sampled["minutes"])}
 
-    def posing(self, p: NewEvent) -> list[EnsureOp]:
-        return [DeleteRows(uri=EVENTS, where=f"title={sql_text(p.title)}")]
-
-    def truths(self, p: NewEvent) -> list[Truth]:
+    def truths(self, p: _TimedP) -> list[Truth]:
         return [
             Truth(name="start", fact=_at(p.days, p.start)),
             Truth(name="end", fact=_at(p.days, p.end)),
         ]
 
-    def goal(self, p: NewEvent) -> list[Check]:
+    def goal(self, p: _TimedP) -> list[Check]:
         return [
             one_event(p.title),
             event_is("start", p.title, "dtstart", TruthRef(truth="start")),
             event_is("end", p.title, "dtend", TruthRef(truth="end")),
         ]
 
-    def expected_rows(self, p: NewEvent) -> list[RowsSelector]:
-        return created_rows(p.title)
 
-    def text_values(self, p: NewEvent, lang: str) -> dict[str, Any]:
-        return {**p.model_dump(), "day": day_phrase(p.days, lang)}
-
-
-class CreateEvent(_CreateTask[NewEvent]):
+class CreateEvent(_CreateTimedTask[NewEvent]):
     """An event on a day after today, from one time to another. A phone judges it by
     ``content query`` of the events titled so: exactly one, ``dtstart``/``dtend`` equal to
     that day's times on the phone's clock (epoch ms, the editor saves whole minutes)."""
@@ -410,7 +422,7 @@ class CreateEvent(_CreateTask[NewEvent]):
         return [*new_event_plan(p.days, p.title, lang, p.start, p.end), _SAVE, FinishStep()]
 
 
-class CreateEventWithReminder(_CreateTask[NewEventWithReminder]):
+class CreateEventWithReminder(_CreateTimedTask[NewEventWithReminder]):
     """An event with a reminder. A phone judges the event as :class:`CreateEvent` and its
     reminder by ``content query`` of the reminders whose ``event_id`` is that event's
     (two queries: a provider has no joins): one of them ``minutes`` = N."""
@@ -447,7 +459,7 @@ class CreateEventWithReminder(_CreateTask[NewEventWithReminder]):
         ]
 
 
-class CreateEventWithLocation(_CreateTask[NewEventAt]):
+class CreateEventWithLocation(_CreateTimedTask[NewEventAt]):
     """An event at a place (Latin or Chinese, one with a comma). A phone judges it as
     :class:`CreateEvent`, and the event's ``eventLocation`` is the place exactly."""
 
@@ -543,22 +555,25 @@ class NewPlace(SeededTarget):
     place: Annotated[str, Choice(_PLACES)]
 
 
-class _SeededTask(CalendarTask[P]):
+_TargetP = TypeVar("_TargetP", bound=SeededTarget)
+
+
+class _SeededTask(CalendarTask[_TargetP]):
     """A task about one event of the seeded week, the others seeded beside it."""
 
-    level = "L2"
+    level: Level = "L2"
     kind = "operate"
 
     def derive(self, sampled: Mapping[str, Any], world: World) -> dict[str, Any]:
         return {"event": _seeded(sampled["target"]).model_dump()}
 
-    def seeds(self, p: SeededTarget) -> list[Seeded]:
+    def seeds(self, p: _TargetP) -> list[Seeded]:
         return list(WEEK)
 
-    def expected_rows(self, p: SeededTarget) -> list[RowsSelector]:
+    def expected_rows(self, p: _TargetP) -> list[RowsSelector]:
         return [RowsSelector(uri=EVENTS, where=f"title={sql_text(p.target)}")]
 
-    def text_values(self, p: SeededTarget, lang: str) -> dict[str, Any]:
+    def text_values(self, p: _TargetP, lang: str) -> dict[str, Any]:
         event = p.event
         return {**p.model_dump(), "day": day_phrase(event.days, lang), "old_start": event.start,
                 "old_end": event.end}  # fmt: skip
@@ -682,3 +697,72 @@ TEMPLATES: tuple[TaskTemplate, ...] = (
     RescheduleEvent(),
     EditEventLocation(),
 )
+
+
+# ---- wrong plans, which must not pass (tests/sim/test_tasks_e2e.py runs them):
+# Half an hour off, a timed event, the next reminder, another place or event.
+
+DELETE_EVENT = [
+    TapStep(on=Selector(resource_id="info_action_delete")),
+    TapStep(on=Selector(resource_id="button1")),
+]
+"""Delete the open event and confirm."""
+_EDIT = TapStep(on=Selector(resource_id="info_action_edit"))
+
+
+def _new_event(p: dict[str, Any], lang: str, end: str | None = None) -> Plan:
+    """The editor on the task's new event, its end ``end`` (default: the task's)."""
+    return new_event_plan(p["days"], p["title"], lang, p["start"], end or p["end"])
+
+
+def other_seeded(p: dict[str, Any], *, editable: bool = False) -> dict[str, Any]:
+    """Another event of the seeded week than ``target`` (one without reminders when
+    ``editable``): a wrong plan's."""
+    pool = [e for e in WEEK if e.title != p["target"] and not (editable and e.reminders)]
+    return pool[0].model_dump()
+
+
+WRONG: dict[str, WrongPlan] = {
+    "calendar/CreateEvent-v1": lambda p, lang, w: [
+        *_new_event(p, lang, end=later(p["end"], 30)),
+        _SAVE,
+        FinishStep(),
+    ],
+    "calendar/CreateAllDayEvent-v1": lambda p, lang, w: [
+        *new_event_plan(p["days"], p["title"], lang, None, None),  # left a timed event
+        _SAVE,
+        FinishStep(),
+    ],
+    "calendar/CreateEventWithReminder-v1": lambda p, lang, w: [
+        *_new_event(p, lang),
+        TapStep(on=Selector(resource_id="reminder")),
+        pick_radio(reminder_text(option_before((5, 15, 30, 60, 1440), p["reminder"]), lang)),
+        _SAVE,
+        FinishStep(),
+    ],
+    "calendar/CreateEventWithLocation-v1": lambda p, lang, w: [
+        *_new_event(p, lang),
+        TypeStep(text=p["place"], into=Selector(resource_id="description")),
+        _SAVE,
+        FinishStep(),
+    ],
+    "calendar/DeleteEvent-v1": lambda p, lang, w: [
+        *open_event(other_seeded(p, editable=True)["title"]),
+        *DELETE_EVENT,
+        FinishStep(),
+    ],
+    "calendar/RescheduleEvent-v1": lambda p, lang, w: [
+        *open_event(p["target"]),
+        _EDIT,
+        *set_time("start", later(p["start"], 60)),
+        _SAVE,
+        FinishStep(),
+    ],
+    "calendar/EditEventLocation-v1": lambda p, lang, w: [
+        *open_event(p["target"]),
+        _EDIT,
+        TypeStep(text=p["place"], into=Selector(resource_id="description")),
+        _SAVE,
+        FinishStep(),
+    ],
+}

@@ -50,18 +50,20 @@ from bridge.taskspec import (
     RowsCheck,
     RowsFact,
     RowsSelector,
+    Scalar,
     Truth,
     TruthRef,
     WatchedRows,
     ZoneGapFact,
     ZoneTimeFact,
 )
+from sim.apps.calendar.query_tasks import simulated_date
+from sim.apps.calendar.tasks import later
 from sim.apps.clock.app import ClockApp
 from sim.apps.clock.cities import find_city
 from sim.apps.clock.labels import day_names
 from sim.state import DEFAULT_CLOCK_MS, TIME_ZONE
-from sim.tasks.base import AnswerSpec, P, TaskTemplate, put
-from sim.tasks.calendar_query_tasks import simulated_date
+from sim.tasks.base import AnswerSpec, P, TaskTemplate, WrongPlan, put
 from sim.tasks.params import Choice, Integer, NoParams, TaskParams
 
 __all__ = [
@@ -103,6 +105,7 @@ APP_PRIVATE = Requirement(
     reason="the Clock's alarms are app-private (DeskClock's ClockProvider is not exported), so "
     "the shell can neither seed nor read them",
 )
+
 """Why the alarm-row templates run in the simulator and on the virtual phone only."""
 
 _NEW_TIMES = ("10:40", "11:20", "12:50", "14:10", "15:35", "16:50", "18:25", "19:40", "21:15")
@@ -161,15 +164,22 @@ def seed_alarm(
 ) -> list[EnsureOp]:
     """Ensure operations leaving exactly one alarm at ``at``, as given."""
     hour, minute = (int(part) for part in at.split(":"))
-    values = {"hour": hour, "minutes": minute, "label": label, "enabled": int(enabled),
-              "daysofweek": alarm_days(days)}  # fmt: skip
+    values: dict[str, Scalar] = {
+        "hour": hour,
+        "minutes": minute,
+        "label": label,
+        "enabled": int(enabled),
+        "daysofweek": alarm_days(days),
+    }
     return [DeleteRows(uri=ALARMS, where=alarm_at(at)), InsertRow(uri=ALARMS, values=values)]
 
 
-def _alarm_is(name: str, at: str, column: str, value: object, guard: bool = False) -> RowsCheck:
+def _alarm_is(
+    name: str, at: str, column: str, value: Scalar | TruthRef, guard: bool = False
+) -> RowsCheck:
     """Every alarm at ``at`` (at least one) has ``column`` = ``value``."""
     return RowsCheck(name=name, uri=ALARMS, where=alarm_at(at), column=column, expect="all",
-                     value=value, guard=guard)  # type: ignore[arg-type]  # fmt: skip
+                     value=value, guard=guard)  # fmt: skip
 
 
 def _alarms_at(at: str, count: int, guard: bool = False) -> RowsCheck:
@@ -414,7 +424,7 @@ S = TypeVar("S", bound=SeededAlarm)
 class _SeededTask(_PrivateAlarmTask[S]):
     """A task about one seeded alarm, with a decoy alarm that must stay as it is."""
 
-    Params = SeededAlarm
+    Params: type[TaskParams] = SeededAlarm
     enabled = True
     """Whether the target and the decoy are seeded on."""
 
@@ -652,3 +662,72 @@ TEMPLATES = (
     QueryAlarmLabel(),
     CountEnabledAlarms(),
 )
+
+
+# ---- wrong plans, which must not pass (tests/sim/test_tasks_e2e.py runs them):
+# Five minutes late, the decoy alarm, a day short, an answer one off.
+
+_SHOWN_OFFSET = {"tokyo": 1, "london": 7}
+"""How far ahead of the phone (Beijing) each world clock says it is, as hours."""
+
+WRONG: dict[str, WrongPlan] = {
+    "clock/AddAlarm-v1": lambda p, lang, w: [
+        *add_alarm_plan(later(p["at"], 5), lang),
+        FinishStep(),
+    ],
+    "clock/QueryNextAlarm-v1": lambda p, lang, w: [
+        OpenAppStep(app="clock"),  # the first alarm of the list, not the next to ring
+        AnswerStep(fields={"date": simulated_date(0), "time": "06:30"}),
+    ],
+    "clock/CityTimeGap-v1": lambda p, lang, w: [
+        OpenAppStep(app="clock"),
+        TapStep(on=Selector(text=clock_text("tab_clock", lang))),
+        AnswerStep(fields={"hours": _SHOWN_OFFSET[p["pair"][0]]}),  # its offset from here
+    ],
+    "clock/ConvertCityTime-v1": lambda p, lang, w: [
+        OpenAppStep(app="clock"),
+        AnswerStep(fields={"time": p["at"]}),  # the source city's time
+    ],
+    "clock/EnableAlarm-v1": lambda p, lang, w: [
+        OpenAppStep(app="clock"),
+        switch_alarm(p["decoy_at"], lang),
+        FinishStep(),
+    ],
+    "clock/DisableAlarm-v1": lambda p, lang, w: [
+        OpenAppStep(app="clock"),
+        switch_alarm(p["decoy_at"], lang),
+        FinishStep(),
+    ],
+    "clock/DeleteAlarm-v1": lambda p, lang, w: [
+        OpenAppStep(app="clock"),
+        expand_alarm(p["decoy_label"]),
+        TapStep(on=Selector(resource_id="delete")),
+        FinishStep(),
+    ],
+    "clock/RelabelAlarm-v1": lambda p, lang, w: [
+        OpenAppStep(app="clock"),
+        expand_alarm(p["label"]),
+        *label_steps(p["decoy_label"]),
+        FinishStep(),
+    ],
+    "clock/SetAlarmRepeat-v1": lambda p, lang, w: [
+        OpenAppStep(app="clock"),
+        expand_alarm(p["label"]),
+        *day_taps(REPEATS[p["repeat"]][:-1], lang),
+        FinishStep(),
+    ],
+    "clock/AddLabelledRepeatingAlarm-v1": lambda p, lang, w: [
+        *add_alarm_plan(p["at"], lang),
+        *day_taps(REPEATS[p["repeat"]][:-1], lang),
+        *label_steps(p["label"]),
+        FinishStep(),
+    ],
+    "clock/QueryAlarmLabel-v1": lambda p, lang, w: [
+        OpenAppStep(app="clock"),
+        AnswerStep(fields={"label": p["decoy_label"]}),
+    ],
+    "clock/CountEnabledAlarms-v1": lambda p, lang, w: [
+        OpenAppStep(app="clock"),
+        AnswerStep(fields={"count": 3 + p["on"] + p["off"]}),  # every alarm, not those on
+    ],
+}

@@ -11,9 +11,9 @@ from typing import Annotated, Any
 from bridge.plans import FinishStep, KeyStep, Plan, Selector, TapStep
 from bridge.taskspec import Check, EnsureOp, Requirement
 from sim.apps.settings import model
-from sim.tasks.base import TaskTemplate, put
+from sim.apps.settings.tasks import after, is_setting, pick_radio, settings_plan, timeout_text
+from sim.tasks.base import TaskTemplate, WrongPlan, put
 from sim.tasks.params import Boolean, Choice, Integer, NoParams, TaskParams
-from sim.tasks.settings_tasks import after, is_setting, pick_radio, settings_plan, timeout_text
 
 __all__ = ["TEMPLATES", "BedtimeRoutine", "RadiosOffThenAirplane", "SetRadiosAndTimeout"]
 
@@ -220,3 +220,27 @@ TEMPLATES: tuple[TaskTemplate, ...] = (
     SetRadiosAndTimeout(),
     BedtimeRoutine(),
 )
+
+
+# ---- wrong plans, which must not pass (tests/sim/test_tasks_e2e.py runs them):
+# The wrong order, half a routine.
+
+WRONG: dict[str, WrongPlan] = {
+    "settings/RadiosOffThenAirplane-v1": lambda p, lang, w: [
+        *settings_plan("toggle_airplane"),  # the radios go off, but come back later
+        FinishStep(),
+    ],
+    "settings/SetRadiosAndTimeout-v1": lambda p, lang, w: [
+        *settings_plan("wifi_settings", "wifi_enable"),
+        KeyStep(key="back"),
+        *settings_plan("bluetooth_settings", "bluetooth_enable"),
+        FinishStep(),
+    ],
+    "settings/BedtimeRoutine-v1": lambda p, lang, w: [
+        *settings_plan("display_settings", "dark_mode_display_enable"),
+        TapStep(on=Selector(resource_id="brightness"), at=(1.0, 0.5)),
+        KeyStep(key="back"),
+        *settings_plan("sound_settings", "zen_mode"),
+        FinishStep(),
+    ],
+}

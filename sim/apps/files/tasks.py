@@ -8,7 +8,7 @@ nor touched. A rename or a move is told from a copy by the inode (:class:`PathCh
 ``inode``), files a task must keep are guards. Every folder a task seeds is watched
 (:func:`watching`): a path changed, added or removed there that the task does not expect
 (:meth:`FilesTask.expected_files`) is a side effect, in both worlds alike. More templates are
-in :mod:`sim.tasks.files_more_tasks`.
+in :mod:`sim.apps.files.more_tasks`.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ from bridge.taskspec import (
     WatchedFolder,
 )
 from sim.apps.files.app import FilesApp
-from sim.tasks.base import AnswerSpec, TaskTemplate
+from sim.tasks.base import AnswerSpec, TaskTemplate, WrongPlan
 from sim.tasks.params import Choice, TaskParams
 
 __all__ = [
@@ -543,3 +543,61 @@ TEMPLATES = (
     LargestFile(),
 )
 """The Files templates."""
+
+
+# ---- wrong plans, which must not pass (tests/sim/test_tasks_e2e.py runs them):
+# One letter off, moved not copied, one file left behind, an answer off by one.
+
+_SMALLEST = {n: len(t.encode()) for n, _, t in _PAPERS}
+
+WRONG: dict[str, WrongPlan] = {
+    "files/CreateFolder-v1": lambda p, lang, w: [
+        *open_folder(p["folder"]),
+        *new_folder(p["name"] + "s"),
+        FinishStep(),
+    ],
+    "files/RenameFile-v1": lambda p, lang, w: [
+        *open_folder("改名"),
+        *select(p["target"]),
+        *menu("rename", lang),
+        *name_dialog("x" + p["new"]),
+        FinishStep(),
+    ],
+    "files/DeleteRawLogs-v1": lambda p, lang, w: [
+        *open_folder("日志导出"),
+        *select(*_RAW[:2]),
+        TapStep(on=Selector(resource_id="action_menu_delete")),
+        TapStep(on=Selector(resource_id="button1")),
+        FinishStep(),
+    ],
+    "files/CopyFile-v1": lambda p, lang, w: [
+        *open_folder("Backup_Demo"),
+        *select(p["target"]),
+        *menu("move_to", lang),
+        TapStep(on=Selector(text="backup", resource_id="title")),
+        TapStep(on=Selector(resource_id="button1")),
+        FinishStep(),
+    ],
+    "files/MovePdfsToNewFolder-v1": lambda p, lang, w: [
+        *open_folder("整理PDF"),
+        *new_folder(p["name"]),
+        *select(*_PDFS[:2]),
+        *menu("move_to", lang),
+        TapStep(on=Selector(text=p["name"], resource_id="title")),
+        TapStep(on=Selector(resource_id="button1")),
+        FinishStep(),
+    ],
+    "files/CountAndNewest-v1": lambda p, lang, w: [
+        *open_folder("统计"),
+        AnswerStep(fields={"count": p["count"] + 1, "newest": _PAPERS[p["count"] - 1][0]}),
+    ],
+    "files/LargestFile-v1": lambda p, lang, w: [
+        *open_folder("统计"),
+        AnswerStep(
+            fields={
+                "largest": min(list(_SMALLEST)[: p["count"]], key=_SMALLEST.__getitem__),
+                "count": p["count"],
+            }
+        ),
+    ],
+}

@@ -3,8 +3,8 @@
 Every judged value is an Android settings key, so the phone's ``settings get`` reads the
 same thing in both worlds. Each task here changes one setting and starts with it the
 other way (or at another value). Questions about the phone are in
-:mod:`sim.tasks.settings_query_tasks`, routines that change several settings in
-:mod:`sim.tasks.settings_routine_tasks`.
+:mod:`sim.apps.settings.query_tasks`, routines that change several settings in
+:mod:`sim.apps.settings.routine_tasks`.
 """
 
 from __future__ import annotations
@@ -14,10 +14,11 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Annotated, Any, ClassVar, Literal
 
+from bridge.android_state import Namespace
 from bridge.plans import FinishStep, OpenAppStep, Plan, Selector, TapStep, TypeStep
-from bridge.taskspec import Check, EnsureOp, Requirement, SettingCheck
+from bridge.taskspec import Check, Compare, EnsureOp, Requirement, Scalar, SettingCheck, TruthRef
 from sim.apps.settings import SettingsApp, model
-from sim.tasks.base import TaskTemplate, put
+from sim.tasks.base import TaskTemplate, WrongPlan, option_before, put
 from sim.tasks.params import Boolean, Choice, Integer, TaskParams
 
 __all__ = [
@@ -44,9 +45,15 @@ __all__ = [
 _ON = {"en": {True: "on", False: "off"}, "zh": {True: "打开", False: "关闭"}}
 
 
-def is_setting(namespace: str, key: str, value: object = None, op: str = "eq", **kw: Any) -> Check:
+def is_setting(
+    namespace: Namespace,
+    key: str,
+    value: Scalar | TruthRef = None,
+    op: Compare = "eq",
+    tolerance: float = 0.0,
+) -> Check:
     """A goal check on one setting (``op``: eq, ne, zero, nonzero, ge, le)."""
-    return SettingCheck(namespace=namespace, key=key, value=value, op=op, **kw)  # type: ignore[arg-type]
+    return SettingCheck(namespace=namespace, key=key, value=value, op=op, tolerance=tolerance)
 
 
 @cache
@@ -221,7 +228,7 @@ class Switch(TaskTemplate[OnOff]):
         instructions: dict[str, str],
         key: str,
         rids: tuple[str, ...],
-        namespace: str = "global",
+        namespace: Namespace = "global",
         values: tuple[int, int] = (0, 1),
         any_on: bool = False,
     ) -> None:
@@ -380,7 +387,7 @@ class RadioList(TaskTemplate[OptionChoice]):
         key: str,
         options: tuple[RadioOption, ...],
         rids: tuple[str, ...],
-        namespace: str = "system",
+        namespace: Namespace = "system",
         tolerance: float = 0.0,
     ) -> None:
         self.id, self.__doc__, self.instructions, self.Params = id, summary, instructions, params
@@ -530,3 +537,83 @@ TEMPLATES: tuple[TaskTemplate, ...] = (
     SetLanguage(),
     RenameDevice(),
 )
+
+
+# ---- wrong plans, which must not pass (tests/sim/test_tasks_e2e.py runs them):
+# The neighbouring control, the wrong value.
+
+
+def _locale_label(code: str, lang: str) -> str:
+    return settings_text("locale_" + code.lower().replace("-", "_"), lang)
+
+
+WRONG: dict[str, WrongPlan] = {
+    "settings/SetWifi-v1": lambda p, lang, w: [
+        *settings_plan("bluetooth_settings", "bluetooth_enable"),
+        FinishStep(),
+    ],
+    "settings/SetAirplaneMode-v1": lambda p, lang, w: [
+        *settings_plan("wifi_settings", "wifi_enable"),
+        FinishStep(),
+    ],
+    "settings/SetBluetooth-v1": lambda p, lang, w: [
+        *settings_plan("wifi_settings", "wifi_enable"),
+        FinishStep(),
+    ],
+    "settings/SetMobileData-v1": lambda p, lang, w: [
+        *settings_plan("toggle_airplane"),
+        FinishStep(),
+    ],
+    "settings/SetDarkTheme-v1": lambda p, lang, w: [
+        *settings_plan("display_settings", "dark_mode_display_enable", "dark_mode_display_enable"),
+        FinishStep(),
+    ],
+    "settings/SetDoNotDisturb-v1": lambda p, lang, w: [
+        *settings_plan("sound_settings"),
+        pick_radio(settings_text("ringer_silent", lang)),
+        FinishStep(),
+    ],
+    "settings/MuteRingVolume-v1": lambda p, lang, w: [
+        *settings_plan("sound_settings"),
+        TapStep(on=Selector(resource_id="ring_volume"), at=(1.0, 0.5)),
+        FinishStep(),
+    ],
+    "settings/SetBrightnessExtreme-v1": lambda p, lang, w: [
+        *settings_plan("display_settings"),
+        TapStep(
+            on=Selector(resource_id="brightness"),
+            at=(0.0, 0.5) if p["level"] == "max" else (1.0, 0.5),
+        ),
+        FinishStep(),
+    ],
+    "settings/SetScreenTimeout-v1": lambda p, lang, w: [
+        *settings_plan("display_settings", "screen_timeout"),
+        pick_radio(timeout_text(option_before(model.TIMEOUT_CHOICES_MS, p["value"]), lang)),
+        FinishStep(),
+    ],
+    "settings/SetRingerMode-v1": lambda p, lang, w: [
+        *settings_plan("sound_settings"),
+        pick_radio(
+            settings_text(f"ringer_{option_before(tuple(model.RINGER_MODES), p['value'])}", lang)
+        ),
+        FinishStep(),
+    ],
+    "settings/SetFontSize-v1": lambda p, lang, w: [
+        *settings_plan("display_settings", "font_size"),
+        pick_radio(
+            settings_text(f"font_{option_before(tuple(model.FONT_SCALES), p['value'])}", lang)
+        ),
+        FinishStep(),
+    ],
+    "settings/SetLanguage-v1": lambda p, lang, w: [
+        *settings_plan("language_settings"),
+        pick_radio(_locale_label(option_before(model.LOCALES, p["value"]), lang)),
+        FinishStep(),
+    ],
+    "settings/RenameDevice-v1": lambda p, lang, w: [
+        *settings_plan("my_device", "device_name"),
+        TypeStep(text=p["name"], into=Selector(resource_id="edit_text")),
+        TapStep(on=Selector(resource_id="button2")),  # Cancel
+        FinishStep(),
+    ],
+}

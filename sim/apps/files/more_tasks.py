@@ -2,7 +2,7 @@
 oldest backup deleted and named, obsolete drafts cleaned up across two folders, and
 questions about a nested folder.
 
-Judged as :mod:`sim.tasks.files_tasks` judges (a task's own folder under Download, seeded
+Judged as :mod:`sim.apps.files.tasks` judges (a task's own folder under Download, seeded
 and watched; renames and moves told from copies by the inode; files to keep are guards).
 Their traps are in the names: dates in file names that are not the modification order,
 ``_v10`` sorting before ``_v9`` by name, a ``.jpeg`` among ``.jpg`` files, an old
@@ -27,8 +27,7 @@ from bridge.taskspec import (
     Truth,
     TruthRef,
 )
-from sim.tasks.base import AnswerSpec
-from sim.tasks.files_tasks import (
+from sim.apps.files.tasks import (
     FilesTask,
     files_text,
     inode_truth,
@@ -39,6 +38,7 @@ from sim.tasks.files_tasks import (
     seed_folder,
     select,
 )
+from sim.tasks.base import AnswerSpec, World, WrongPlan
 from sim.tasks.params import Choice, TaskParams
 
 __all__ = [
@@ -480,3 +480,69 @@ TEMPLATES = (
     CountNestedPhotos(),
 )
 """The further Files templates."""
+
+
+# ---- wrong plans, which must not pass (tests/sim/test_tasks_e2e.py runs them):
+# The name order for the time order, one file left, the second oldest, _v9 kept for _v10, the
+# .jpeg counted.
+
+
+def _by_name(p: dict[str, Any], lang: str, w: World) -> Plan:
+    """The name order for the time order."""
+    plan = [*open_folder("事故证据"), *sort_by("date_asc", lang)]
+    for k, name in enumerate(EVIDENCE, start=1):
+        plan += [*select(name), *menu("rename", lang), *name_dialog(f"evidence_{k}.txt")]
+    return [*plan, FinishStep()]
+
+
+def _v9_kept(p: dict[str, Any], lang: str, w: World) -> Plan:
+    """``_v9`` kept for ``_v10``."""
+    plan = open_folder("项目交接")
+    for i, (sub, (old, _)) in enumerate(drafts(DraftParams(**p)).items()):
+        old = [n.replace("_v9.", "_v10.") for n in old]
+        plan += [
+            *([KeyStep(key="back")] if i else []),
+            TapStep(on=Selector(text=sub, resource_id="title")),
+            *select(*old),
+            *delete_selected(),
+        ]
+    return [*plan, FinishStep()]
+
+
+def _city(p: dict[str, Any], lang: str, w: World) -> Plan:
+    """One photo left behind."""
+    folder = {"hangzhou": "杭州", "suzhou": "苏州", "shanghai": "上海"}[p["city"]]
+    return [
+        *open_folder("旅行照片2026"),
+        *new_folder(folder),
+        *select(*city_photos(p["city"])[:-1]),
+        *menu("move_to", lang),
+        TapStep(on=Selector(text=folder, resource_id="title")),
+        TapStep(on=Selector(resource_id="button1")),
+        FinishStep(),
+    ]
+
+
+def _second_oldest(p: dict[str, Any], lang: str, w: World) -> Plan:
+    """The second oldest backup deleted and named."""
+    second = backups_by_age(OldestParams(**p))[1]
+    return [
+        *open_folder("数据库备份"),
+        *sort_by("date_asc", lang),
+        *select(second),
+        *delete_selected(),
+        AnswerStep(fields={"name": second}),
+    ]
+
+
+WRONG: dict[str, WrongPlan] = {
+    "files/RenameEvidenceByDate-v1": _by_name,
+    "files/MoveCityPhotos-v1": _city,
+    "files/DeleteOldestBackup-v1": _second_oldest,
+    "files/CleanObsoleteDrafts-v1": _v9_kept,
+    "files/CountNestedPhotos-v1": lambda p, lang, w: [
+        *open_folder("相册备份"),
+        TapStep(on=Selector(text="photos", resource_id="title")),
+        AnswerStep(fields={"count": p["count"] + 1, "largest": "IMG_scan.jpeg"}),
+    ],
+}
