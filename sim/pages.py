@@ -29,7 +29,10 @@ from pydantic import BaseModel, ConfigDict, Field
 from bridge.errors import EnvError, EnvTimeout
 from sim.instance import Instance, ScreenPayload
 
-__all__ = ["PagePool", "PooledPage", "SimProfile"]
+__all__ = ["PHONE_PAGE", "PagePool", "PooledPage", "SimProfile"]
+
+PHONE_PAGE = "/phone"
+"""The bare phone page (the runtime over an empty screen) each pooled tab loads."""
 
 
 class SimProfile(BaseModel):
@@ -205,7 +208,7 @@ class PagePool:
         )
         self._contexts.append(context)
         page = await context.new_page()
-        await page.goto(f"{self._base_url}/", wait_until="load")
+        await page.goto(self._base_url + PHONE_PAGE, wait_until="load")
         await page.wait_for_function("() => window.__mgb !== undefined")
         pooled = PooledPage(page, self._profile, trees=self._trees)
         page.on("crash", pooled._on_crash)

@@ -1,10 +1,11 @@
-"""The simulator's HTTP server: the phone page, its runtime's event endpoint, the player,
-the env API and its docs.
+"""The simulator's HTTP server: a landing page, the phone page, its runtime's event
+endpoint, the player, the env API and its docs.
 
 Bound to 127.0.0.1 unless configured otherwise. Pages served here post the gestures they
 resolved to ``/api/instances/{id}/page-events`` and get the new screen back; a person can
-open ``/play/{id}`` in a browser and use an instance with the mouse, with a panel that poses
-a task on it and shows the task's checks and live verdict:
+open ``/`` (what is served, the instances to play) or ``/play/{id}`` in a browser and use
+an instance with the mouse, with a panel that poses a task on it and shows the task's checks
+and live verdict (``/phone`` is the bare page the page pool's Chromium tabs load):
 
     GET  /api/tasks                      the task registry, for the picker  -> [TaskSummary]
     POST /api/instances/{id}/task        pose a task (as an env reset does) -> PlayStatus
@@ -19,14 +20,16 @@ from __future__ import annotations
 import ipaddress
 import secrets
 from collections.abc import Awaitable, Callable
+from functools import cache
 from importlib import resources
-from string import Template
 from typing import TYPE_CHECKING, Literal
 
 from fastapi import APIRouter, FastAPI, HTTPException, Request, Response
 from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html
 from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
+from jinja2 import Environment, PackageLoader, StrictUndefined
+from jinja2 import Template as JinjaTemplate
 from pydantic import BaseModel, ConfigDict
 
 from bridge.schema import Foreground, TaskInstance, Verdict
@@ -37,6 +40,7 @@ from sim.env_api_models import RequestBody
 from sim.env_table import EnvTable
 from sim.instance import Instance, ScreenPayload
 from sim.observe import foreground
+from sim.pages import PHONE_PAGE
 from sim.phone import PageEvent
 
 if TYPE_CHECKING:
@@ -97,8 +101,17 @@ class PlayStatus(BaseModel):
     route: str | None
 
 
+@cache
+def _page(name: str) -> JinjaTemplate:
+    """A server page's template from ``sim/templates/`` (the home page, the player)."""
+    env = Environment(
+        loader=PackageLoader("sim", "templates"), autoescape=True, undefined=StrictUndefined
+    )
+    return env.get_template(name)
+
+
 def _static(name: str) -> str:
-    return resources.files("sim").joinpath("static", name).read_text("utf-8")
+    return resources.files("sim").joinpath("static").joinpath(name).read_text("utf-8")
 
 
 def build_app(sim: Simulator) -> FastAPI:
@@ -112,13 +125,19 @@ def build_app(sim: Simulator) -> FastAPI:
     _docs_routes(app)
 
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
-    async def index() -> str:
+    async def home() -> str:
+        instances = [(i.id, foreground(i).package or "") for i in sim.instances.values()]
+        apps = [app.label("en") for app in sim.phone.apps.values()]
+        return _page("home_page.html").render(instances=instances, tasks=len(sim.tasks), apps=apps)
+
+    @app.get(PHONE_PAGE, response_class=HTMLResponse, include_in_schema=False)
+    async def phone_page() -> str:
         return _static("index.html")
 
     @app.get("/play/{instance_id}", response_class=HTMLResponse, include_in_schema=False)
     async def play(instance_id: str) -> str:
         _instance(sim, instance_id)
-        return Template(_static("play.html")).substitute(instance=instance_id)
+        return _page("play_page.html").render(instance=instance_id)
 
     @app.get(
         "/api/instances/{instance_id}/screen",
@@ -176,7 +195,6 @@ def play_router(sim: Simulator) -> APIRouter:
 
     @router.get("/tasks")
     async def tasks(lang: Literal["en", "zh"] = "en") -> list[TaskSummary]:
-        world = {app_id: app.world for app_id, app in sim.phone.apps.items()}
         return [
             TaskSummary(
                 id=template.id,
@@ -184,7 +202,7 @@ def play_router(sim: Simulator) -> APIRouter:
                 level=template.level,
                 kind=template.kind,
                 max_steps=template.budget(),
-                instruction=sim.tasks.instantiate(template.id, 0, world, lang).instruction,
+                instruction=sim.tasks.instantiate(template.id, 0, lang).instruction,
             )
             for template in sorted(sim.tasks, key=lambda t: (t.apps, t.level, t.id))
         ]
@@ -245,8 +263,14 @@ class _Players:
 
 
 def _docs_routes(app: FastAPI) -> None:
-    """Swagger UI at ``/docs`` and ReDoc at ``/redoc``, from assets served here."""
+    """Swagger UI at ``/docs`` and ReDoc at ``/redoc``, from assets served here; nothing
+    they load comes from elsewhere (ReDoc's own logo is blanked, see :func:`_offline_redoc`)."""
     assets = resources.files("fastapi_offline").joinpath("static")
+
+    @app.get(f"{DOCS_ASSETS}/redoc.standalone.js", include_in_schema=False)
+    async def redoc_script() -> Response:  # before the mount, which would serve it as is
+        return Response(_offline_redoc(), media_type="text/javascript")
+
     app.mount(DOCS_ASSETS, StaticFiles(directory=str(assets)), name="docs-assets")
     title = app.title
     openapi_url = app.openapi_url or "/openapi.json"
@@ -270,6 +294,19 @@ def _docs_routes(app: FastAPI) -> None:
             redoc_favicon_url=f"{DOCS_ASSETS}/favicon.png",
             with_google_fonts=False,
         )
+
+
+_REDOC_LOGO = "https://cdn.redoc.ly/redoc/logo-mini.svg"
+_BLANK_IMAGE = "data:image/gif;base64,R0lGODlhAQABAAAAACH5BAEKAAEALAAAAAABAAEAAAICTAEAOw=="
+
+
+@cache
+def _offline_redoc() -> str:
+    """ReDoc's script with its footer logo, which it fetches from a CDN, made a blank
+    inline image: a docs page opened on a machine without internet (or behind a proxy that
+    logs) asks nothing of the outside."""
+    script = resources.files("fastapi_offline").joinpath("static").joinpath("redoc.standalone.js")
+    return script.read_text("utf-8").replace(_REDOC_LOGO, _BLANK_IMAGE)
 
 
 _LOOPBACK = {"127.0.0.1", "::1", "localhost"}

@@ -8,17 +8,15 @@ its CJK fonts — on data nobody here wrote.
 
 from __future__ import annotations
 
-import html
 import time
 from collections.abc import Callable
-from importlib import resources
 from pathlib import Path
-from string import Template
 
 from pydantic import BaseModel, ConfigDict
 
 from bridge.uitree import parse_hierarchy, to_xml
 from transfer_eval.dump_view import render_wireframes, wireframe_html
+from transfer_eval.pages import page_template
 
 __all__ = ["DemoReport", "DumpSummary", "run_dump_demo"]
 
@@ -70,28 +68,8 @@ def _summarize(path: Path, image: str) -> tuple[DumpSummary, str]:
     return summary, wireframe_html(tree.nodes, title=path.name)
 
 
-def _figure(summary: DumpSummary) -> str:
-    packages = html.escape(", ".join(summary.packages))
-    return (
-        f'<figure><img src="{summary.image}" alt="{html.escape(summary.name)}">'
-        f"<figcaption><b>{html.escape(summary.name)}</b><br>"
-        f'<span class="k">nodes</span> {summary.nodes} · '
-        f'<span class="k">actionable</span> {summary.actionable} · '
-        f'<span class="k">windows</span> {summary.windows} · '
-        f'<span class="k">rotation</span> {summary.rotation}<br>{packages}</figcaption></figure>'
-    )
-
-
 def _write_gallery(out: Path, dumps: list[DumpSummary]) -> Path:
-    template = resources.files(__package__).joinpath("templates", "gallery.html")
-    total = sum(d.nodes for d in dumps)
-    summary = (
-        f"{len(dumps)} dumps from real phones, tablets, TVs and emulators · {total} nodes · "
-        "boxes with a number are what a set-of-marks policy can target (element id)"
-    )
-    page = Template(template.read_text("utf-8")).substitute(
-        summary=html.escape(summary), figures="\n".join(_figure(d) for d in dumps)
-    )
+    page = page_template("gallery.html").render(dumps=dumps, nodes=sum(d.nodes for d in dumps))
     gallery = out / "index.html"
     gallery.write_text(page, encoding="utf-8")
     return gallery

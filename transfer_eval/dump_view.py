@@ -8,16 +8,15 @@ Chromium and CJK fonts work on this machine.
 
 from __future__ import annotations
 
-import html
 from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
-from string import Template
 
 from playwright.async_api import Page
 
 from bridge.schema import UINode
 from sim.browser import launch_chromium
+from transfer_eval.pages import page_template
 
 __all__ = ["cjk_renders", "render_wireframes", "wireframe_html"]
 
@@ -26,7 +25,7 @@ _VIEW_WIDTH = 360
 
 
 def _template(name: str) -> str:
-    return resources.files(__package__).joinpath("templates", name).read_text("utf-8")
+    return resources.files(__package__).joinpath("templates").joinpath(name).read_text("utf-8")
 
 
 def _classes(node: UINode) -> str:
@@ -42,18 +41,19 @@ def _classes(node: UINode) -> str:
     return " ".join(classes)
 
 
-def _node_div(node: UINode, scale: float, origin: tuple[int, int]) -> str:
+def _node_view(node: UINode, scale: float, origin: tuple[int, int]) -> dict[str, object]:
     left, top, right, bottom = node.bounds_px
     style = (
         f"left:{(left - origin[0]) * scale:.1f}px;top:{(top - origin[1]) * scale:.1f}px;"
         f"width:{(right - left) * scale:.1f}px;height:{(bottom - top) * scale:.1f}px"
     )
-    label = node.text or node.content_desc or node.hint
-    mark = ""
-    if node.clickable or node.long_clickable or node.checkable or node.editable or node.scrollable:
-        mark = f'<span class="mark">{node.id}</span>'
-    text = f'<span class="t">{html.escape(label)}</span>' if label else ""
-    return f'<div class="{_classes(node)}" style="{style}">{mark}{text}</div>'
+    marked = node.clickable or node.long_clickable or node.checkable or node.editable
+    return {
+        "classes": _classes(node),
+        "style": style,
+        "mark": node.id if marked or node.scrollable else None,
+        "label": node.text or node.content_desc or node.hint,
+    }
 
 
 def wireframe_html(nodes: Sequence[UINode], title: str = "UI tree") -> str:
@@ -66,13 +66,13 @@ def wireframe_html(nodes: Sequence[UINode], title: str = "UI tree") -> str:
     width = max(node.bounds_px[2] for node in shown) - left
     height = max(node.bounds_px[3] for node in shown) - top
     scale = _VIEW_WIDTH / width
-    return Template(_template("wireframe.html")).substitute(
-        title=html.escape(title),
+    return page_template("wireframe.html").render(
+        title=title,
         width=_VIEW_WIDTH,
         height=round(height * scale),
         font=max(7, round(36 * scale)),
         mark=max(8, round(30 * scale)),
-        nodes="\n".join(_node_div(node, scale, (left, top)) for node in shown),
+        nodes=[_node_view(node, scale, (left, top)) for node in shown],
     )
 
 

@@ -13,12 +13,10 @@ same pairing into a video with opencv (or, for a single-world run, one episode).
 
 from __future__ import annotations
 
-import html
 import json
 import os
-from importlib import resources
+from dataclasses import dataclass
 from pathlib import Path
-from string import Template
 
 import cv2
 import numpy as np
@@ -26,7 +24,15 @@ from pydantic import BaseModel, ConfigDict
 
 from bridge.schema import Check, EpisodeRecord, ExecutedAction, StepRecord
 from bridge.trajectory import RunStore
-from transfer_eval.step_view import MARK_DARK, MARK_LIGHT, action_overlay, step_words
+from transfer_eval.pages import page_template
+from transfer_eval.step_view import (
+    MARK_DARK,
+    MARK_LIGHT,
+    Marks,
+    StepWords,
+    action_overlay,
+    step_words,
+)
 
 __all__ = ["ReplayLinks", "Side", "episode_video", "replay_page", "replay_video"]
 
@@ -75,37 +81,47 @@ def _relative(path: Path, base: Path) -> str:
     return os.path.relpath(path, base)
 
 
-def _badge(record: EpisodeRecord | None) -> str:
-    if record is None:
-        return '<span class="badge missing">not run</span>'
-    return f'<span class="badge {record.outcome}">{record.outcome}</span>'
+@dataclass(frozen=True)
+class _Pane:
+    """One world's step ``index`` (``step`` None: the episode was over by then)."""
+
+    index: int
+    step: StepRecord | None = None
+    frame: str | None = None
+    tree: str | None = None
+    marks: Marks | None = None
+    words: StepWords | None = None
 
 
-def _files(frame: str | None, tree: str | None) -> str:
-    links = [
-        f'<a href="{html.escape(href)}" target="_blank">{what}</a>'
-        for what, href in (("frame", frame), ("UI XML", tree))
-        if href
-    ]
-    return f'<div class="files">{" · ".join(links)}</div>' if links else ""
+@dataclass(frozen=True)
+class _Cell:
+    """One world's result of a check, its values as JSON."""
+
+    passed: bool
+    actual: str
+    expected: str
 
 
-def _pane(side: Side, index: int, base: Path) -> str:
+@dataclass(frozen=True)
+class _Missing:
+    """Why a world has no checks: ``error`` None when it never ran."""
+
+    world: str
+    error: str | None
+
+
+def _pane(side: Side, index: int, base: Path) -> _Pane:
     if index >= len(side.steps):
-        return f'<div data-step="{index}" hidden><div class="ended">episode over</div></div>'
+        return _Pane(index)
     step = side.steps[index]
-    href = side.frame_href(step, base)
-    image = (
-        f'<a class="full" href="{html.escape(href)}" target="_blank" title="open full size">'
-        f'<img src="{html.escape(href)}" alt="step {index}"></a>'
-        if href
-        else ""
-    )
-    return (
-        f'<div data-step="{index}" hidden><div class="shot">{image}{action_overlay(step)}</div>'
-        + _files(href, side.tree_href(step, base))
-        + step_words(step, side.record.policy if side.record is not None else "unknown")
-        + "</div>"
+    policy = side.record.policy if side.record is not None else "unknown"
+    return _Pane(
+        index,
+        step,
+        side.frame_href(step, base),
+        side.tree_href(step, base),
+        action_overlay(step),
+        step_words(step, policy),
     )
 
 
@@ -120,57 +136,30 @@ def _keyed(record: EpisodeRecord | None) -> dict[tuple[str, int], Check]:
 
 
 def _json(value: object) -> str:
-    return html.escape(json.dumps(value, ensure_ascii=False))
+    return json.dumps(value, ensure_ascii=False)
 
 
-def _cell(check: Check | None) -> str:
+def _cell(check: Check | None) -> _Cell | None:
     if check is None:
-        return "<td class='none'>—</td>"
-    verdict = "pass" if check.passed else "FAIL"
-    return (
-        f"<td><span class='{verdict.lower()}'>{verdict}</span> <span class='vals'>"
-        f"{_json(check.actual)} <span class='exp'>(expected {_json(check.expected)})</span>"
-        "</span></td>"
-    )
+        return None
+    return _Cell(check.passed, _json(check.actual), _json(check.expected))
 
 
-def _no_verdict(name: str, record: EpisodeRecord | None) -> str:
+def _missing(world: str, record: EpisodeRecord | None) -> list[_Missing]:
     if record is None:
-        return f"<div class='meta'>{html.escape(name)}: not run</div>"
+        return [_Missing(world, None)]
     if record.verdict is None:
-        why = record.error or "no verdict"
-        return f"<div class='error'>{html.escape(name)}: {html.escape(why)}</div>"
-    return ""
+        return [_Missing(world, record.error or "no verdict")]
+    return []
 
 
-def _checks(sim: EpisodeRecord | None, device: EpisodeRecord | None, device_title: str) -> str:
-    """One table of both worlds' checks, a row per check name."""
+def _check_rows(
+    sim: EpisodeRecord | None, device: EpisodeRecord | None
+) -> list[tuple[str, _Cell | None, _Cell | None]]:
+    """Both worlds' checks, a row per check name."""
     left, right = _keyed(sim), _keyed(device)
     keys = list(dict.fromkeys([*left, *right]))
-    rows = "".join(
-        f"<tr><td>{html.escape(name)}</td>{_cell(left.get((name, n)))}"
-        f"{_cell(right.get((name, n)))}</tr>"
-        for name, n in keys
-    )
-    head = f"<tr><th>check</th><th>Simulator</th><th>{html.escape(device_title)}</th></tr>"
-    table = f"<table class='checks'>{head}{rows}</table>" if keys else ""
-    return table + _no_verdict("Simulator", sim) + _no_verdict(device_title, device)
-
-
-def _nav(links: ReplayLinks | None, policy: str) -> str:
-    if links is None:
-        return ""
-    parts = [
-        f'<a href="{html.escape(links.report)}">← report</a>',
-        f"<b>{html.escape(links.role)}</b> policy ({html.escape(policy)})",
-    ]
-    if links.other is not None and links.other_role is not None:
-        spec = f" ({html.escape(links.other_policy)})" if links.other_policy else ""
-        parts.append(
-            f'<a href="{html.escape(links.other)}" id="other-policy">'
-            f"the {html.escape(links.other_role)} policy{spec} on this task →</a>"
-        )
-    return '<nav class="links">' + " · ".join(parts) + "</nav>"
+    return [(name, _cell(left.get((name, n))), _cell(right.get((name, n)))) for name, n in keys]
 
 
 def replay_page(
@@ -182,21 +171,20 @@ def replay_page(
     if record is None:
         raise ValueError("neither side of the replay has an episode")
     count = max(len(sim.steps), len(device.steps), 1)
-    resources_dir = resources.files(__package__).joinpath("templates")
-    return Template(resources_dir.joinpath("replay.html").read_text("utf-8")).substitute(
-        title=html.escape(
-            f"{record.task.task_id} (seed {record.task.seed}, {record.task.lang}) · {record.policy}"
-        ),
-        nav=_nav(links, record.policy),
-        meta=html.escape(record.task.instruction),
+    return page_template("replay.html").render(
+        title=f"{record.task.task_id} (seed {record.task.seed}, {record.task.lang})"
+        f" · {record.policy}",
+        links=links,
+        policy=record.policy,
+        instruction=record.task.instruction,
         max_step=count - 1,
-        sim_badge=_badge(sim.record),
-        device_title=html.escape(device_title),
-        device_badge=_badge(device.record),
-        sim_steps="".join(_pane(sim, i, base) for i in range(count)),
-        device_steps="".join(_pane(device, i, base) for i in range(count)),
-        checks=_checks(sim.record, device.record, device_title),
-        script=resources_dir.joinpath("replay.js").read_text("utf-8"),
+        worlds=[
+            ("Simulator", sim.record, [_pane(sim, i, base) for i in range(count)]),
+            (device_title, device.record, [_pane(device, i, base) for i in range(count)]),
+        ],
+        device_title=device_title,
+        checks=_check_rows(sim.record, device.record),
+        missing=[*_missing("Simulator", sim.record), *_missing(device_title, device.record)],
     )
 
 
@@ -247,7 +235,7 @@ def _write_video(panes: list[tuple[str, Side]], out: Path, fps: float) -> Path:
     count = max([1, *(len(side.steps) for _, side in panes)])
     size, header = (360, 800), 40
     shape = (size[0] * len(panes), size[1] + header)
-    writer = cv2.VideoWriter(str(out), cv2.VideoWriter_fourcc(*"mp4v"), fps, shape)
+    writer = cv2.VideoWriter(str(out), cv2.VideoWriter.fourcc(*"mp4v"), fps, shape)
     if not writer.isOpened():
         raise OSError(f"opencv cannot write an MP4 to {out}; check the directory exists")
     try:

@@ -1,4 +1,5 @@
-"""One step as the episode page and the replay page both show it.
+"""One step as the episode page and the replay page both show it, as data for the macros of
+``templates/step.html``.
 
 The marks of what the step did on its frame (a ring where it touched, two rings for a double
 tap, a larger dot for a long press, an arrow for a swipe or scroll), each drawn twice — a
@@ -9,13 +10,26 @@ the thought; the model's raw reply (escaped, line breaks kept, folded when long)
 
 from __future__ import annotations
 
-import html
 import math
+from dataclasses import dataclass
+from typing import Literal
 
 from bridge.action_text import describe_action
 from bridge.schema import PolicyOutput, StepRecord
 
-__all__ = ["MARK_DARK", "MARK_LIGHT", "action_html", "action_overlay", "raw_reply", "step_words"]
+__all__ = [
+    "MARK_DARK",
+    "MARK_LIGHT",
+    "ActionView",
+    "Marks",
+    "RawReply",
+    "Shape",
+    "StepWords",
+    "action_overlay",
+    "action_view",
+    "raw_reply",
+    "step_words",
+]
 
 MARK_DARK, MARK_LIGHT = "#111111", "#ffffff"
 """The two strokes of every mark: a dark one under a light one."""
@@ -25,95 +39,128 @@ _LONG_REPLY_LINES, _LONG_REPLY_CHARS = 8, 600
 """A raw reply longer than this starts folded."""
 
 
-def _circle(x: float, y: float, radius: float, unit: float) -> str:
-    return "".join(
-        f'<circle cx="{x:.0f}" cy="{y:.0f}" r="{radius * unit:.0f}" fill="none" '
-        f'stroke="{colour}" stroke-width="{width * unit:.1f}"/>'
+@dataclass(frozen=True)
+class Shape:
+    """One SVG element of a mark: a ``circle`` (``points``: its centre; ``radius``), a
+    ``line`` (its two ends) or a ``polygon`` (its corners)."""
+
+    kind: Literal["circle", "line", "polygon"]
+    points: tuple[tuple[float, float], ...]
+    fill: str
+    stroke: str
+    width: float
+    radius: float = 0.0
+
+
+@dataclass(frozen=True)
+class Marks:
+    """The marks of one step, in the screen's pixels (``width`` × ``height``)."""
+
+    width: int
+    height: int
+    kind: str
+    """The executed action's type (``data-kind``)."""
+    shapes: tuple[Shape, ...]
+
+
+@dataclass(frozen=True)
+class ActionView:
+    """An action in words (``text``; None for an output without an action) and its contract
+    JSON for the tooltip."""
+
+    text: str | None
+    contract: str = ""
+
+
+@dataclass(frozen=True)
+class RawReply:
+    """The model's raw reply as shown: ``text`` (None: there is none, ``source`` says why)."""
+
+    text: str | None
+    source: str
+    lines: int = 0
+    long: bool = False
+    """Starts folded."""
+
+
+@dataclass(frozen=True)
+class StepWords:
+    """The words under a step's frame."""
+
+    action: ActionView
+    thought: str | None
+    raw: RawReply
+    error: str | None
+
+
+def _circle(x: float, y: float, radius: float, unit: float) -> list[Shape]:
+    return [
+        Shape("circle", ((x, y),), "none", colour, width * unit, radius * unit)
         for colour, width in ((MARK_DARK, _HALO), (MARK_LIGHT, _CORE))
-    )
+    ]
 
 
-def _dot(x: float, y: float, radius: float, unit: float) -> str:
-    return (
-        f'<circle cx="{x:.0f}" cy="{y:.0f}" r="{radius * unit:.0f}" fill="{MARK_LIGHT}" '
-        f'stroke="{MARK_DARK}" stroke-width="{_HALO * unit / 3:.1f}"/>'
-    )
+def _dot(x: float, y: float, radius: float, unit: float) -> Shape:
+    return Shape("circle", ((x, y),), MARK_LIGHT, MARK_DARK, _HALO * unit / 3, radius * unit)
 
 
-def _arrow(start: tuple[float, float], end: tuple[float, float], unit: float) -> str:
+def _arrow(start: tuple[float, float], end: tuple[float, float], unit: float) -> list[Shape]:
     """A shaft from ``start`` to a head at ``end``, dark under light like the rings."""
     (x, y), (ex, ey) = start, end
     length = math.hypot(ex - x, ey - y)
     if length < 1:
-        return ""
+        return []
     ux, uy = (ex - x) / length, (ey - y) / length
     head, half = min(80 * unit, 0.6 * length), 46 * unit
     bx, by = ex - ux * head, ey - uy * head
-    shaft = "".join(
-        f'<line x1="{x:.0f}" y1="{y:.0f}" x2="{bx:.0f}" y2="{by:.0f}" stroke="{colour}" '
-        f'stroke-width="{width * unit:.1f}" stroke-linecap="round"/>'
+    shaft = [
+        Shape("line", ((x, y), (bx, by)), "none", colour, width * unit)
         for colour, width in ((MARK_DARK, _HALO), (MARK_LIGHT, _CORE))
-    )
-    corners = [(ex, ey), (bx - uy * half, by + ux * half), (bx + uy * half, by - ux * half)]
-    points = " ".join(f"{px:.0f},{py:.0f}" for px, py in corners)
-    return shaft + (
-        f'<polygon points="{points}" fill="{MARK_LIGHT}" stroke="{MARK_DARK}" '
-        f'stroke-width="{_HALO * unit / 3:.1f}" stroke-linejoin="round"/>'
-    )
+    ]
+    corners = ((ex, ey), (bx - uy * half, by + ux * half), (bx + uy * half, by - ux * half))
+    return [*shaft, Shape("polygon", corners, MARK_LIGHT, MARK_DARK, _HALO * unit / 3)]
 
 
-def action_overlay(step: StepRecord) -> str:
-    """SVG marks of what the step did, in the screen's pixels (the SVG is scaled with the
+def action_overlay(step: StepRecord) -> Marks | None:
+    """The marks of what the step did, in the screen's pixels (the SVG is scaled with the
     frame): a ring and a dot where it touched, an arrow from where a stroke began to where
-    it ended. Empty when the step touched no point (a key, an app, an invalid step)."""
-    result = step.result
-    if result is None or result.executed is None or result.executed.point_px is None:
-        return ""
-    executed, screen = result.executed, step.observation.screen
+    it ended. None when the step touched no point (a key, an app, an invalid step)."""
+    executed = step.result.executed if step.result is not None else None
+    if executed is None or executed.point_px is None:
+        return None
+    screen = step.observation.screen
     unit = screen.width_px / 1080
     x, y = executed.point_px
+    kind = executed.action.type
     if executed.end_point_px is not None:
-        marks = _arrow((x, y), executed.end_point_px, unit) + _dot(x, y, _DOT, unit)
+        shapes = [*_arrow((x, y), executed.end_point_px, unit), _dot(x, y, _DOT, unit)]
     else:
-        kind = executed.action.type
-        marks = _circle(x, y, _RING, unit)
+        shapes = _circle(x, y, _RING, unit)
         if kind == "double_tap":
-            marks += _circle(x, y, _RING * 0.55, unit)
-        marks += _dot(x, y, _DOT * (1.6 if kind == "long_press" else 1), unit)
-    return (
-        f'<svg class="marks" viewBox="0 0 {screen.width_px} {screen.height_px}" '
-        f'data-kind="{executed.action.type}">{marks}</svg>'
-    )
+            shapes += _circle(x, y, _RING * 0.55, unit)
+        shapes.append(_dot(x, y, _DOT * (1.6 if kind == "long_press" else 1), unit))
+    return Marks(screen.width_px, screen.height_px, kind, tuple(shapes))
 
 
-def action_html(output: PolicyOutput, step: StepRecord, tag: str = "div") -> str:
-    """``output``'s action in words as an element ``tag`` of class ``action`` (its contract
-    JSON in the tooltip), named on the tree of ``step``'s observation."""
+def action_view(output: PolicyOutput, step: StepRecord) -> ActionView:
+    """``output``'s action in words, named on the tree of ``step``'s observation."""
     action = output.action
     if action is None:
-        return f"<{tag} class='action invalid'>no action (invalid output)</{tag}>"
+        return ActionView(None)
     executed = step.result.executed if step.result else None
     text = describe_action(action, step.observation, executed)
-    contract = html.escape(action.model_dump_json(exclude_none=True), quote=True)
-    return f"<{tag} class='action' title=\"{contract}\">{html.escape(text)}</{tag}>"
+    return ActionView(text, action.model_dump_json(exclude_none=True))
 
 
-def raw_reply(output: PolicyOutput, source: str) -> str:
-    """The model's raw reply, escaped with its line breaks, in a box that folds (folded from
-    the start when long); a one-line note when there is none (``source`` says why: a
-    scripted policy, a person)."""
+def raw_reply(output: PolicyOutput, source: str) -> RawReply:
+    """The model's raw reply, folded from the start when long (``source``: why there may be
+    none, e.g. a scripted policy, a person)."""
     raw = output.raw_text
-    if raw is None:
-        return f"<div class='raw none'>no raw reply ({html.escape(source)})</div>"
-    if not raw.strip():
-        return "<div class='raw none'>the raw reply was empty</div>"
+    if raw is None or not raw.strip():
+        return RawReply(raw, source)
     lines = raw.count("\n") + 1
     long = lines > _LONG_REPLY_LINES or len(raw) > _LONG_REPLY_CHARS
-    summary = f"raw reply · {lines} lines, {len(raw)} characters" if long else "raw reply"
-    return (
-        f"<details class='raw'{'' if long else ' open'}><summary>{summary}</summary>"
-        f"<pre>{html.escape(raw)}</pre></details>"
-    )
+    return RawReply(raw, source, lines, long)
 
 
 def _source(step: StepRecord, policy: str) -> str:
@@ -123,20 +170,14 @@ def _source(step: StepRecord, policy: str) -> str:
     return f"{policy} policy"
 
 
-def step_words(step: StepRecord, policy: str) -> str:
+def step_words(step: StepRecord, policy: str) -> StepWords:
     """The words under a step's frame: its action as a person reads it, the thought, the
     raw reply of ``policy`` (the episode's policy spec), and the step's error if any."""
     output = step.output
     error = output.error or (step.result.error if step.result else None)
-    thought = (
-        f"<div class='thought'><span class='what'>thought</span> {html.escape(output.thought)}"
-        "</div>"
-        if output.thought
-        else ""
-    )
-    return (
-        action_html(output, step)
-        + thought
-        + raw_reply(output, _source(step, policy))
-        + (f"<div class='error'>{html.escape(error)}</div>" if error else "")
+    return StepWords(
+        action_view(output, step),
+        output.thought or None,
+        raw_reply(output, _source(step, policy)),
+        error or None,
     )

@@ -178,6 +178,19 @@ async def test_docs_render_with_the_network_blocked(sim: Simulator, page: Page) 
     assert elsewhere == []
     await page.goto(f"{sim.base_url}/redoc")
     await page.locator('[data-section-id="tag/player"]').wait_for(state="attached")
+    await page.locator('img[alt="redocly logo"]').wait_for(state="attached")
+    assert elsewhere == []  # its footer logo is inline, not fetched from a CDN
+
+
+async def test_the_first_url_is_a_page_a_person_can_use(sim: Simulator, page: Page) -> None:
+    instance = sim.create_instance(seed=5)
+    await page.goto(sim.base_url)
+    text = await page.locator("main").inner_text()
+    assert f"{len(sim.tasks)} task templates" in text and "Settings" in text
+    await page.locator(f'a[href="/play/{instance.id}"]').click()
+    await page.wait_for_url(f"**/play/{instance.id}")
+    await page.goto(sim.base_url)
+    assert await page.locator('a[href="/docs"]').count() == 1
 
 
 async def test_a_page_opened_with_the_token_loads_its_own_assets() -> None:

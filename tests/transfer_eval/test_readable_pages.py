@@ -195,13 +195,13 @@ def test_actions_read_as_words_with_the_contract_json_only_on_hover(
     path = _episode_page(run, "trained") if which == "episode" else _replay(run, "trained")
     page = path.read_text(encoding="utf-8")
     panes = 1 if which == "episode" else 2
-    escaped = [label.replace('"', "&quot;") for label in READABLE]
+    escaped = [label.replace('"', "&#34;") for label in READABLE]
     assert _labels(page) == escaped * panes  # the replay lists the simulator's steps first
     words = re.sub(r'title="[^"]*"', "", page)
-    assert "{&quot;type&quot;" not in words and "0.5005005005005005" not in words
+    assert "{&#34;type&#34;" not in words and "0.5005005005005005" not in words
     # the contract form is still there for whoever needs it: the label's tooltip
-    tooltip = "{&quot;type&quot;:&quot;tap&quot;,&quot;target&quot;:{&quot;element&quot;:1}}"
-    assert f"<div class='action' title=\"{tooltip}\">tap &quot;Clock&quot;</div>" in page
+    tooltip = "{&#34;type&#34;:&#34;tap&#34;,&#34;target&#34;:{&#34;element&#34;:1}}"
+    assert f"<div class='action' title=\"{tooltip}\">tap &#34;Clock&#34;</div>" in page
 
 
 def _luminance(pixel: np.ndarray) -> float:

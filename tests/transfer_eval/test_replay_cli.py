@@ -5,12 +5,12 @@ test_transfer_eval.py."""
 
 from __future__ import annotations
 
-from html import escape as html_escape
 from pathlib import Path
 
 import cv2
 import pytest
 from click.testing import Result
+from markupsafe import escape as html_escape
 from typer.testing import CliRunner
 
 from bridge.schema import (
@@ -112,9 +112,10 @@ def _invoke(*args: str) -> Result:
     return CliRunner().invoke(mgb_app, ["replay", *args], terminal_width=200)
 
 
-def _one_line_error(result: Result) -> str:
-    """The error's text; fails unless it is exit 1 through typer.Exit (not a traceback)."""
-    assert result.exit_code == 1, result.output
+def _one_line_error(result: Result, code: int = 1) -> str:
+    """The error's text; fails unless it is exit ``code`` (2: the command line itself is
+    wrong) through typer.Exit (not a traceback)."""
+    assert result.exit_code == code, result.output
     assert isinstance(result.exception, SystemExit), result.exception
     assert "Traceback" not in result.output
     lines = result.output.strip().splitlines()
@@ -159,7 +160,7 @@ def test_episode_page_shows_the_override_badge_and_the_policys_proposal(
     assert "<h3>step 0 <span class='decided decided-override'>override</span></h3>" in html
     assert "<h3>step 1 <span class='decided decided-approved'>approved</span></h3>" in html
     assert html.count("policy proposed:") == 1  # only under the override
-    finish = html_escape(FinishAction().model_dump_json(exclude_none=True), quote=True)
+    finish = html_escape(FinishAction().model_dump_json(exclude_none=True))
     assert (
         f"policy proposed: <code class='action' title=\"{finish}\">finish (success)</code>" in html
     )
@@ -199,7 +200,7 @@ def test_mp4_renders_the_one_episode(console_run: Path, tmp_path: Path) -> None:
         assert ok and image.std() > 5, "the frame is blank"
     finally:
         capture.release()
-    without = _one_line_error(_invoke(str(console_run), "--mp4", str(video)))
+    without = _one_line_error(_invoke(str(console_run), "--mp4", str(video)), code=2)
     assert "--mp4 renders one episode: add --episode ID" in without
 
 
@@ -214,7 +215,8 @@ def test_errors_are_one_line(console_run: Path, tmp_path: Path) -> None:
     RunStore.create(tmp_path / "empty", RunManifest(config={"console": True}))
     empty = _one_line_error(_invoke(str(tmp_path / "empty")))
     assert "has no finished episodes yet" in empty and "--out" in empty
-    both = _one_line_error(_invoke(str(console_run), "--episode", STOPPED, "--task", "toy/x"))
+    both = _invoke(str(console_run), "--episode", STOPPED, "--task", "toy/x")
+    both = _one_line_error(both, code=2)
     assert "not both" in both
 
 

@@ -340,7 +340,7 @@ def test_the_footer_shows_the_commit_command_and_checkpoint_hashes() -> None:
     page = render_html(_report(), versions)
     footer = page[page.index('id="provenance"') :]
     assert "0123456789abcdef0123456789abcdef01234567 (with uncommitted changes)" in footer
-    assert "transfer-eval --out &#x27;runs/my run&#x27;" in footer
+    assert "transfer-eval --out &#39;runs/my run&#39;" in footer
     assert "base sha256:aaaaaaaaaaaa, trained sha256:bbbbbbbbbbbb" in footer
     assert "mobilegym-bridge 0.1.0, python 3.11.7" in footer
     markdown = render_markdown(_report(), versions)

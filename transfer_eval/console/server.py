@@ -10,7 +10,6 @@ by default; from any other address a token is required (as for the env API).
 from __future__ import annotations
 
 from importlib import resources
-from string import Template
 from typing import Any, Literal
 
 from fastapi import FastAPI, HTTPException, Request
@@ -19,12 +18,13 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict
 
 from bridge.app_catalog import app_catalog
-from bridge.errors import BridgeError
+from bridge.errors import BridgeError, UITreeError
 from bridge.schema import Action, Observation, StepRecord, UINode, Verdict
-from bridge.uitree import UITree, UITreeError
+from bridge.uitree import UITree
 from sim.server import require_token
 from transfer_eval.console.live import LiveFeed
 from transfer_eval.console.session import Breakpoints, ConsoleError, ConsoleSession, Proposal
+from transfer_eval.pages import page_template
 
 __all__ = ["build_console_app", "session_state"]
 
@@ -182,10 +182,6 @@ def session_state(session: ConsoleSession, feed: LiveFeed | None) -> dict[str, A
     }
 
 
-def _static(name: str) -> str:
-    return resources.files("transfer_eval.console").joinpath("static", name).read_text("utf-8")
-
-
 def build_console_app(
     session: ConsoleSession, feed: LiveFeed | None, token: str | None = None
 ) -> FastAPI:
@@ -206,7 +202,7 @@ def build_console_app(
 
     @app.get("/", response_class=HTMLResponse)
     async def page() -> str:
-        return Template(_static("index.html")).safe_substitute(title="mgb console")
+        return page_template("console.html").render(title="mgb console")
 
     @app.get("/api/state")
     async def state(after: int = -1) -> dict[str, Any]:
@@ -216,10 +212,11 @@ def build_console_app(
 
     @app.get("/api/frozen")
     async def frozen_frame() -> Response:
-        shot = session.frozen.screenshot if session.frozen else None
-        if shot is None:
+        frozen = session.frozen
+        shot = frozen.screenshot if frozen else None
+        if frozen is None or shot is None:
             raise HTTPException(404, "no frozen frame (this world gives no screenshot)")
-        headers = {"Cache-Control": "no-store", "X-Step": str(session.frozen.step)}
+        headers = {"Cache-Control": "no-store", "X-Step": str(frozen.step)}
         return Response(shot.data, media_type=_MEDIA[shot.format], headers=headers)
 
     @app.get("/api/live")
