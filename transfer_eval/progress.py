@@ -1,6 +1,11 @@
-"""Progress of long work that a person can follow on a terminal and off one: the console
+"""Progress of long work that a person can follow on a terminal and off one: the consoles
 every command prints on, a timestamped log file, and the bar of a batch of episodes that
-starts where a resumed run stopped."""
+starts where a resumed run stopped.
+
+Off a terminal (``| cat``, ``> file``, nohup, CI) the consoles are :data:`OFF_TERMINAL_WIDTH`
+wide, so a table keeps every column and no cell wraps; ``COLUMNS`` still decides when set.
+Light to import: the command lines' help is drawn without loading the run machinery.
+"""
 
 from __future__ import annotations
 
@@ -9,18 +14,53 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.console import Console, ConsoleDimensions
 
-from bridge.errors import BridgeError
-from bridge.schema import EpisodeRecord
-from bridge.trajectory import RunStore
+if TYPE_CHECKING:
+    from bridge.schema import EpisodeRecord
 
-__all__ = ["ProgressLog", "console", "episode_progress", "finished_before"]
+__all__ = [
+    "OFF_TERMINAL_WIDTH",
+    "ProgressLog",
+    "console",
+    "episode_progress",
+    "error_console",
+    "finished_before",
+]
 
-console = Console()
-"""The console every command prints on."""
+OFF_TERMINAL_WIDTH = 1000
+"""Columns of a console whose output is not a terminal: wider than any row we print."""
+
+
+class _Console(Console):
+    """A Rich console that is :data:`OFF_TERMINAL_WIDTH` wide off a terminal (Rich would
+    take the width of whatever terminal stdin has, or 80 columns, and wrap cells)."""
+
+    @property
+    def size(self) -> ConsoleDimensions:
+        """``COLUMNS`` when it is set now, else a wide console when the output is not a
+        terminal, else the terminal's size (read when asked, not when the console was made:
+        the consoles are module globals, made once however the process is run)."""
+        size = super().size
+        columns = self._environ.get("COLUMNS", "")
+        if columns.isdigit() and int(columns) > 0:
+            return ConsoleDimensions(int(columns), size.height)
+        if not self.is_terminal:
+            return ConsoleDimensions(OFF_TERMINAL_WIDTH, size.height)
+        return size
+
+    @size.setter
+    def size(self, new_size: tuple[int, int]) -> None:
+        self._width, self._height = new_size
+
+
+console: Console = _Console()
+"""The console every command prints on (stdout)."""
+
+error_console: Console = _Console(stderr=True, highlight=False, soft_wrap=True)
+"""The console errors are printed on (stderr): one logical line each, never wrapped."""
 
 
 class ProgressLog:
@@ -51,6 +91,9 @@ def finished_before(out: Path) -> list[EpisodeRecord]:
     stopped; none for a new or unreadable run (the run itself will say what is wrong)."""
     if not (out / "manifest.json").exists():
         return []
+    from bridge.errors import BridgeError
+    from bridge.trajectory import RunStore
+
     try:
         store = RunStore.open(out)
         records, damaged = store.completed().values(), store.damaged()
@@ -66,6 +109,14 @@ def episode_progress(
     """The progress of a batch of episodes into the run ``out``: a Rich bar on a terminal and
     a line per finished episode in ``out/progress.log``; yields the ``on_done`` callback. A
     resumed run starts at what ``out`` already holds of ``episode_ids``."""
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
     wanted = set(episode_ids)
     before = [r for r in finished_before(out) if r.episode_id in wanted]
     total = len(wanted)

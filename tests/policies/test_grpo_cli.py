@@ -12,7 +12,6 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from sim.simulator import default_apps
 from sim.tasks.registry import default_registry
 from transfer_eval.commands.train import train_command
 from transfer_eval.suites import SuiteError, load_split, split_names
@@ -34,8 +33,7 @@ def _parent() -> typer.Typer:
 @pytest.mark.parametrize("name", split_names())
 def test_splits_never_share_an_instance(name: str) -> None:
     registry = default_registry()
-    world = {app.id: app.world for app in default_apps()}
-    train, test = split_instances(load_split(name), registry, world)
+    train, test = split_instances(load_split(name), registry)
     assert train and len(test) >= 20
     train_keys = {(t.task_id, t.seed) for t in train}
     test_keys = {(t.task_id, t.seed) for t in test}
@@ -123,7 +121,7 @@ def _fake_training(rows: int, then: BaseException | None = None) -> object:
 def test_train_logs_every_iteration_off_a_terminal(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("transfer_eval.commands.train.run_training", _fake_training(3))
+    monkeypatch.setattr("transfer_eval.training.run_training", _fake_training(3))
     out = tmp_path / "ckpt"
     result = CliRunner().invoke(_parent(), ["train", "--iters", "3", "--out", str(out)])
     assert result.exit_code == 0, result.output
@@ -140,7 +138,7 @@ def test_ctrl_c_in_training_says_it_does_not_resume(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     fake = _fake_training(1, then=KeyboardInterrupt())
-    monkeypatch.setattr("transfer_eval.commands.train.run_training", fake)
+    monkeypatch.setattr("transfer_eval.training.run_training", fake)
     result = CliRunner().invoke(_parent(), ["train", "--out", str(tmp_path / "ckpt")])
     assert result.exit_code == 130
     said = " ".join(result.output.split())
@@ -171,7 +169,7 @@ def test_train_refuses_a_checkpoint_folder_unless_told_to_replace_it(
         started.append(options)
         return await fake(options, on_iteration)  # type: ignore[operator]
 
-    monkeypatch.setattr("transfer_eval.commands.train.run_training", recorded)
+    monkeypatch.setattr("transfer_eval.training.run_training", recorded)
     out, base = tmp_path / "trained", tmp_path / "base"
     kept = _checkpoint(out)
     result = CliRunner().invoke(_parent(), ["train", "--iters", "1", "--out", str(out)])

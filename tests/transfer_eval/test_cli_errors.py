@@ -25,7 +25,7 @@ def _error_line(output: str) -> str:
 
 def test_transfer_eval_names_the_option_it_refuses(tmp_path: Path) -> None:
     result = runner.invoke(transfer_eval_app, ["--repeats", "0", "--out", str(tmp_path / "r")])
-    assert result.exit_code == 1
+    assert result.exit_code == 2
     assert _error_line(result.output) == (
         "error: --repeats 0: Input should be greater than or equal to 1"
     )
@@ -35,7 +35,7 @@ def test_device_run_refuses_an_unknown_language_before_touching_adb(tmp_path: Pa
     args = ["device", "run", "--device", "NOPE", "--task", "settings/SetWifi-v1",
             "--lang", "fr", "--out", str(tmp_path / "r")]  # fmt: skip
     result = runner.invoke(mgb_app, args)
-    assert result.exit_code == 1
+    assert result.exit_code == 2
     assert _error_line(result.output) == "error: --lang 'fr': Input should be 'en' or 'zh'"
 
 
@@ -75,10 +75,11 @@ DUMP = Path(__file__).resolve().parents[1] / "fixtures" / "real_dumps"
 def test_inspect_refuses_a_bad_xpath_or_point_in_one_line() -> None:
     dump = str(DUMP / "09_vivo_launcher_home_720x1608.xml")
     bad_xpath = runner.invoke(mgb_app, ["inspect", dump, "--xpath", "//node["])
-    assert bad_xpath.exit_code == 1 and _error_line(bad_xpath.output).startswith(
+    assert bad_xpath.exit_code == 2 and _error_line(bad_xpath.output).startswith(
         "error: --xpath: invalid XPath '//node['"
     )
     bad_point = runner.invoke(mgb_app, ["inspect", dump, "--at", "540x400"])
+    assert bad_point.exit_code == 2
     assert _error_line(bad_point.output) == (
         "error: --at '540x400': give a device pixel as X,Y, e.g. 540,1200"
     )

@@ -11,7 +11,6 @@ from typer.testing import CliRunner
 
 from bridge.runner import EpisodeJob
 from device.adb import AdbTarget
-from sim.simulator import default_apps
 from sim.tasks.registry import default_registry
 from transfer_eval import device_run, paired
 from transfer_eval.commands import mgb_app, transfer_eval_app
@@ -40,7 +39,7 @@ def test_device_run_rejects_an_unknown_guard_in_one_line(tmp_path: Path) -> None
 
 def test_device_run_rejects_allow_without_a_guard(tmp_path: Path) -> None:
     code, output = _device_run(tmp_path, "--allow", "contacts")
-    assert code == 1
+    assert code == 2  # options that exclude each other: a usage error
     assert output.strip() == "error: --allow contacts needs --guard apps or --guard all"
 
 
@@ -54,8 +53,7 @@ def test_transfer_eval_rejects_an_unknown_guard(tmp_path: Path) -> None:
 
 def _cells(task_id: str = TASK) -> list[Cell]:
     registry = default_registry()
-    world = {app.id: app.world for app in default_apps()}
-    task = registry.instantiate(task_id, 0, world)
+    task = registry.instantiate(task_id, 0)
     template = registry.get(task_id)
     return [
         Cell(task_id, task, template, role, side, 0)

@@ -59,7 +59,7 @@ def test_run_writes_a_trajectory_with_frames_trees_and_pages(tmp_path: Path) -> 
     tree = parse_hierarchy((episode_dir / steps[0].tree).read_bytes())
     assert any(node.text == "Settings" for node in tree.nodes)
     page = (episode_dir / "index.html").read_text(encoding="utf-8")
-    assert "wifi_on" in page and "&quot;type&quot;:&quot;open_app&quot;" in page
+    assert "wifi_on" in page and "&#34;type&#34;:&#34;open_app&#34;" in page
     assert "settings.SetWifi-v1_s1_en" in (out / "index.html").read_text(encoding="utf-8")
     # the same --out grows with a new seed; the episodes already there are not run again
     grown_args = [*args[:4], "--seeds", "1,2", "--out", str(out)]
@@ -68,7 +68,9 @@ def test_run_writes_a_trajectory_with_frames_trees_and_pages(tmp_path: Path) -> 
     assert len(store.results_path.read_text().splitlines()) == 3
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["config"]["tasks"] == ["settings/SetWifi-v1"]
-    assert manifest["seeds"] == [0, 1, 2] and manifest["config"]["seeds"] == [0, 1, 2]
+    assert manifest["seeds"] == [0, 1] and manifest["config"]["seeds"] == [0, 1]
+    task, english = ["settings/SetWifi-v1"], ["en"]  # what the second run asked, no more
+    assert manifest["grids"] == [{"langs": english, "seeds": [1, 2], "tasks": task}]
     # progress off a terminal: a timestamped line per episode, in the run's log
     lines = (out / "progress.log").read_text().splitlines()
     assert len(lines) == 3 and lines[2].endswith(
@@ -97,8 +99,8 @@ def test_a_bad_policy_spec_is_one_clear_error(tmp_path: Path) -> None:
 
 
 def _one_error_line(result: object) -> str:
-    """The ``error:`` line of a failed command (exit 1), with no traceback."""
-    assert result.exit_code == 1, result.output  # type: ignore[attr-defined]
+    """The ``error:`` line of a refused command line (exit 2), with no traceback."""
+    assert result.exit_code == 2, result.output  # type: ignore[attr-defined]
     assert "Traceback" not in result.output  # type: ignore[attr-defined]
     lines = [line for line in result.output.splitlines() if line.startswith("error:")]  # type: ignore[attr-defined]
     assert len(lines) == 1, result.output  # type: ignore[attr-defined]

@@ -50,4 +50,4 @@ transfer_eval_app = typer.Typer(
     help="Measure how much of a simulator gain carries over to a real phone.",
     add_completion=False,
 )
-transfer_eval_app.command(cls=GuardedCommand)(transfer_eval_command)
+transfer_eval_app.command("transfer-eval", cls=GuardedCommand)(transfer_eval_command)

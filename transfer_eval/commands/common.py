@@ -2,7 +2,19 @@
 (:mod:`transfer_eval.progress`), the one error boundary, the one-line error it exits with,
 and the line for an option its config model refused (the option as the user typed it,
 the value, what it takes — never pydantic's multi-line report). A run a person plays
-(``--policy human``) goes one episode at a time and draws no bar over their prompt."""
+(``--policy human``) goes one episode at a time and draws no bar over their prompt.
+
+Every error is one ``error:`` line on stderr, before anything is started or drawn when it
+can be known then. A command line Typer refuses (an unknown option or command, a missing
+argument, a value not of the option's type or range) exits 2 and says where the help is,
+as does a value a command refuses with ``typer.BadParameter`` (an unknown task, a policy
+that cannot play); a value refused through :func:`fail` (a config model's check,
+``--level L9``) and a known failure of the work (every :class:`~bridge.errors.BridgeError`
+but the bugs) exit 1.
+
+Light to import, as every command module is: what the commands need from the run machinery
+is imported when they run, so ``--help`` answers at once.
+"""
 
 from __future__ import annotations
 
@@ -14,24 +26,38 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from types import FrameType
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import typer
-from pydantic import ValidationError
+from rich.markup import escape
 from typer.core import TyperCommand, TyperGroup
 
-from bridge.env_checker import EnvCheckError
-from bridge.errors import BridgeError, EnvUsageError, RunLocked
-from bridge.run_lock import check_unlocked
-from bridge.schema import EpisodeRecord
 from transfer_eval.commands.options import optional_value
-from transfer_eval.jobs import attended
-from transfer_eval.progress import ProgressLog, console, episode_progress, finished_before
+from transfer_eval.progress import (
+    ProgressLog,
+    console,
+    episode_progress,
+    error_console,
+    finished_before,
+)
+
+try:  # Typer 0.2x carries its own copy of Click, whose exceptions it raises
+    from typer._click import exceptions as cli_errors
+except ImportError:  # an older Typer is built on Click itself
+    from click import exceptions as cli_errors  # type: ignore[no-redef]
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
+    from typer._click.core import Context as ClickContext  # the type Typer's methods take
+
+    from bridge.errors import BridgeError
+    from bridge.schema import EpisodeRecord
 
 __all__ = [
     "GuardedCommand",
     "GuardedGroup",
     "ProgressLog",
+    "check_policy",
     "console",
     "episode_progress",
     "exit_after_interrupt",
@@ -91,29 +117,57 @@ def interrupted(how_to_resume: str) -> typer.Exit:
 
 
 def fail(message: str, code: int = 1) -> typer.Exit:
-    """Print ``error: message`` as one logical line (never wrapped into a box) and return
-    the exit to raise: ``raise fail("...")``."""
-    console.print(f"[red]error:[/] {message}", highlight=False, soft_wrap=True)
+    """Print ``error: message`` on stderr as one logical line (never wrapped into a box)
+    and return the exit to raise: ``raise fail("...")``."""
+    error_console.print(f"[red]error:[/] {escape(message)}")
     return typer.Exit(code=code)
+
+
+def usage(message: str) -> typer.Exit:
+    """:func:`fail` for a command line that is wrong in itself (a value an option does not
+    take, options that exclude each other, a name with a typo): exit 2, as Click's own
+    usage errors, before any work."""
+    return fail(message, 2)
 
 
 def fail_with(exc: BridgeError) -> typer.Exit:
     """:func:`fail` with a known error's message: exit 2 when another process writes the
     run (the command itself is right; the moment is not), else 1."""
+    from bridge.errors import RunLocked
+
     return fail(str(exc), 2 if isinstance(exc, RunLocked) else 1)
 
 
 def refuse_a_locked_run(out: Path) -> None:
     """One line and exit 2, before anything starts or is drawn, when another process
     writes the run directory ``out``."""
+    from bridge.errors import RunLocked
+    from bridge.run_lock import check_unlocked
+
     try:
         check_unlocked(out)
     except RunLocked as exc:
         raise fail_with(exc) from None
 
 
+def check_policy(policy: str) -> None:
+    """One line and exit 2, before anything is drawn, for a ``--policy`` that cannot play:
+    a typo, a checkpoint or endpoint that is not there, a person with no terminal
+    (:func:`policies.registry.preflight`, which the run repeats)."""
+    import asyncio
+
+    from policies.registry import PolicySpecError, preflight
+
+    try:
+        asyncio.run(preflight(policy))
+    except PolicySpecError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--policy") from exc
+
+
 def one_at_a_time(policy: str, concurrency: int) -> int:
     """``concurrency``, or 1 for a person's policy (saying so once when more was asked)."""
+    from transfer_eval.jobs import attended
+
     if attended(policy) and concurrency > 1:
         console.print(
             f"--policy {policy.strip()}: a person plays one episode at a time, so "
@@ -130,6 +184,8 @@ def run_progress(
 ) -> AbstractContextManager[Callable[[EpisodeRecord], None]]:
     """:func:`episode_progress`, or for a person's policy a line per finished episode
     instead of a bar, which would redraw over the prompt they type at."""
+    from transfer_eval.jobs import attended
+
     return (
         _episode_lines(out, episode_ids) if attended(policy) else episode_progress(out, episode_ids)
     )
@@ -183,30 +239,60 @@ def option_error(exc: ValidationError, options: Mapping[str, str] | None = None)
     return f"{option}{shown}: {message}"
 
 
-_BUGS = (EnvUsageError, EnvCheckError)
-"""Errors of ours that are bugs, not a user's mistake or a world's failure: tracebacks."""
+def _usage_line(exc: cli_errors.UsageError) -> str:
+    """Click's complaint about a command line as one line: a refused value as Click words
+    it (the option, the value, what it takes); anything else with where the help is."""
+    refused = isinstance(exc, cli_errors.BadParameter)
+    if refused and not isinstance(exc, cli_errors.MissingParameter):
+        exc.message = exc.message.removeprefix("Value error, ")  # pydantic's, via Typer
+        return " ".join(exc.format_message().split())
+    message = " ".join(exc.format_message().split())
+    if exc.ctx is None:
+        return message
+    stop = "" if message.endswith((".", "?", "!")) else "."
+    return f"{message}{stop} Try '{exc.ctx.command_path} --help'."
 
 
-def _guarded(invoke: Any, ctx: typer.Context) -> Any:
-    """Run a command; a known error (every :class:`BridgeError` but the bugs) becomes one
-    ``error:`` line and exit 1 — an unknown exception keeps its traceback (it is a bug)."""
+_NO_ARGS_HELP: Any = getattr(cli_errors, "NoArgsIsHelpError", ())
+"""What Click 8.2+ raises to show the help page of a group given no arguments (a usage
+error only in name); older Clicks print the page and exit."""
+
+
+def _guarded(invoke: Callable[[Any], Any], ctx: Any) -> Any:
+    """Run ``invoke(ctx)`` (parsing a command line, or invoking a command): Click's
+    complaint about the command line becomes one line and exit 2; a known error (every
+    :class:`BridgeError` but the bugs) one line and exit 1; an unknown exception keeps its
+    traceback (it is a bug)."""
     try:
         return invoke(ctx)
-    except _BUGS:
+    except _NO_ARGS_HELP:
+        raise  # no arguments: the help page, as `no_args_is_help` asks
+    except cli_errors.ClickException as exc:
+        line = _usage_line(exc) if isinstance(exc, cli_errors.UsageError) else exc.format_message()
+        raise fail(line, exc.exit_code) from None
+    except (typer.Exit, typer.Abort):
+        raise  # --help, an exit a command chose, Ctrl-C at a prompt
+    except Exception as exc:
+        # Imported only now: loading the run machinery would slow every --help, and an
+        # error of ours can only come from a command that has loaded it already.
+        from bridge.env_checker import EnvCheckError
+        from bridge.errors import BridgeError, EnvUsageError
+
+        if isinstance(exc, BridgeError) and not isinstance(exc, EnvUsageError | EnvCheckError):
+            raise fail_with(exc) from exc
         raise
-    except BridgeError as exc:
-        raise fail_with(exc) from exc
 
 
 class GuardedGroup(TyperGroup):
     """A command group behind the one error boundary (``typer.Typer(cls=GuardedGroup)``):
     every subcommand, at any depth, fails the same way."""
 
-    def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:
+    def parse_args(self, ctx: ClickContext, args: list[str]) -> list[str]:
         """Parse, with the implied values of options given alone (``--ray``)."""
-        return super().parse_args(ctx, optional_value(args))
+        parse = super().parse_args
+        return _guarded(lambda c: parse(c, optional_value(args)), ctx)
 
-    def invoke(self, ctx: typer.Context) -> Any:
+    def invoke(self, ctx: ClickContext) -> Any:
         """Invoke the chosen subcommand behind the boundary."""
         return _guarded(super().invoke, ctx)
 
@@ -214,10 +300,11 @@ class GuardedGroup(TyperGroup):
 class GuardedCommand(TyperCommand):
     """A single command behind the one error boundary."""
 
-    def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:
+    def parse_args(self, ctx: ClickContext, args: list[str]) -> list[str]:
         """Parse, with the implied values of options given alone (``--ray``)."""
-        return super().parse_args(ctx, optional_value(args))
+        parse = super().parse_args
+        return _guarded(lambda c: parse(c, optional_value(args)), ctx)
 
-    def invoke(self, ctx: typer.Context) -> Any:
+    def invoke(self, ctx: ClickContext) -> Any:
         """Invoke the command behind the boundary."""
         return _guarded(super().invoke, ctx)

@@ -3,27 +3,17 @@ is :mod:`transfer_eval.console.launch`; this module parses options and reports).
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import signal
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from pydantic import ValidationError
 
-from bridge.errors import BridgeError
-from device.errors import DeviceError
-from policies.registry import PolicySpecError
-from sim.tasks.registry import UnknownTask
-from transfer_eval.commands.common import console, fail, option_error
-from transfer_eval.console.launch import (
-    ConsoleConfig,
-    ConsoleSetupError,
-    RunningConsole,
-    check_config,
-    open_console,
-)
+from transfer_eval.commands.common import console, fail, option_error, usage
+
+if TYPE_CHECKING:
+    from transfer_eval.console.launch import ConsoleConfig, RunningConsole
 
 __all__ = ["console_command"]
 
@@ -31,6 +21,10 @@ __all__ = ["console_command"]
 async def _serve(config: ConsoleConfig) -> Path:
     """Serve until Ctrl-C or SIGTERM (handled here, whatever the shell left them set to:
     a background job ignores SIGINT), then shut down in order."""
+    import asyncio
+
+    from transfer_eval.console.launch import open_console
+
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
@@ -103,22 +97,32 @@ def console_command(
     adb_port: Annotated[int, typer.Option(help="adb server port (real phones).")] = 5037,
 ) -> None:
     """Watch a policy act step by step, approve, override, record (a web page)."""
+    import asyncio
+
+    from pydantic import ValidationError
+
+    from bridge.errors import BridgeError
+    from device.errors import DeviceError
+    from policies.registry import PolicySpecError
+    from sim.tasks.registry import UnknownTask
+    from transfer_eval.console.launch import ConsoleConfig, ConsoleSetupError, check_config
+
     try:
-        config = ConsoleConfig(
-            device=device, policy=policy, task=task, seed=seed, lang=lang,
-            instruction=instruction, out=out, host=host, port=port, token=token,
-            guard=guard, allow=allow or [], profile=profile, adb_host=adb_host,
-            adb_port=adb_port,
+        config = ConsoleConfig.model_validate(  # the options as typed: pydantic checks them
+            {"device": device, "policy": policy, "task": task, "seed": seed, "lang": lang,
+             "instruction": instruction, "out": out, "host": host, "port": port,
+             "token": token, "guard": guard, "allow": allow or [], "profile": profile,
+             "adb_host": adb_host, "adb_port": adb_port}
         )  # fmt: skip
     except ValidationError as exc:
-        raise fail(option_error(exc)) from exc
+        raise usage(option_error(exc)) from exc
     config = config.model_copy(update={"out": config.run_dir()})
     try:
         check_config(config)
     except UnknownTask as exc:
-        raise fail(f"--task: {exc}") from exc
+        raise usage(f"--task: {exc}") from exc
     except PolicySpecError as exc:
-        raise fail(f"--policy: {exc}") from exc
+        raise usage(f"--policy: {exc}") from exc
     except ConsoleSetupError as exc:
         raise fail(str(exc)) from exc
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")

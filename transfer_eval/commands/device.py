@@ -2,22 +2,22 @@
 
 Every command talks to the adb server at ``--adb-host``/``--adb-port`` (default: the usual
 server on 127.0.0.1:5037); the virtual phone's private server is just another port.
+``list`` also shows the virtual phones started with ``mgb device virtual start --detach``,
+each on its own private adb server.
 """
 
 from __future__ import annotations
 
-import asyncio
+import json
+from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from pydantic import ValidationError
-from rich.table import Table
 
-from device.adb import AdbTarget
-from device.errors import DeviceError, ProfileError, TaskUnsupported
-from sim.tasks.registry import UnknownTask, default_registry
 from transfer_eval.commands.common import (
+    GuardedGroup,
+    check_policy,
     console,
     fail,
     interrupted,
@@ -25,6 +25,7 @@ from transfer_eval.commands.common import (
     refuse_a_locked_run,
     run_progress,
     stop_on_signals,
+    usage,
 )
 from transfer_eval.commands.options import (
     AdbHost,
@@ -35,18 +36,15 @@ from transfer_eval.commands.options import (
     parse_ints,
 )
 from transfer_eval.commands.virtual import virtual_app
-from transfer_eval.device_run import (
-    DeviceRunConfig,
-    check_tasks,
-    describe_device,
-    list_devices,
-    run_device,
-)
-from transfer_eval.episode_table import closing_line, episodes_table, nothing_measured
 
-__all__ = ["device_app"]
+if TYPE_CHECKING:
+    from device.adb import AdbTarget, AttachedDevice
+    from device.virtual.daemon import VirtualRecord
+
+__all__ = ["ListedDevice", "device_app"]
 
 device_app = typer.Typer(
+    cls=GuardedGroup,
     help="Real (or virtual) phones over adb: list, describe, run episodes.",
     no_args_is_help=True,
     add_completion=False,
@@ -54,22 +52,108 @@ device_app = typer.Typer(
 device_app.add_typer(virtual_app, name="virtual")
 
 
-@device_app.command("list")
-def list_command(adb_host: AdbHost = "127.0.0.1", adb_port: AdbPort = 5037) -> None:
-    """List the devices the adb server knows, in any state."""
+@dataclass(frozen=True)
+class ListedDevice:
+    """One phone as ``mgb device list`` shows it (a line of its ``--json``)."""
+
+    serial: str
+    state: str
+    """adb's word for it (``device``, ``offline``, ``unauthorized``, …)."""
+    adb_server: str
+    """``HOST:PORT`` of the adb server that has it (a virtual phone's private one)."""
+    virtual: bool
+    """A virtual phone started with ``mgb device virtual start --detach``."""
+    model: str = ""
+    product: str = ""
+    device: str = ""
+    pid: int | None = None
+    """A virtual phone's process (``mgb device virtual stop`` ends it)."""
+
+    @classmethod
+    def of(
+        cls, found: AttachedDevice | None, server: str, phone: VirtualRecord | None = None
+    ) -> ListedDevice:
+        """The row of a device an adb server lists (``found``) and of a detached virtual
+        phone (``phone``) that its private server does not (``found`` None)."""
+        serial = found.serial if found is not None else phone.serial if phone else ""
+        return cls(
+            serial=serial,
+            state=found.state if found is not None else "not attached",
+            adb_server=server,
+            virtual=phone is not None,
+            model=found.model if found is not None else "",
+            product=found.product if found is not None else "",
+            device=found.device if found is not None else "",
+            pid=phone.pid if phone is not None else None,
+        )
+
+
+def _listed(adb_host: str, adb_port: int) -> tuple[list[ListedDevice], str | None]:
+    """The devices of the adb server, then the detached virtual phones it does not have
+    (asked of their private servers; the records of phones whose process is gone are
+    dropped); and why the adb server could not be asked, if it could not."""
+    from device.adb import AdbTarget
+    from device.errors import DeviceError
+    from device.virtual import daemon
+
+    phones = {record.serial: record for _, record in daemon.running()}
+    server = f"{adb_host}:{adb_port}"
     try:
-        devices = list_devices(AdbTarget(host=adb_host, port=adb_port))
+        attached, problem = AdbTarget(host=adb_host, port=adb_port).devices(), None
     except DeviceError as exc:
-        raise fail(str(exc)) from exc
-    table = Table(title=f"adb server {adb_host}:{adb_port}")
-    for column in ("serial", "state", "model", "product", "device"):
-        table.add_column(column)
-    for d in devices:
-        state = d.state if d.state == "device" else f"[yellow]{d.state}[/]"
-        table.add_row(d.serial, state, d.model, d.product, d.device)
-    console.print(table)
-    if not devices:
-        console.print("no devices: plug a phone in (USB debugging on) or `adb connect HOST:PORT`")
+        attached, problem = [], str(exc)
+    rows = []
+    for found in attached:
+        phone = phones.get(found.serial)
+        if phone is not None and phone.adb_port == adb_port:
+            del phones[found.serial]  # the phone's private server is the one asked
+        else:
+            phone = None
+        rows.append(ListedDevice.of(found, server, phone))
+    for phone in phones.values():
+        private = AdbTarget(port=phone.adb_port)
+        try:
+            on = next((d for d in private.devices() if d.serial == phone.serial), None)
+        except DeviceError:
+            on = None  # its server is going away with it
+        rows.append(ListedDevice.of(on, f"127.0.0.1:{phone.adb_port}", phone))
+    return rows, problem
+
+
+@device_app.command("list")
+def list_command(
+    adb_host: AdbHost = "127.0.0.1",
+    adb_port: AdbPort = 5037,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="One JSON object per device, for scripts.")
+    ] = False,
+) -> None:
+    """List the devices the adb server knows, in any state, and the virtual phones started
+    with `mgb device virtual start --detach`."""
+    from rich.table import Table
+
+    rows, problem = _listed(adb_host, adb_port)
+    if as_json:
+        for row in rows:
+            print(json.dumps(asdict(row)))
+    elif rows or problem is None:
+        table = Table(title=f"adb server {adb_host}:{adb_port}")
+        for column in ("serial", "state", "kind", "adb server", "model", "product", "device"):
+            table.add_column(column, no_wrap=column in ("serial", "adb server"))
+        for d in rows:
+            state = d.state if d.state == "device" else f"[yellow]{d.state}[/]"
+            kind = f"virtual (pid {d.pid})" if d.virtual else "phone"
+            table.add_row(d.serial, state, kind, d.adb_server, d.model, d.product, d.device)
+        console.print(table)
+    if problem is not None:
+        raise fail(problem)
+    if not rows and not as_json:
+        console.print(
+            "no devices: plug a phone in (USB debugging on), `adb connect HOST:PORT`, or "
+            "start a virtual phone with `mgb device virtual start --detach`",
+            highlight=False,
+            soft_wrap=True,
+        )
 
 
 @device_app.command("info")
@@ -80,6 +164,14 @@ def info_command(
     adb_port: AdbPort = 5037,
 ) -> None:
     """Describe one device: model, Android version, profile, screen, foreground app."""
+    import asyncio
+
+    from rich.table import Table
+
+    from device.adb import AdbTarget
+    from device.errors import DeviceError
+    from transfer_eval.device_run import describe_device
+
     target = AdbTarget(host=adb_host, port=adb_port, serial=serial)
     try:
         report = asyncio.run(describe_device(target, profile))
@@ -121,6 +213,16 @@ def run_command(
     With --guard, an episode that leaves its task's apps (or, with `all`, touches something
     marked sending, calling, paying, deleting or installing) ends there with the reason.
     """
+    import asyncio
+
+    from pydantic import ValidationError
+
+    from device.adb import AdbTarget
+    from device.errors import DeviceError, ProfileError, TaskUnsupported
+    from sim.tasks.registry import UnknownTask, default_registry
+    from transfer_eval.device_run import DeviceRunConfig, check_tasks, run_device
+    from transfer_eval.episode_table import closing_line, episodes_table, nothing_measured
+
     stop_on_signals()
     task = default_registry().ids() if task == ["all"] else task
     try:
@@ -128,21 +230,25 @@ def run_command(
     except UnknownTask as exc:
         raise typer.BadParameter(str(exc), param_hint="--task") from exc
     try:
-        config = DeviceRunConfig(
-            target=AdbTarget(host=adb_host, port=adb_port, serial=device),
-            tasks=task,
-            seeds=parse_ints(seeds),
-            langs=lang.split(","),
-            policy=policy,
-            out=out,
-            profile=profile,
-            guard=guard,
-            allow=allow or [],
-            infra_errors_in_a_row=infra_streak,
+        config = DeviceRunConfig.model_validate(  # the options as typed: pydantic checks them
+            {
+                "target": AdbTarget(host=adb_host, port=adb_port, serial=device),
+                "tasks": task,
+                "seeds": parse_ints(seeds),
+                "langs": lang.split(","),
+                "policy": policy,
+                "out": out,
+                "profile": profile,
+                "guard": guard,
+                "allow": allow or [],
+                "infra_errors_in_a_row": infra_streak,
+            }
         )
     except ValidationError as exc:
-        raise fail(option_error(exc)) from exc
+        raise usage(option_error(exc)) from exc
     refuse_a_locked_run(out)
+    _check_phone(config.target, profile)
+    check_policy(policy)
     with run_progress(policy, out, config.episode_ids()) as done:
         try:
             records = asyncio.run(run_device(config, on_done=done))
@@ -162,5 +268,21 @@ def run_command(
     console.print(closing_line(records), highlight=False)
     failed = nothing_measured(records)
     if failed is not None:
-        console.print(f"[red]error:[/] {failed}", highlight=False)
-        raise typer.Exit(code=1)
+        raise fail(failed)
+
+
+def _check_phone(target: AdbTarget, profile: str | None) -> None:
+    """One line and exit 2, before anything is drawn, for a ``--profile`` that does not
+    exist or a ``--device`` the adb server does not have (the run checks both again)."""
+    from device.errors import DeviceError, ProfileError
+    from device.profiles import load_profile
+
+    if profile is not None:
+        try:
+            load_profile(profile)
+        except ProfileError as exc:
+            raise typer.BadParameter(str(exc), param_hint="--profile") from exc
+    try:
+        target.resolve()
+    except DeviceError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--device") from exc

@@ -1,15 +1,20 @@
 """Command-line options more than one command takes, spelled and checked once: the virtual
-phone's reality-gap knobs, the unattended guard, the adb server, integer lists."""
+phone's reality-gap knobs, the unattended guard, the adb server, integer lists; and the
+names of the shipped suites and splits that help pages list.
+
+Light to import (typer and the standard library only): help pages are drawn from these
+types, so whatever they need comes from here, not from the modules that do the work.
+"""
 
 from __future__ import annotations
 
-from typing import Annotated
+from importlib import resources
+from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
-from pydantic import ValidationError
 
-from transfer_eval.guards import GuardMode
-from transfer_eval.sim_source import SimSource
+if TYPE_CHECKING:
+    from transfer_eval.sim_source import SimSource
 
 __all__ = [
     "AdbHost",
@@ -17,6 +22,7 @@ __all__ = [
     "AllowOption",
     "AnimationMs",
     "FontScale",
+    "GuardMode",
     "GuardOption",
     "HostsOption",
     "HostsTokenOption",
@@ -27,8 +33,13 @@ __all__ = [
     "RayOption",
     "optional_value",
     "parse_ints",
+    "shipped",
     "sim_source",
 ]
+
+GuardMode = Literal["off", "apps", "all"]
+"""The values of ``--guard``: :data:`transfer_eval.guards.GuardMode`, spelled again here
+because that module loads the guard and the schema (a test holds the two equal)."""
 
 LatencyMs = Annotated[
     float, typer.Option(min=0, help="Virtual phone: delay before each input event lands.")
@@ -92,7 +103,7 @@ RayOption = Annotated[
         "--ray",
         metavar="[ADDRESS]",
         help="Simulator envs on a Ray cluster: --ray alone starts a local one; or auto, "
-        "HOST:PORT, ray://HOST:PORT (needs the [ray] extra).",
+        "HOST:PORT, ray://HOST:PORT (needs the \\[ray] extra).",
     ),
 ]
 RayHostsOption = Annotated[
@@ -128,9 +139,21 @@ def sim_source(
     ray: str | None, ray_hosts: int | None, hosts: str | None, token: str | None
 ) -> SimSource:
     """The :class:`SimSource` of the options, or one ``BadParameter`` line naming the problem."""
+    from pydantic import ValidationError
+
+    from transfer_eval.sim_source import SimSource
+
     urls = tuple(url.strip() for url in hosts.split(",") if url.strip()) if hosts else ()
     try:
         return SimSource(ray=ray, ray_hosts=ray_hosts, hosts=urls, token=token)
     except ValidationError as exc:
         message = exc.errors()[0]["msg"].removeprefix("Value error, ")
         raise typer.BadParameter(message, param_hint="--ray / --hosts") from None
+
+
+def shipped(folder: str) -> list[str]:
+    """The task sets shipped in ``transfer_eval/<folder>`` (``suites``, ``splits``), for help
+    pages: :func:`transfer_eval.suites.suite_names` without importing that module (pydantic
+    and the contract); a test holds the two equal."""
+    entries = resources.files("transfer_eval").joinpath(folder).iterdir()
+    return sorted(e.name.removesuffix(".json") for e in entries if e.name.endswith(".json"))

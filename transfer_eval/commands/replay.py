@@ -8,30 +8,29 @@ pairing into a video.
 A single-world run (``mgb sim run``, ``mgb device run``, ``mgb console``): it (re)writes the
 episode pages and lists the episodes with where their pages are; ``--episode ID`` (or
 ``--task`` when one episode has that task) names one page, which ``--mp4`` renders.
+
+``--json`` lists the same as one JSON object per line (a task's outcomes, or an episode).
 """
 
 from __future__ import annotations
 
 import difflib
+import json
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from pydantic import ValidationError
-from rich.table import Table
 
-from bridge.errors import BridgeError
-from bridge.run_files import RERUN_FIX
-from bridge.schema import EpisodeRecord
-from bridge.trajectory import RunStore
-from transfer_eval.commands.common import console, fail
-from transfer_eval.demonstrations import export_demonstrations
-from transfer_eval.episode_table import run_table
-from transfer_eval.episode_view import EpisodeSummary, write_run_index
-from transfer_eval.finalize import device_title, pairing, write_replay
-from transfer_eval.paired import ROLES, PairedConfig, cell_id
-from transfer_eval.replay import Side, episode_video, replay_video
+from transfer_eval.commands.common import console, fail, usage
+
+if TYPE_CHECKING:
+    from rich.table import Table
+
+    from bridge.schema import EpisodeRecord
+    from bridge.trajectory import RunStore
+    from transfer_eval.episode_view import EpisodeSummary
+    from transfer_eval.paired import PairedConfig
 
 __all__ = ["replay_command"]
 
@@ -58,17 +57,30 @@ def _outcomes(
 ) -> str:
     """``✓ / ✗``: the role's repeat-0 outcome in the simulator and on the phone (``damaged``
     where the episode's files are)."""
-    marks = []
+    by_world = _world_outcomes(records, damaged, label, role)
+    return " / ".join(_MARK.get(outcome, outcome) for outcome in by_world.values())
+
+
+def _world_outcomes(
+    records: dict[str, EpisodeRecord], damaged: dict[str, str], label: str, role: str
+) -> dict[str, str]:
+    """The role's repeat-0 outcome per world (``sim``, ``real``): ``success``, ``failure``,
+    ``infra_error``, ``damaged`` (its files are), or ``—`` (not run yet)."""
+    from transfer_eval.paired import cell_id
+
+    outcomes: dict[str, str] = {}
     for world in ("sim", "real"):
         episode_id = cell_id(label, role, world, 0)
         record = records.get(episode_id)
-        mark = "—" if record is None else _MARK[record.outcome]
-        marks.append("damaged" if episode_id in damaged else mark)
-    return " / ".join(marks)
+        outcome = "—" if record is None else record.outcome
+        outcomes[world] = "damaged" if episode_id in damaged else outcome
+    return outcomes
 
 
 def _damage_line(episode_id: str, problem: str, more: int = 0) -> str:
     """One line on a damaged episode: what is wrong, and what helps."""
+    from bridge.run_files import RERUN_FIX
+
     others = f" ({more} more damaged episodes)" if more else ""
     return f"episode {episode_id} cannot be shown: {problem}{others}; {RERUN_FIX}"
 
@@ -82,6 +94,10 @@ def _refuse_damaged(damaged: dict[str, str], ids: Iterable[str]) -> None:
 
 def _paired_config(store: RunStore) -> PairedConfig:
     """The run's PairedConfig; a manifest this version cannot read is one line."""
+    from pydantic import ValidationError
+
+    from transfer_eval.paired import PairedConfig
+
     try:
         return PairedConfig.model_validate({**store.manifest.config, "out": store.root})
     except ValidationError as exc:
@@ -95,6 +111,8 @@ def _paired_config(store: RunStore) -> PairedConfig:
 
 
 def _device_title(store: RunStore, records: dict[str, EpisodeRecord]) -> str:
+    from transfer_eval.finalize import device_title
+
     config = _paired_config(store)
     phone = [r.backend for r in records.values() if r.backend and r.backend.kind != "sim"]
     backend = phone[0].kind if phone else ("virtual" if config.device == "virtual" else "device")
@@ -104,6 +122,10 @@ def _device_title(store: RunStore, records: dict[str, EpisodeRecord]) -> str:
 def _table(
     store: RunStore, records: dict[str, EpisodeRecord], labels: list[str], damaged: dict[str, str]
 ) -> Table:
+    from rich.table import Table
+
+    from transfer_eval.paired import ROLES
+
     table = Table(title=f"replays in {store.root}")
     table.add_column("task", no_wrap=True)
     for role in ROLES:
@@ -113,12 +135,36 @@ def _table(
     return table
 
 
+def _paired_rows(
+    store: RunStore, records: dict[str, EpisodeRecord], labels: list[str], damaged: dict[str, str]
+) -> None:
+    """A transfer-eval run's tasks as JSON lines: each policy's outcome in both worlds, and
+    where its replay page is (once written)."""
+    from transfer_eval.finalize import page_name
+    from transfer_eval.paired import ROLES
+
+    for label in labels:
+        row: dict[str, object] = {"task": label}
+        for role in ROLES:
+            page = store.root / "replays" / page_name(label, role)
+            row[role] = {**_world_outcomes(records, damaged, label, role),
+                         "page": str(page) if page.exists() else None}  # fmt: skip
+        print(json.dumps(row, ensure_ascii=False))
+
+
 def _replay_paired(
-    store: RunStore, run: Path, task: str | None, policy: str, mp4: Path | None
+    store: RunStore, run: Path, task: str | None, policy: str, mp4: Path | None, as_json: bool
 ) -> None:
     """List a transfer-eval run's pairings, or write one's page (and an MP4)."""
+    from transfer_eval.finalize import pairing, write_replay
+    from transfer_eval.paired import cell_id
+    from transfer_eval.replay import replay_video
+
     records, damaged = store.completed(), store.damaged()
     labels = _labels(records)
+    if task is None and as_json:
+        _paired_rows(store, records, labels, damaged)
+        return
     if task is None:
         console.print(_table(store, records, labels, damaged))
         for episode_id, problem in damaged.items():
@@ -179,7 +225,7 @@ def _chosen(
 ) -> str | None:
     """The episode ``--episode`` or ``--task`` names (None: neither was given)."""
     if episode is not None and task is not None:
-        raise fail("give --episode or --task, not both")
+        raise usage("give --episode or --task, not both")
     if task is not None:
         return _episode_of_task(records, task, run)
     if episode is not None and episode not in records:
@@ -187,7 +233,19 @@ def _chosen(
     return episode
 
 
-def _list_episodes(store: RunStore, summaries: list[EpisodeSummary]) -> None:
+def _list_episodes(store: RunStore, summaries: list[EpisodeSummary], as_json: bool) -> None:
+    from transfer_eval.episode_table import run_table
+
+    if as_json:
+        for summary in summaries:
+            record = summary.record
+            row = {"episode_id": record.episode_id, "task": record.task.task_id,
+                   "outcome": record.outcome, "steps": record.steps,
+                   "termination": record.termination, "page": str(summary.page)}  # fmt: skip
+            if summary.decided:
+                row.update(overridden=summary.overridden, approved=summary.approved)
+            print(json.dumps(row, ensure_ascii=False))
+        return
     console.print(run_table(summaries, f"episodes in {store.root}"))
     console.print(f"index: [bold]{store.root / 'index.html'}[/]", highlight=False, soft_wrap=True)
     console.print("pages:", highlight=False)
@@ -206,8 +264,14 @@ def _replay_single(
     task: str | None,
     mp4: Path | None,
     export: Path | None = None,
+    as_json: bool = False,
 ) -> None:
     """List a single-world run's episodes, or write one's page (and an MP4)."""
+    from bridge.errors import BridgeError
+    from transfer_eval.demonstrations import export_demonstrations
+    from transfer_eval.episode_view import write_run_index
+    from transfer_eval.replay import Side, episode_video
+
     records = store.completed()
     if not records:
         raise fail(
@@ -216,7 +280,7 @@ def _replay_single(
         )
     chosen = _chosen(records, run, episode, task)
     if chosen is None and mp4 is not None:
-        raise fail("--mp4 renders one episode: add --episode ID (or --task TASK)")
+        raise usage("--mp4 renders one episode: add --episode ID (or --task TASK)")
     _refuse_damaged(store.damaged(), [chosen] if chosen else sorted(records))
     try:
         if export is not None:
@@ -225,7 +289,7 @@ def _replay_single(
             console.print(f"demonstration: {count} executed steps in [bold]{export}[/]")
         summaries = write_run_index(store)
         if chosen is None:
-            _list_episodes(store, summaries)
+            _list_episodes(store, summaries, as_json)
             return
         page = next(s.page for s in summaries if s.record.episode_id == chosen)
         console.print(f"page: [bold]{page}[/]", highlight=False, soft_wrap=True)
@@ -258,14 +322,21 @@ def replay_command(
         Path | None,
         typer.Option(help="Write the executed steps (a corrected demonstration) as JSONL."),
     ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="List as one JSON object per line, for scripts.")
+    ] = False,
 ) -> None:
     """List a run's episodes, or write one episode's page (and an MP4).
 
     Any run: mgb sim run, mgb device run, mgb console, and transfer-eval (whose episodes
     are its side-by-side replays).
     """
+    from bridge.errors import BridgeError
+    from bridge.trajectory import RunStore
+    from transfer_eval.paired import ROLES
+
     if policy not in ROLES:
-        raise fail(f"--policy is one of {', '.join(ROLES)}, not {policy!r}")
+        raise usage(f"--policy is one of {', '.join(ROLES)}, not {policy!r}")
     try:
         store = RunStore.open(run)
     except (BridgeError, OSError) as exc:
@@ -276,12 +347,12 @@ def replay_command(
             "(transfer-eval, mgb sim run, mgb device run, mgb console)"
         ) from exc
     if not _is_paired(store):
-        _replay_single(store, run, episode, task, mp4, export)
+        _replay_single(store, run, episode, task, mp4, export, as_json)
     elif export is not None:
-        raise fail("--export writes the episodes of a single-world run (a console run, say)")
+        raise usage("--export writes the episodes of a single-world run (a console run, say)")
     elif episode is not None:
         raise fail(
             f"{run} is a transfer-eval run: pick its replays with --task TASK [--policy base]"
         )
     else:
-        _replay_paired(store, run, task, policy, mp4)
+        _replay_paired(store, run, task, policy, mp4, as_json)

@@ -3,25 +3,18 @@ and check the gallery of its apps' screens."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import secrets
 import socket
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from pydantic import ValidationError
-from rich.table import Table
 
-from policies.registry import PolicySpecError
-from sim.bench import run_bench
-from sim.gallery import LOCALES, SYSTEM, GalleryReport, run_gallery
-from sim.server import is_loopback
-from sim.simulator import SimConfig, Simulator, default_apps
-from sim.tasks.registry import UnknownTask, default_registry
 from transfer_eval.commands.common import (
+    GuardedGroup,
     ProgressLog,
+    check_policy,
     console,
     fail,
     interrupted,
@@ -30,6 +23,7 @@ from transfer_eval.commands.common import (
     refuse_a_locked_run,
     run_progress,
     stop_on_signals,
+    usage,
 )
 from transfer_eval.commands.options import (
     HostsOption,
@@ -40,13 +34,18 @@ from transfer_eval.commands.options import (
     parse_ints,
     sim_source,
 )
-from transfer_eval.episode_table import closing_line, episodes_table, nothing_measured
-from transfer_eval.sim_run import SimRunConfig, run_sim
+
+if TYPE_CHECKING:
+    from rich.table import Table
+
+    from sim.gallery import GalleryReport
+    from sim.simulator import SimConfig
 
 __all__ = ["sim_app"]
 
 
 sim_app = typer.Typer(
+    cls=GuardedGroup,
     help="The simulator: serve it, list tasks, run episodes, benchmark, check its apps' gallery.",
     no_args_is_help=True,
     add_completion=False,
@@ -54,6 +53,10 @@ sim_app = typer.Typer(
 
 
 async def _serve(config: SimConfig) -> None:
+    import asyncio
+
+    from sim.simulator import Simulator
+
     async with Simulator(config) as sim:
         demo = sim.create_instance(seed=0)
         console.print(f"simulator on [bold]{sim.base_url}[/]")
@@ -85,6 +88,8 @@ def serve_command(
     ] = None,
 ) -> None:
     """Serve the apps, the interactive player and the HTTP env API."""
+    import asyncio
+
     config = _serve_config(host, port, pages, token, max_envs, idle_expiry, allow_host or [])
     _check_listenable(host, port)
     try:
@@ -121,6 +126,11 @@ def _serve_config(
     allow_host: list[str],
 ) -> SimConfig:
     """The serve options as a config, or one line naming the bad option (exit 2)."""
+    from pydantic import ValidationError
+
+    from sim.server import is_loopback
+    from sim.simulator import SimConfig
+
     if token is not None and len(token) < 16:
         raise fail(
             f"--token: {len(token)} characters is too short to guard a server; give at "
@@ -141,7 +151,7 @@ def _serve_config(
         )
     except ValidationError as exc:
         options = {"idle_expiry_s": "--idle-expiry", "allowed_hosts": "--allow-host"}
-        raise fail(option_error(exc, options), 2) from None
+        raise usage(option_error(exc, options)) from None
 
 
 @sim_app.command("tasks")
@@ -153,20 +163,25 @@ def tasks_command(
     ] = False,
 ) -> None:
     """List the task templates."""
+    if not as_json:  # at once: loading the templates takes a moment
+        console.print("simulator tasks", highlight=False)
+    from rich.table import Table
+
+    from sim.tasks.registry import default_registry
+
     registry = default_registry()
     templates = sorted(registry, key=lambda t: (t.apps, t.level, t.id))
     levels = sorted({t.level for t in templates})
     apps = sorted({a for t in templates for a in t.apps})
     if level is not None and level not in levels:
-        raise fail(f"--level {level!r}: no template has it; levels are {', '.join(levels)}")
+        raise usage(f"--level {level!r}: no template has it; levels are {', '.join(levels)}")
     if app is not None and app not in apps:
-        raise fail(f"--app {app!r}: no template uses it; apps are {', '.join(apps)}")
-    world = {a.id: a.world for a in default_apps()}
-    rows = []
+        raise usage(f"--app {app!r}: no template uses it; apps are {', '.join(apps)}")
+    rows: list[dict[str, Any]] = []
     for template in templates:
         if (app and app not in template.apps) or (level and template.level != level):
             continue
-        task = registry.instantiate(template.id, 0, world, "en")
+        task = registry.instantiate(template.id, 0, "en")
         rows.append(
             {
                 "id": template.id,
@@ -181,7 +196,7 @@ def tasks_command(
         for row in rows:
             print(json.dumps(row, ensure_ascii=False))
         return
-    table = Table(title="simulator tasks")
+    table = Table()
     fixed = {
         "id": max((len(row["id"]) for row in rows), default=2),  # whole, to copy into --task
         "app": max((len(",".join(row["apps"])) for row in rows), default=3),
@@ -218,6 +233,15 @@ def run_command(
     infra_streak: InfraStreakOption = 3,
 ) -> None:
     """Run episodes in the simulator and write a trajectory with frames, trees and a page."""
+    import asyncio
+
+    from pydantic import ValidationError
+
+    from policies.registry import PolicySpecError
+    from sim.tasks.registry import UnknownTask, default_registry
+    from transfer_eval.episode_table import closing_line, episodes_table, nothing_measured
+    from transfer_eval.sim_run import SimRunConfig, run_sim
+
     stop_on_signals()
     registry = default_registry()
     ids = registry.ids() if task == ["all"] else task
@@ -227,20 +251,23 @@ def run_command(
     except UnknownTask as exc:
         raise typer.BadParameter(str(exc), param_hint="--task") from exc
     try:
-        config = SimRunConfig(
-            tasks=ids,
-            seeds=parse_ints(seeds),
-            langs=lang.split(","),
-            policy=policy,
-            out=out,
-            answer_mode=answer_mode,
-            concurrency=one_at_a_time(policy, concurrency),
-            source=sim_source(ray, ray_hosts, hosts, token),
-            infra_errors_in_a_row=infra_streak,
+        config = SimRunConfig.model_validate(  # the options as typed: pydantic checks them
+            {
+                "tasks": ids,
+                "seeds": parse_ints(seeds),
+                "langs": lang.split(","),
+                "policy": policy,
+                "out": out,
+                "answer_mode": answer_mode,
+                "concurrency": one_at_a_time(policy, concurrency),
+                "source": sim_source(ray, ray_hosts, hosts, token),
+                "infra_errors_in_a_row": infra_streak,
+            }
         )
     except ValidationError as exc:
-        raise fail(option_error(exc)) from exc
+        raise usage(option_error(exc)) from exc
     refuse_a_locked_run(out)
+    check_policy(policy)
     if not config.source.local:
         console.print(config.source.describe())
     with run_progress(policy, out, config.episode_ids()) as done:
@@ -249,15 +276,14 @@ def run_command(
         except KeyboardInterrupt:
             hint = f"what finished is kept in {out}: run the same command again to resume"
             raise interrupted(hint) from None
-        except PolicySpecError as exc:
+        except PolicySpecError as exc:  # checked above; an endpoint can go down since
             raise typer.BadParameter(str(exc), param_hint="--policy") from exc
     console.print(episodes_table(records))
     console.print(f"trajectory: [bold]{(out / 'index.html').resolve()}[/]")
     console.print(closing_line(records), highlight=False)
     failed = nothing_measured(records)
     if failed is not None:
-        console.print(f"[red]error:[/] {failed}", highlight=False)
-        raise typer.Exit(code=1)
+        raise fail(failed)
 
 
 @sim_app.command("bench")
@@ -269,6 +295,8 @@ def bench_command(
     Each stage is announced on the terminal, and as a timestamped line on stderr when
     stdout is not one (the JSON stays alone on stdout).
     """
+    from sim.bench import run_bench
+
     log = ProgressLog(None, "bench")
     with console.status("benchmarking the simulator") as status:
 
@@ -285,6 +313,8 @@ def bench_command(
 
 def _gallery_table(report: GalleryReport) -> Table:
     """One row per screen: its app and name, and per language ✓ or its problem count."""
+    from rich.table import Table
+
     table = Table(title="gallery")
     table.add_column("app", no_wrap=True)
     table.add_column("screen", no_wrap=True)
@@ -303,7 +333,7 @@ def gallery_command(
     lang: Annotated[str, typer.Option(help="Comma-separated languages (en, zh).")] = "en,zh",
     app: Annotated[
         list[str] | None,
-        typer.Option(help=f"Only this app (repeatable); {SYSTEM!r} is the system UI."),
+        typer.Option(help="Only this app (repeatable); 'system' is the system UI."),
     ] = None,
     pages: Annotated[int, typer.Option(min=1, max=16, help="Chromium pages at once.")] = 2,
 ) -> None:
@@ -312,14 +342,19 @@ def gallery_command(
 
     Exits 1, listing the problems, when any check failed.
     """
+    import asyncio
+
+    from sim.gallery import LOCALES, SYSTEM, run_gallery
+    from sim.simulator import default_apps
+
     langs = [part.strip() for part in lang.split(",") if part.strip()]
     unknown = [part for part in langs if part not in LOCALES]
     if not langs or unknown:
-        raise fail(f"--lang {lang!r}: languages are {', '.join(LOCALES)}")
+        raise usage(f"--lang {lang!r}: languages are {', '.join(LOCALES)}")
     known = [a.id for a in default_apps()] + [SYSTEM]
     for name in app or []:
         if name not in known:
-            raise fail(f"--app {name!r}: not installed; apps are {', '.join(known)}")
+            raise usage(f"--app {name!r}: not installed; apps are {', '.join(known)}")
     log = ProgressLog(None, "gallery")
     shots = 0
     with console.status("rendering the gallery") as status:

@@ -3,21 +3,17 @@ one UI dump read as a policy would, real dumps drawn, and the whole loop with it
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.progress import Progress
-from rich.table import Table
 
-from bridge.errors import BridgeError
-from bridge.jsonschema import write_json_schemas
-from bridge.uitree import parse_hierarchy
-from transfer_eval.commands.common import console, fail
-from transfer_eval.demo import DemoReport, run_dump_demo
-from transfer_eval.dump_view import render_wireframes, wireframe_html
-from transfer_eval.paired import PairedConfig
+from transfer_eval.commands.common import console, fail, usage
+
+if TYPE_CHECKING:
+    from rich.table import Table
+
+    from transfer_eval.demo import DemoReport
 
 __all__ = ["demo_command", "gallery_command", "inspect_command", "schema_command"]
 
@@ -28,6 +24,8 @@ def schema_command(
     ),
 ) -> None:
     """Write the JSON Schema of the contract (actions, observations, records) to OUT."""
+    from bridge.jsonschema import write_json_schemas
+
     for path in write_json_schemas(out):
         console.print(f"wrote {path}")
 
@@ -39,6 +37,12 @@ def inspect_command(
     png: Annotated[Path | None, typer.Option(help="Write a set-of-marks wireframe PNG.")] = None,
 ) -> None:
     """Parse a UI dump and show the compact tree a text-only policy would be given."""
+    import asyncio
+
+    from bridge.errors import BridgeError
+    from bridge.uitree import parse_hierarchy
+    from transfer_eval.dump_view import render_wireframes, wireframe_html
+
     try:
         tree = parse_hierarchy(dump.read_bytes())
     except (OSError, BridgeError) as exc:
@@ -51,7 +55,7 @@ def inspect_command(
         try:
             hits = tree.xpath(query)
         except BridgeError as exc:
-            raise fail(f"--xpath: {exc}") from exc
+            raise usage(f"--xpath: {exc}") from exc
         console.print(f"xpath {query!r}: {[node.id for node in hits]}", markup=False)
     if at is not None:
         x, comma, y = at.partition(",")
@@ -60,7 +64,7 @@ def inspect_command(
         except ValueError:
             point = None
         if point is None:
-            raise fail(f"--at {at!r}: give a device pixel as X,Y, e.g. 540,1200")
+            raise usage(f"--at {at!r}: give a device pixel as X,Y, e.g. 540,1200")
         hit = tree.hit_test(*point)
         console.print(f"hit {at}: {hit.id if hit else None} {hit.class_name if hit else ''}")
     if png is not None:
@@ -69,6 +73,8 @@ def inspect_command(
 
 
 def _demo_table(report: DemoReport) -> Table:
+    from rich.table import Table
+
     table = Table(title="real UI dumps parsed")
     table.add_column("dump", no_wrap=True, overflow="ellipsis", max_width=28)
     for column in ("nodes", "win", "act.", "rot", "ms", "round trip"):
@@ -87,6 +93,13 @@ def _demo_table(report: DemoReport) -> Table:
 
 
 def _gallery(dumps: Path, out: Path) -> DemoReport:
+    import asyncio
+
+    from rich.progress import Progress
+
+    from bridge.errors import BridgeError
+    from transfer_eval.demo import run_dump_demo
+
     with Progress(console=console, transient=True) as progress:
         task = progress.add_task("parsing dumps", total=len(list(dumps.glob("*.xml"))))
         try:
@@ -130,13 +143,19 @@ def demo_command(
     gains, retention with its bootstrap interval, buckets, side-by-side replays) lands in
     OUT/transfer-eval. The run is resumable: running the demo again finishes it.
     """
+    from bridge.errors import BridgeError
     from transfer_eval.evaluate import evaluate
+    from transfer_eval.paired import PairedConfig
 
     config = PairedConfig(device="virtual", out=out / "transfer-eval")
-    console.rule(
+    said = (
         f"transfer-eval --device virtual --base {config.base} --trained {config.trained} "
         f"--suite {config.suite}"
     )
+    if console.is_terminal:
+        console.rule(said)
+    else:  # a rule off a terminal would be the console's whole (wide) width
+        console.print(said, highlight=False, soft_wrap=True)
     try:
         evaluate(config, console)
     except (BridgeError, ValueError) as exc:

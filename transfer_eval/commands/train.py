@@ -2,38 +2,39 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
-from policies.grpo import CurveRow, GRPOConfig
-from policies.learned.checkpoint import CheckpointError
 from transfer_eval.commands.common import ProgressLog, console, fail, interrupted
 from transfer_eval.commands.options import (
     HostsOption,
     HostsTokenOption,
     RayHostsOption,
     RayOption,
+    shipped,
     sim_source,
 )
-from transfer_eval.suites import SuiteError, load_split, split_names
-from transfer_eval.training import (
-    CheckpointExists,
-    TrainOptions,
-    TrainReport,
-    check_targets,
-    init_policy,
-    run_training,
-)
+
+if TYPE_CHECKING:
+    from rich.progress import Progress
+
+    from policies.grpo import CurveRow
+    from transfer_eval.training import TrainOptions, TrainReport
 
 __all__ = ["train_command"]
 
 
 def _progress() -> Progress:
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
     return Progress(
         TextColumn("GRPO"),
         BarColumn(),
@@ -46,6 +47,8 @@ def _progress() -> Progress:
 
 
 def _print_report(report: TrainReport) -> None:
+    from rich.table import Table
+
     table = Table(title=f"GRPO on {report.split}")
     table.add_column("measure")
     table.add_column("value")
@@ -73,7 +76,7 @@ def _print_report(report: TrainReport) -> None:
 def train_command(
     out: Annotated[Path, typer.Option(help="Checkpoint directory to write (with curve.csv/png).")],
     tasks: Annotated[
-        str, typer.Option(help=f"Split: {', '.join(split_names())}, or a split .json path.")
+        str, typer.Option(help=f"Split: {', '.join(shipped('splits'))}, or a split .json path.")
     ] = "all-l1",
     envs: Annotated[int, typer.Option(help="Task instances per iteration (each forked).")] = 8,
     group: Annotated[int, typer.Option(help="Rollouts per instance (GRPO group size).")] = 8,
@@ -102,6 +105,11 @@ def train_command(
     Trains on a split's training instances and evaluates greedily on its held-out ones
     before and after; prints where the checkpoint and its curve are.
     """
+    from policies.grpo import GRPOConfig
+    from policies.learned.checkpoint import CheckpointError
+    from transfer_eval.suites import SuiteError, load_split
+    from transfer_eval.training import CheckpointExists, TrainOptions, check_targets, init_policy
+
     try:
         load_split(tasks)
     except SuiteError as exc:
@@ -128,6 +136,10 @@ def train_command(
 
 
 def _train_with_progress(options: TrainOptions) -> TrainReport:
+    import asyncio
+
+    from transfer_eval.training import run_training
+
     with _progress() as progress:
         bar = progress.add_task("train", total=options.grpo.iters, reward="-", train="-", held="-")
 

@@ -4,12 +4,10 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from pydantic import ValidationError
 
-from bridge.errors import BridgeError
 from transfer_eval.commands.common import (
     console,
     exit_after_interrupt,
@@ -19,11 +17,13 @@ from transfer_eval.commands.common import (
     option_error,
     refuse_a_locked_run,
     stop_on_signals,
+    usage,
 )
 from transfer_eval.commands.options import (
     AllowOption,
     AnimationMs,
     FontScale,
+    GuardMode,
     HostsOption,
     HostsTokenOption,
     InfraStreakOption,
@@ -31,13 +31,13 @@ from transfer_eval.commands.options import (
     PopupRate,
     RayHostsOption,
     RayOption,
+    shipped,
     sim_source,
 )
-from transfer_eval.guards import GuardMode
-from transfer_eval.jobs import attended
-from transfer_eval.paired import PairedConfig, VirtualGap
-from transfer_eval.sim_source import SimSource
-from transfer_eval.suites import suite_names
+
+if TYPE_CHECKING:
+    from transfer_eval.paired import PairedConfig
+    from transfer_eval.sim_source import SimSource
 
 __all__ = ["transfer_eval_command"]
 
@@ -62,7 +62,7 @@ def transfer_eval_command(
         "learned:checkpoints/trained"
     ),
     suite: Annotated[
-        str, typer.Option(help=f"Suite: {', '.join(suite_names())}, or a .json path.")
+        str, typer.Option(help=f"Suite: {', '.join(shipped('suites'))}, or a .json path.")
     ] = "paired",
     repeats: Annotated[int, typer.Option(help="Episodes per (task, policy, world).")] = 1,
     out: Annotated[Path, typer.Option(help="Run directory.")] = Path("runs/transfer-eval"),
@@ -88,7 +88,12 @@ def transfer_eval_command(
     animations, latency, larger text) to see how much of a gain survives them. --guard
     ends episodes of both worlds alike, so pairs stay comparable.
     """
+    from pydantic import ValidationError
+
+    from bridge.errors import BridgeError
+    from device.virtual.perturb import Perturbations
     from transfer_eval.evaluate import evaluate
+    from transfer_eval.paired import PairedConfig
 
     stop_on_signals()
     source = sim_source(ray, ray_hosts, hosts, token)  # where, not what: resumable with another
@@ -96,7 +101,7 @@ def transfer_eval_command(
         config = _resumed(ctx, resume)
     else:
         try:
-            gap = VirtualGap(
+            gap = Perturbations(
                 popup_rate=popup_rate,
                 animation_ms=animation_ms,
                 latency_ms=latency_ms,
@@ -115,7 +120,7 @@ def transfer_eval_command(
                 allow=allow or [],
             )
         except ValidationError as exc:
-            raise fail(option_error(exc)) from exc
+            raise usage(option_error(exc)) from exc
     config = _watched(config, source, infra_streak)
     _refuse_a_person(config)
     refuse_a_locked_run(config.out)
@@ -133,6 +138,10 @@ def transfer_eval_command(
 def _watched(config: PairedConfig, source: SimSource, infra_streak: int) -> PairedConfig:
     """``config`` with how this run is carried out (not in the manifest: a resumed run
     takes them from the command line), or one line naming the option it refuses."""
+    from pydantic import ValidationError
+
+    from transfer_eval.paired import PairedConfig
+
     try:
         return PairedConfig.model_validate(
             {
@@ -142,15 +151,17 @@ def _watched(config: PairedConfig, source: SimSource, infra_streak: int) -> Pair
             }
         )
     except ValidationError as exc:
-        raise fail(option_error(exc)) from exc
+        raise usage(option_error(exc)) from exc
 
 
 def _refuse_a_person(config: PairedConfig) -> None:
     """One line, before any work, for ``human`` as either policy: transfer-eval plays
     simulator and phone cells at the same time, and a person plays one episode at a time."""
+    from transfer_eval.jobs import attended
+
     for option, spec in (("--base", config.base), ("--trained", config.trained)):
         if attended(spec):
-            raise fail(
+            raise usage(
                 f"{option} {spec.strip()}: transfer-eval plays simulator and phone episodes at "
                 "the same time, and a person plays one at a time; measure a person with "
                 "`mgb sim run --policy human` and `mgb device run --policy human` on the suite's "
@@ -164,7 +175,11 @@ _GAP_OPTIONS = ("popup_rate", "animation_ms", "latency_ms", "font_scale")
 def _resumed(ctx: typer.Context, run: Path) -> PairedConfig:
     """The configuration ``run`` began with; an option given now that contradicts it is an
     error (a resumed run must finish the grid it started, or its report would mix two)."""
+    from pydantic import ValidationError
+
+    from bridge.errors import BridgeError
     from bridge.trajectory import RunStore
+    from transfer_eval.paired import PairedConfig
 
     try:
         store = RunStore.open(run)

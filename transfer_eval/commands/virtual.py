@@ -11,12 +11,8 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.table import Table
 
-from device.errors import DeviceError
-from device.host_process import HostProcess
-from device.virtual import daemon as virtual_daemon
-from transfer_eval.commands.common import console, fail
+from transfer_eval.commands.common import GuardedGroup, console, fail
 from transfer_eval.commands.options import AnimationMs, FontScale, LatencyMs, PopupRate
 
 __all__ = ["virtual_app"]
@@ -26,6 +22,7 @@ _START = (sys.executable, "-m", "transfer_eval.commands", "device", "virtual", "
 
 
 virtual_app = typer.Typer(
+    cls=GuardedGroup,
     help=(
         "The virtual phone: a simulator instance served as an adb device, attached to a "
         "private adb server (never the one on 5037). `start` runs in the foreground until "
@@ -59,6 +56,9 @@ def virtual_start_command(
 
     The reality-gap options (all off by default) make it behave more like a real phone.
     """
+    from device.errors import DeviceError
+    from device.host_process import HostProcess
+    from device.virtual import daemon as virtual_daemon
     from device.virtual.attach import attach_virtual_phone
     from device.virtual.phone import Perturbations
 
@@ -79,7 +79,7 @@ def virtual_start_command(
         )
         command = started.adb_command("shell", "wm", "size")
         console.print(f"  {command}", markup=False, highlight=False, soft_wrap=True)
-        console.print("`mgb device virtual stop` stops it.")
+        console.print("`mgb device list` shows it; `mgb device virtual stop` stops it.")
         return
 
     knobs = Perturbations(
@@ -142,6 +142,10 @@ def virtual_start_command(
 @virtual_app.command("list")
 def virtual_list_command() -> None:
     """The virtual phones started with --detach that are running."""
+    from rich.table import Table
+
+    from device.virtual import daemon as virtual_daemon
+
     phones = virtual_daemon.running()
     if not phones:
         console.print("no detached virtual phone is running")
@@ -159,6 +163,8 @@ def virtual_stop_command(
     serial: Annotated[str | None, typer.Argument(help="Which phone (default: every one).")] = None,
 ) -> None:
     """Stop virtual phones started with --detach (and their private adb servers)."""
+    from device.virtual import daemon as virtual_daemon
+
     try:
         stopped = virtual_daemon.stop(serial)
     except virtual_daemon.DetachError as exc:

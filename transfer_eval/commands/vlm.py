@@ -9,20 +9,13 @@ from typing import Annotated
 from urllib.parse import urlsplit
 
 import typer
-import uvicorn
 
-from policies.registry import PolicySpecError, parse_spec
-from policies.vlm.recording import (
-    RecordingError,
-    RecordingInfo,
-    RecordingWriter,
-    recording_proxy,
-)
-from transfer_eval.commands.common import console, fail
+from transfer_eval.commands.common import GuardedGroup, console, fail
 
 __all__ = ["vlm_app"]
 
 vlm_app = typer.Typer(
+    cls=GuardedGroup,
     help="VLM policies: record a live model's replies to replay them later (vlm-replay:DIR).",
     no_args_is_help=True,
     add_completion=False,
@@ -45,6 +38,15 @@ def record_command(
 ) -> None:
     """Serve an OpenAI-compatible proxy on 127.0.0.1 that forwards to UPSTREAM and appends
     every request/response pair to OUT; point a live run's vlm: spec at it. Ctrl-C stops."""
+    import uvicorn
+
+    from policies.vlm.recording import (
+        RecordingError,
+        RecordingInfo,
+        RecordingWriter,
+        recording_proxy,
+    )
+
     _check_upstream(upstream)
     if adapter is not None:
         _check_adapter(adapter)
@@ -96,6 +98,8 @@ def _check_upstream(upstream: str) -> None:
 
 
 def _check_adapter(adapter: str) -> None:
+    from policies.registry import PolicySpecError, parse_spec
+
     try:
         parse_spec(f"vlm:{adapter}@http://127.0.0.1/v1")
     except PolicySpecError as exc:
