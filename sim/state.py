@@ -23,6 +23,12 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
+from sim.phone_clock import (  # re-exported: the state is where most readers look
+    DEFAULT_CLOCK_MS,
+    SIM_UTC_OFFSET_HOURS,
+    TIME_ZONE,
+    TIME_ZONE_ABBREVIATION,
+)
 from sim.storage import Storage, default_storage
 
 __all__ = [
@@ -41,17 +47,9 @@ __all__ = [
     "SystemDialog",
     "UIState",
     "default_settings",
+    "int_list_param",
+    "int_param",
 ]
-
-SIM_UTC_OFFSET_HOURS = 8
-"""The simulated phone's time zone (UTC+8, like the reference Redmi phone in China)."""
-TIME_ZONE = "Asia/Shanghai"
-"""That zone's id, as ``getprop persist.sys.timezone`` prints it (no daylight saving)."""
-TIME_ZONE_ABBREVIATION = "CST"
-"""That zone's abbreviation, as ``date`` prints it (China Standard Time)."""
-
-DEFAULT_CLOCK_MS = 1_778_549_400_000
-"""2026-05-12 09:30:00 at UTC+8 (the phone's zone): where every instance's clock starts."""
 
 
 class _State(BaseModel):
@@ -63,6 +61,23 @@ class Route(_State):
 
     path: str = "/"
     params: dict[str, JsonValue] = Field(default_factory=dict)
+
+
+def int_param(value: JsonValue) -> int:
+    """A route parameter that holds a number (an id, ``3`` or ``"3"``), as an int."""
+    if isinstance(value, (int, float, str)):
+        return int(value)
+    raise TypeError(f"the route parameter {value!r} is not a number")
+
+
+def int_list_param(value: JsonValue) -> list[int]:
+    """A route parameter that holds numbers (a selection, ``[3, 7]``), as ints; None and a
+    missing list are empty."""
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise TypeError(f"the route parameter {value!r} is not a list")
+    return [int_param(item) for item in value]
 
 
 class AppTask(_State):

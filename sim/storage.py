@@ -25,6 +25,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from sim.phone_clock import DEFAULT_CLOCK_MS, SIM_UTC_OFFSET_HOURS
+
 __all__ = [
     "MAX_TEXT_BYTES",
     "ROOT",
@@ -425,7 +427,6 @@ def _copy_into(
 
 def _local_ms(text: str) -> int:
     """Epoch ms of a local ``YYYY-MM-DD HH:MM`` wall time in the simulated zone."""
-    from sim.state import SIM_UTC_OFFSET_HOURS
 
     zone = timezone(timedelta(hours=SIM_UTC_OFFSET_HOURS))
     moment = datetime.strptime(text, "%Y-%m-%d %H:%M").replace(tzinfo=zone)
@@ -445,7 +446,6 @@ def _user_files() -> tuple[tuple[str, str | None, int, str], ...]:
 
 @cache
 def _fresh_json() -> str:
-    from sim.state import DEFAULT_CLOCK_MS
 
     storage = Storage()
     storage.nodes[ROOT_ID] = Node(

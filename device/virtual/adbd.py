@@ -49,8 +49,12 @@ from device.virtual.adb_wire import (
     device_banner,
     read_message,
 )
+from device.virtual.framebuffer import serve_framebuffer
 from device.virtual.phone import ServiceStream, VirtualPhone
 from device.virtual.reverse import ReverseRules
+from device.virtual.shell import command_table, system_bin_entries
+from device.virtual.shell_service import shell_service
+from device.virtual.sync import serve_sync
 
 __all__ = ["AdbStream", "Adbd", "Router", "Service", "default_router"]
 
@@ -352,10 +356,9 @@ class Adbd:
 
 def default_router(phone: VirtualPhone) -> Router:
     """Route ``shell``/``exec``, ``sync:``, ``tcp:PORT``, ``framebuffer:`` and ``reverse:``
-    services to ``phone``."""
-    from device.virtual.framebuffer import serve_framebuffer
-    from device.virtual.shell_service import shell_service
-    from device.virtual.sync import serve_sync
+    services to ``phone``; its ``/system/bin`` lists the shell's commands from the start
+    (``sync:`` can stat it before any shell ran)."""
+    phone.files.system_bin = system_bin_entries(command_table())
 
     def route(name: str) -> Service | None:
         head, sep, rest = name.partition(":")

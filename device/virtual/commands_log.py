@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from device.virtual.logbuffer import FORMATS, PRIORITIES, LogEntry, format_entry, log_of
 from device.virtual.phone import ServiceStream
 from device.virtual.shell_context import CommandContext, CommandFn
+from device.virtual.shell_packets import ShellPacketStream
 
 __all__ = ["COMMANDS", "wait_for_hangup"]
 
@@ -159,8 +160,6 @@ async def wait_for_hangup(stream: ServiceStream) -> None:
     Closing stdin alone (shell v2's close-stdin, ``adb shell CMD </dev/null``) is no
     hang-up: a long-running command keeps going until the stream itself closes.
     """
-    from device.virtual.shell_service import ShellPacketStream
-
     while True:
         chunk = await stream.read()
         if b"\x03" in chunk:
@@ -168,8 +167,7 @@ async def wait_for_hangup(stream: ServiceStream) -> None:
         if not chunk:
             break
     if isinstance(stream, ShellPacketStream):
-        while await stream.stream.read():
-            pass
+        await stream.wait_closed()
 
 
 async def _follow(ctx: CommandContext, printer: _Printer, position: int) -> None:

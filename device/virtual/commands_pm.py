@@ -11,6 +11,7 @@ removes a user-installed package (``Success``) and refuses the built-in ones (``
 
 from __future__ import annotations
 
+from device.virtual.commands_dumpsys import dumpsys
 from device.virtual.commands_install import INSTALL_SUBCOMMANDS
 from device.virtual.input_methods import forget_package
 from device.virtual.installs import uninstall
@@ -119,8 +120,6 @@ async def _uninstall(ctx: CommandContext, rest: list[str]) -> int:
 
 
 async def _dump(ctx: CommandContext, rest: list[str]) -> int:
-    from device.virtual.commands_dumpsys import dumpsys
-
     ctx.args = ["package", *rest[-1:]]
     return await dumpsys(ctx)
 

@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Callable
+from functools import partial
 
 from device.virtual import kernel
 from device.virtual.processes import Process, all_processes, table
 from device.virtual.shell_context import CommandContext, CommandFn
-from device.virtual.system_bin import toybox_commands
 
 __all__ = ["COMMANDS"]
 
@@ -107,6 +107,10 @@ def _options(args: list[str]) -> dict[str, list[str]] | str:
     return found
 
 
+def _owned_by(users: set[str], process: Process) -> bool:
+    return process.user in users or str(process.uid) in users
+
+
 def _selected(ctx: CommandContext, options: dict[str, list[str]]) -> list[Process]:
     rows = all_processes(ctx.phone)
     if "A" in options or "e" in options:
@@ -118,7 +122,7 @@ def _selected(ctx: CommandContext, options: dict[str, list[str]]) -> list[Proces
     for letter in ("u", "U"):
         if letter in options:
             users = {x for v in options[letter] for x in v.split(",")}
-            wanted.append(lambda p, users=users: p.user in users or str(p.uid) in users)
+            wanted.append(partial(_owned_by, users))
     if wanted:
         return [p for p in rows if any(test(p) for test in wanted)]
     mine = table(ctx.phone).running.get(ctx.pid)
@@ -192,7 +196,8 @@ async def toybox(ctx: CommandContext) -> int:
         await ctx.eprintln(f"toybox: Unknown command {ctx.args[0]}")
         return 1
     text, length = "", 0
-    for name in toybox_commands():
+    listed = ctx.phone.files.system_bin  # the shell's own listing (:mod:`.system_bin`)
+    for name in sorted(name for name, target in listed.items() if target == "toybox"):
         shown = ("bin/" if ctx.args else "") + name
         text += shown
         length += len(shown) + 1

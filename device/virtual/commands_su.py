@@ -14,13 +14,7 @@ run through its real adb path. Deviation: without a command there is no interact
 
 from __future__ import annotations
 
-from dataclasses import replace
-from typing import TYPE_CHECKING
-
-from device.virtual.shell_context import ROOT_UID, SHELL_UID, CommandContext, SinkIO
-
-if TYPE_CHECKING:
-    from device.virtual.shell import Shell
+from device.virtual.shell_context import ROOT_UID, SHELL_UID, CommandContext
 
 __all__ = ["USAGE", "su"]
 
@@ -44,7 +38,7 @@ def _uid(who: str) -> tuple[int, str] | None:
     return (_USERS[token], token) if token in _USERS else None
 
 
-async def su(shell: Shell, ctx: CommandContext) -> int:
+async def su(ctx: CommandContext) -> int:
     """``su [WHO [COMMAND...]]`` (see the module docstring)."""
     args = list(ctx.args)
     if args[:1] in (["-h"], ["--help"]):
@@ -60,10 +54,4 @@ async def su(shell: Shell, ctx: CommandContext) -> int:
         return 1
     uid, name = who
     env = {**ctx.env, "PATH": _DEFAULT_PATH, "USER": name, "LOGNAME": name}
-    if args[:2] == ["sh", "-c"] and len(args) > 2:
-        from device.virtual.shell import Shell
-
-        nested = Shell(shell.phone, shell.commands, uid=uid)
-        nested.variables.update(env)
-        return await nested.run(args[2], SinkIO(ctx.stdout, ctx.stderr), ctx.stream)
-    return await shell.execute_args(args, replace(ctx, env=env), uid=uid)
+    return await ctx.execute(args, uid=uid, env=env)

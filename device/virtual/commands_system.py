@@ -165,8 +165,6 @@ async def svc(ctx: CommandContext) -> int:
 
 async def cmd(ctx: CommandContext) -> int:
     """``cmd SERVICE …``: statusbar, wifi, uimode, connectivity, and aliases of the tools."""
-    from device.virtual.shell import command_table
-
     if not ctx.args:
         return await ctx.usage("cmd: No service specified; use -l to list all services")
     service, rest = ctx.args[0], ctx.args[1:]
@@ -181,9 +179,10 @@ async def cmd(ctx: CommandContext) -> int:
         "input_method": "ime",
         "content": "content",
     }.get(service)
-    if alias is not None:
+    tool = ctx.shell.commands.get(alias) if alias is not None else None
+    if tool is not None:
         ctx.args = rest
-        return await command_table()[alias](ctx)
+        return await tool(ctx)
     await ctx.eprintln(f"cmd: Can't find service: {service}")
     return 20
 

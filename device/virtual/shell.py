@@ -23,11 +23,28 @@ from __future__ import annotations
 import asyncio
 import logging
 import posixpath
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Protocol
 
-from device.virtual import processes, shell_jobs, vfs
-from device.virtual.commands_su import su as _su
+from device.virtual import (
+    commands_am,
+    commands_content,
+    commands_dumpsys,
+    commands_files,
+    commands_input,
+    commands_log,
+    commands_media,
+    commands_net,
+    commands_pm,
+    commands_proc,
+    commands_su,
+    commands_system,
+    commands_ui,
+    processes,
+    shell_jobs,
+    system_bin,
+    vfs,
+)
 from device.virtual.phone import ServiceStream, VirtualPhone
 from device.virtual.shell_context import (
     EXIT_NOT_FOUND,
@@ -37,6 +54,7 @@ from device.virtual.shell_context import (
     CommandFn,
     NullSink,
     Sink,
+    SinkIO,
     StdinReader,
 )
 from device.virtual.shell_syntax import AndOr, Command, Param, ShellSyntaxError, Word, parse
@@ -91,21 +109,6 @@ class _IOSink:
 
 def command_table() -> dict[str, CommandFn]:
     """Every command the virtual phone has, by name (built on demand, never at import)."""
-    from device.virtual import (
-        commands_am,
-        commands_content,
-        commands_dumpsys,
-        commands_files,
-        commands_input,
-        commands_log,
-        commands_media,
-        commands_net,
-        commands_pm,
-        commands_proc,
-        commands_system,
-        commands_ui,
-    )
-
     table: dict[str, CommandFn] = {}
     for module in (
         commands_system,
@@ -123,6 +126,12 @@ def command_table() -> dict[str, CommandFn]:
     ):
         table.update(module.COMMANDS)
     return table
+
+
+def system_bin_entries(commands: Mapping[str, CommandFn]) -> dict[str, str]:
+    """``/system/bin`` of a phone whose shell has ``commands``: what the phone's files list
+    there (:attr:`device.virtual.vfs.PhoneFiles.system_bin`), so listing and running agree."""
+    return system_bin.entries([*commands, *shell_jobs.PROGRAMS])
 
 
 class Shell:
@@ -155,6 +164,36 @@ class Shell:
         """Background jobs (``$!``, ``wait``, ``kill``)."""
         self.reserved: processes.Process | None = None
         """A background job's process, taken by the job's first command (same pid)."""
+        phone.files.system_bin = system_bin_entries(self.commands)
+
+    def subshell(self) -> Shell:
+        """A copy of this session for a background job (``cmd &``): same variables and
+        parameters, stdin ``/dev/null``; its process is the job's first command's."""
+        child = Shell(self.phone, self.commands, self.uid, self.name, self.process.pid)
+        child.variables = dict(self.variables)
+        child.positional = list(self.positional)
+        child.input = StdinReader(b"")  # a non-interactive shell's job reads /dev/null
+        child.process.session = self.process.session
+        child.reserved = child.process
+        return child
+
+    async def run_script(
+        self, script: str, ctx: CommandContext, name: str, positional: list[str]
+    ) -> int:
+        """Run ``script`` in a nested session with ``ctx``'s I/O, user and environment
+        (``sh -c``); it ends when its background jobs have."""
+        nested = Shell(self.phone, self.commands, ctx.uid, name, self.process.pid)
+        nested.variables.update(ctx.env)
+        nested.positional = positional
+        nested.process.args = [ctx.name, *ctx.args]
+        nested.process.session = self.process.session
+        nested.input = StdinReader(ctx.stdin) if ctx.stdin is not None else ctx.input
+        try:
+            status = await nested.run(script, SinkIO(ctx.stdout, ctx.stderr), ctx.stream)
+            await nested.jobs.finish()
+        finally:
+            nested.close()
+        return status
 
     def close(self) -> None:
         """The session ended: its process leaves the table."""
@@ -181,10 +220,19 @@ class Shell:
         return self.status
 
     async def and_or(self, node: AndOr, out: Sink, err: Sink, stream: ServiceStream | None) -> None:
+        """Run one and-or list (``a && b || c``); ``exit`` raises :class:`ShellExit`."""
         self.status = await self._pipeline(node.first, out, err, stream)
         for op, pipeline in node.rest:
             if (op == "&&") == (self.status == 0):
                 self.status = await self._pipeline(pipeline, out, err, stream)
+
+    async def run_job(self, node: AndOr, out: Sink, err: Sink, stream: ServiceStream | None) -> int:
+        """Run a background job's and-or list; its status (``exit N`` ends it with N)."""
+        try:
+            await self.and_or(node, out, err, stream)
+        except ShellExit as exc:
+            self.status = exc.status
+        return self.status
 
     async def _pipeline(
         self, commands: list[Command], out: Sink, err: Sink, stream: ServiceStream | None
@@ -259,14 +307,11 @@ class Shell:
         flushed = await self._flush(files, err)
         return status if flushed == 0 else flushed
 
-    async def execute_args(
-        self, args: list[str], ctx: CommandContext, uid: int | None = None
-    ) -> int:
-        """Run ``args`` as a command with ``ctx``'s I/O and environment (for builtins), as
-        ``ctx``'s user unless ``uid`` is given (``su``)."""
-        who = ctx.uid if uid is None else uid
+    async def execute(self, args: list[str], ctx: CommandContext) -> int:
+        """Run ``args`` as one command with ``ctx``'s I/O, environment and user (``exec``,
+        ``su``)."""
         return await self._execute(
-            args, ctx.env, ctx.stdout, ctx.stderr, ctx.stdin, ctx.stream, who, ctx.input
+            args, ctx.env, ctx.stdout, ctx.stderr, ctx.stdin, ctx.stream, ctx.uid, ctx.input
         )
 
     async def _execute(
@@ -283,17 +328,23 @@ class Shell:
         name, *rest = args
         builtin = _BUILTINS.get(name)
         if builtin is not None:
-            ctx = CommandContext(self.phone, name, rest, out, err, env, stdin, stream, uid, reader)
+            ctx = CommandContext(
+                self.phone, name, rest, out, err, self, env, stdin, stream, uid, reader
+            )
             return await builtin(self, ctx)
         resolved, rest = _resolve(name, rest)
         function = self.commands.get(resolved)
         if function is None and resolved in shell_jobs.PROGRAMS:
-            ctx = CommandContext(self.phone, name, rest, out, err, env, stdin, stream, uid, reader)
-            return await shell_jobs.PROGRAMS[resolved](self, ctx)
+            ctx = CommandContext(
+                self.phone, name, rest, out, err, self, env, stdin, stream, uid, reader
+            )
+            return await shell_jobs.PROGRAMS[resolved](ctx)
         if function is None:
             await err.write(f"{SH}: {name}: inaccessible or not found\n".encode())
             return EXIT_NOT_FOUND
-        ctx = CommandContext(self.phone, resolved, rest, out, err, env, stdin, stream, uid, reader)
+        ctx = CommandContext(
+            self.phone, resolved, rest, out, err, self, env, stdin, stream, uid, reader
+        )
         return await self._run_process(function, ctx, [name, *rest])
 
     async def _run_process(self, function: CommandFn, ctx: CommandContext, argv: list[str]) -> int:
@@ -439,7 +490,7 @@ async def _exec(shell: Shell, ctx: CommandContext) -> int:
     """``exec CMD…``: run the command, then end the script with its status."""
     if not ctx.args:
         return 0
-    status = await shell.execute_args(ctx.args, ctx)
+    status = await ctx.execute(ctx.args)
     raise ShellExit(status)
 
 
@@ -457,7 +508,12 @@ async def _which(shell: Shell, ctx: CommandContext) -> int:
     return status
 
 
-_BUILTINS = {
+async def _su(shell: Shell, ctx: CommandContext) -> int:
+    """``su``: a builtin here (no process of its own), a command of :mod:`.commands_su`."""
+    return await commands_su.su(ctx)
+
+
+_BUILTINS: dict[str, Callable[[Shell, CommandContext], Awaitable[int]]] = {
     "echo": _echo,
     "true": _true,
     "false": _false,

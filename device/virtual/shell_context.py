@@ -2,13 +2,16 @@
 
 Every command is an ``async def command(ctx: CommandContext) -> int`` returning its exit
 status; the command groups (``commands_*.py``) export them in a ``COMMANDS`` table that
-:mod:`device.virtual.shell` merges.
+:mod:`device.virtual.shell` merges. A command that runs other commands (``su CMD``,
+``sh -c SCRIPT``, ``cmd package``) asks the shell running it through :attr:`CommandContext.
+shell` (an :class:`Interpreter`), so no command module imports the shell: the shell sits
+above its commands.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from device.virtual.phone import ServiceStream, VirtualPhone
@@ -21,6 +24,7 @@ __all__ = [
     "BufferSink",
     "CommandContext",
     "CommandFn",
+    "Interpreter",
     "NullSink",
     "Sink",
     "StdinReader",
@@ -123,6 +127,26 @@ class StdinReader:
         return line
 
 
+class Interpreter(Protocol):
+    """The shell running a command, as far as the command may use it (the shell implements
+    it: :class:`device.virtual.shell.Shell`)."""
+
+    @property
+    def commands(self) -> Mapping[str, CommandFn]:
+        """The shell's command table, by name."""
+        ...
+
+    async def execute(self, args: list[str], ctx: CommandContext) -> int:
+        """Run ``args`` as one command with ``ctx``'s I/O, environment and user."""
+        ...
+
+    async def run_script(
+        self, script: str, ctx: CommandContext, name: str, positional: list[str]
+    ) -> int:
+        """Run ``script`` in a nested session (``$0`` is ``name``) with ``ctx``'s I/O."""
+        ...
+
+
 @dataclass
 class CommandContext:
     """One command being run: its name and arguments, I/O, environment and the phone."""
@@ -132,6 +156,8 @@ class CommandContext:
     args: list[str]
     stdout: Sink
     stderr: Sink
+    shell: Interpreter
+    """The shell running the command (nested commands and scripts)."""
     env: dict[str, str] = field(default_factory=dict)
     stdin: bytes | None = None
     stream: ServiceStream | None = None
@@ -174,6 +200,21 @@ class CommandContext:
         """Report a usage error on stderr; returns :data:`EXIT_USAGE`."""
         await self.eprintln(message)
         return EXIT_USAGE
+
+    async def execute(
+        self, args: list[str], uid: int | None = None, env: dict[str, str] | None = None
+    ) -> int:
+        """Run ``args`` as a command of its own with this one's I/O, as ``uid`` and with
+        ``env`` when given (``su CMD``, ``exec CMD``); returns its status."""
+        who = self.uid if uid is None else uid
+        return await self.shell.execute(
+            args, replace(self, uid=who, env=self.env if env is None else env)
+        )
+
+    async def run_script(self, script: str, name: str, positional: list[str]) -> int:
+        """Run ``script`` in a nested shell with this command's I/O, user and environment
+        (``sh -c SCRIPT NAME ARG…``: ``$0`` is ``name``, ``$1``… ``positional``)."""
+        return await self.shell.run_script(script, self, name, positional)
 
     def changed(self) -> None:
         """Tell the simulator instance its state changed (pages re-render)."""

@@ -16,26 +16,25 @@ As in mksh (``jobs.c``, ``funcs.c``):
 * ``sh [-c SCRIPT [NAME [ARG…]] | FILE [ARG…]]`` is ``/system/bin/sh``: a nested session
   whose ``$0`` is the name it was run by (``sh``, ``/system/bin/sh``) or NAME; with no
   operand it reads its script from stdin.
+
+The shell (:mod:`device.virtual.shell`) sits above this module: what jobs and builtins need
+of it is :class:`JobShell`, which :class:`~device.virtual.shell.Shell` implements.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from device.virtual import processes, vfs
-from device.virtual.phone import ServiceStream
-from device.virtual.shell_context import ROOT_UID, CommandContext, Sink, SinkIO, StdinReader
-from device.virtual.shell_syntax import AndOr
+from device.virtual.phone import ServiceStream, VirtualPhone
+from device.virtual.shell_context import ROOT_UID, CommandContext, CommandFn, Sink, StdinReader
+from device.virtual.shell_syntax import AndOr, Word
 
-if TYPE_CHECKING:
-    from collections.abc import Awaitable, Callable
-
-    from device.virtual.shell import Shell
-
-__all__ = ["BUILTINS", "PROGRAMS", "SIGNALS", "Job", "Jobs"]
+__all__ = ["BUILTINS", "PROGRAMS", "SIGNALS", "Job", "JobShell", "Jobs"]
 
 SIGNALS = {
     "HUP": 1,
@@ -55,6 +54,34 @@ _NOT_STOPPING = {0, SIGNALS["CONT"], SIGNALS["STOP"]}
 _KILL_USAGE = "kill: usage: kill [-s signame | -signum | -signame] { job | pid | pgrp } ..."
 
 
+class JobShell(Protocol):
+    """What job control needs of a shell session (:class:`device.virtual.shell.Shell`)."""
+
+    phone: VirtualPhone
+    name: str
+    status: int
+    variables: dict[str, str]
+    process: processes.Process
+    processes: processes.ProcessTable
+    jobs: Jobs
+
+    def expand(self, word: Word) -> str:
+        """A word's text with parameters substituted."""
+        ...
+
+    def subshell(self) -> JobShell:
+        """A copy of the session for a background job."""
+        ...
+
+    async def run_job(self, node: AndOr, out: Sink, err: Sink, stream: ServiceStream | None) -> int:
+        """Run a job's and-or list; its status."""
+        ...
+
+    def close(self) -> None:
+        """The session ended."""
+        ...
+
+
 @dataclass
 class Job:
     """One background job: its process (``$!``), task and command text."""
@@ -67,7 +94,7 @@ class Job:
     status: int | None = field(default=None)
 
 
-def _command_text(node: AndOr, shell: Shell) -> str:
+def _command_text(node: AndOr, shell: JobShell) -> str:
     words = [shell.expand(word) for word in node.first[0].words]
     return " ".join(words)
 
@@ -75,7 +102,7 @@ def _command_text(node: AndOr, shell: Shell) -> str:
 class Jobs:
     """A shell's background jobs."""
 
-    def __init__(self, shell: Shell) -> None:
+    def __init__(self, shell: JobShell) -> None:
         self.shell = shell
         self.jobs: dict[int, Job] = {}
         self.last_pid = ""
@@ -83,17 +110,9 @@ class Jobs:
 
     def start(self, node: AndOr, out: Sink, err: Sink, stream: ServiceStream | None) -> Job:
         """Run ``node`` in a background subshell; returns the job."""
-        from device.virtual.shell import Shell
-
-        parent = self.shell
-        child = Shell(parent.phone, parent.commands, parent.uid, parent.name, parent.process.pid)
-        child.variables = dict(parent.variables)
-        child.positional = list(parent.positional)
-        child.input = StdinReader(b"")  # a non-interactive shell's job reads /dev/null
-        child.process.session = parent.process.session
-        child.reserved = child.process
+        child = self.shell.subshell()
         number = max((job.number for job in self.jobs.values()), default=0) + 1
-        job = Job(number, child.process, _command_text(node, parent))
+        job = Job(number, child.process, _command_text(node, self.shell))
         job.task = asyncio.ensure_future(self._body(job, child, node, out, err, stream))
         job.task.add_done_callback(lambda _: self._ended(job, child))
         self.jobs[job.process.pid] = job
@@ -103,19 +122,14 @@ class Jobs:
     async def _body(
         self,
         job: Job,
-        child: Shell,
+        child: JobShell,
         node: AndOr,
         out: Sink,
         err: Sink,
         stream: ServiceStream | None,
     ) -> int:
-        from device.virtual.shell import ShellExit
-
         try:
-            await child.and_or(node, out, err, stream)
-            status = child.status
-        except ShellExit as exc:
-            status = exc.status
+            status = await child.run_job(node, out, err, stream)
         except asyncio.CancelledError:
             if job.signal is None:
                 raise
@@ -126,7 +140,7 @@ class Jobs:
             await child.jobs.finish(cancel=job.signal is not None)
         return status
 
-    def _ended(self, job: Job, child: Shell) -> None:
+    def _ended(self, job: Job, child: JobShell) -> None:
         """The job's task is done (also when a signal came before it ever ran)."""
         task = job.task
         if task is not None and task.cancelled():
@@ -192,7 +206,7 @@ def _kill_args(args: list[str]) -> tuple[int, list[str]] | str:
     return (found, args) if args else _KILL_USAGE
 
 
-def job_pid(shell: Shell, text: str) -> int | None:
+def job_pid(shell: JobShell, text: str) -> int | None:
     """The pid ``text`` names: a pid, or a job (``%N``, ``%%``, ``%+``, ``%-``)."""
     if text.isdigit():
         return int(text)
@@ -208,7 +222,7 @@ def job_pid(shell: Shell, text: str) -> int | None:
     return found.process.pid if found is not None else -1
 
 
-def _signal_process(shell: Shell, ctx: CommandContext, pid: int, signal: int) -> str | None:
+def _signal_process(shell: JobShell, ctx: CommandContext, pid: int, signal: int) -> str | None:
     """Signal one pid; the error text, if any."""
     if shell.jobs.signal(pid, signal):
         return None
@@ -223,7 +237,7 @@ def _signal_process(shell: Shell, ctx: CommandContext, pid: int, signal: int) ->
     return None
 
 
-async def kill(shell: Shell, ctx: CommandContext) -> int:
+async def kill(shell: JobShell, ctx: CommandContext) -> int:
     """``kill [-s SIG | -SIG] PID…`` (see the module docstring)."""
     parsed = _kill_args(list(ctx.args))
     if isinstance(parsed, str):
@@ -246,7 +260,7 @@ async def kill(shell: Shell, ctx: CommandContext) -> int:
     return status
 
 
-async def wait(shell: Shell, ctx: CommandContext) -> int:
+async def wait(shell: JobShell, ctx: CommandContext) -> int:
     """``wait [PID…]``: the last PID's status (127 for one that is not a job)."""
     if not ctx.args:
         for pid in list(shell.jobs.jobs):
@@ -254,13 +268,13 @@ async def wait(shell: Shell, ctx: CommandContext) -> int:
         return 0
     status = 0
     for target in ctx.args:
-        pid = job_pid(shell, target)
-        found = await shell.jobs.wait(pid) if pid is not None and pid > 0 else None
+        asked = job_pid(shell, target)
+        found = await shell.jobs.wait(asked) if asked is not None and asked > 0 else None
         status = 127 if found is None else found
     return status
 
 
-async def jobs(shell: Shell, ctx: CommandContext) -> int:
+async def jobs(shell: JobShell, ctx: CommandContext) -> int:
     """``jobs [-l|-p]``: the running and finished-but-unwaited jobs."""
     listed = sorted(shell.jobs.jobs.values(), key=lambda job: job.number)
     for index, job in enumerate(listed):
@@ -275,7 +289,7 @@ async def jobs(shell: Shell, ctx: CommandContext) -> int:
     return 0
 
 
-async def read(shell: Shell, ctx: CommandContext) -> int:
+async def read(shell: JobShell, ctx: CommandContext) -> int:
     """``read [-r] [NAME…]``: one line of stdin, split on blanks; status 1 at end of input."""
     names = [arg for arg in ctx.args if arg != "-r"] or ["REPLY"]
     source = StdinReader(ctx.stdin) if ctx.stdin is not None else ctx.input
@@ -308,36 +322,22 @@ async def _script(ctx: CommandContext, args: list[str]) -> tuple[str, list[str]]
     return text.decode("utf-8", "replace"), args
 
 
-async def sh(shell: Shell, ctx: CommandContext) -> int:
+async def sh(ctx: CommandContext) -> int:
     """``sh [-c SCRIPT [NAME [ARG…]] | FILE [ARG…]]``: a nested shell session."""
-    from device.virtual.shell import Shell
-
     found = await _script(ctx, list(ctx.args))
     if isinstance(found, int):
         return found
     script, rest = found
-    nested = Shell(
-        shell.phone, shell.commands, ctx.uid, rest[0] if rest else ctx.name, shell.process.pid
-    )
-    nested.variables.update(ctx.env)
-    nested.positional = rest[1:]
-    nested.process.args = [ctx.name, *ctx.args]
-    nested.process.session = shell.process.session
-    nested.input = StdinReader(ctx.stdin) if ctx.stdin is not None else ctx.input
-    try:
-        status = await nested.run(script, SinkIO(ctx.stdout, ctx.stderr), ctx.stream)
-        await nested.jobs.finish()
-    finally:
-        nested.close()
-    return status
+    return await ctx.run_script(script, rest[0] if rest else ctx.name, rest[1:])
 
 
-BUILTINS: dict[str, Callable[[Shell, CommandContext], Awaitable[int]]] = {
+BUILTINS: dict[str, Callable[[JobShell, CommandContext], Awaitable[int]]] = {
     "kill": kill,
     "wait": wait,
     "jobs": jobs,
     "read": read,
 }
 """Job control builtins (they see the shell)."""
-PROGRAMS: dict[str, Callable[[Shell, CommandContext], Awaitable[int]]] = {"sh": sh}
-"""Programs in ``/system/bin`` the shell runs itself (``sh``, ``/system/bin/sh``)."""
+PROGRAMS: dict[str, CommandFn] = {"sh": sh}
+"""Programs in ``/system/bin`` the shell runs itself (``sh``, ``/system/bin/sh``): not a
+process of their own, since the nested session is one."""

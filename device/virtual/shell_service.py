@@ -20,17 +20,14 @@ as a terminal would send them.
 
 from __future__ import annotations
 
-import struct
 from collections.abc import Awaitable, Callable
 
 from device.virtual.phone import ServiceStream, VirtualPhone
 from device.virtual.shell import Shell, ShellIO
 from device.virtual.shell_context import StdinReader
+from device.virtual.shell_packets import ID_EXIT, ID_STDERR, ID_STDOUT, ShellPacketStream
 
 __all__ = ["ShellPacketStream", "shell_service"]
-
-_PACKET = struct.Struct("<BI")
-ID_STDIN, ID_STDOUT, ID_STDERR, ID_EXIT, ID_CLOSE_STDIN, ID_WINDOW = range(6)
 
 
 class _RawIO:
@@ -48,59 +45,6 @@ class _RawIO:
     async def stderr(self, data: bytes) -> None:
         """Same stream as stdout (v1 has no separate channel)."""
         await self.stdout(data)
-
-
-class ShellPacketStream:
-    """Shell protocol v2 over an adb stream, seen as a plain byte pipe.
-
-    ``write`` frames stdout packets; ``read`` returns stdin payloads (other packets are
-    skipped) and ``b""`` at close-stdin or when the host closes. This is what a long-running
-    command (``app_process``) gets as its stream under ``shell,v2``.
-    """
-
-    def __init__(self, stream: ServiceStream) -> None:
-        self.stream = stream
-        self._buffer = bytearray()
-        self._stdin_closed = False
-
-    async def write(self, data: bytes) -> None:
-        """Send ``data`` as one stdout packet."""
-        await self.packet(ID_STDOUT, data)
-
-    async def packet(self, packet_id: int, data: bytes) -> None:
-        """Send one packet (empty payloads are skipped, except for exit)."""
-        if data or packet_id == ID_EXIT:
-            await self.stream.write(_PACKET.pack(packet_id, len(data)) + data)
-
-    async def read(self) -> bytes:
-        """The next stdin payload; ``b""`` after close-stdin or when the host closed."""
-        while not self._stdin_closed:
-            packet = await self._next_packet()
-            if packet is None:
-                break
-            packet_id, payload = packet
-            if packet_id == ID_CLOSE_STDIN:
-                self._stdin_closed = True
-            elif packet_id == ID_STDIN and payload:
-                return payload
-        return b""
-
-    async def _next_packet(self) -> tuple[int, bytes] | None:
-        while True:
-            if len(self._buffer) >= _PACKET.size:
-                packet_id, length = _PACKET.unpack_from(self._buffer)
-                if len(self._buffer) >= _PACKET.size + length:
-                    payload = bytes(self._buffer[_PACKET.size : _PACKET.size + length])
-                    del self._buffer[: _PACKET.size + length]
-                    return packet_id, payload
-            chunk = await self.stream.read()
-            if not chunk:
-                return None
-            self._buffer += chunk
-
-    async def close(self) -> None:
-        """Close the underlying stream."""
-        await self.stream.close()
 
 
 class _PacketIO:

@@ -2,12 +2,17 @@
 
 Commands toybox provides are symlinks to ``toybox`` (as AOSP's ``toybox`` module
 installs them); the rest (``am``, ``pm``, ``dumpsys``, ``sh`` …) are binaries. Names come
-from the shell's command table, so listing and running always agree.
+from the shell's command table, so listing and running always agree: the shell, which owns
+the table, gives the phone's files the listing
+(:func:`device.virtual.shell.system_bin_entries`, :attr:`device.virtual.vfs.PhoneFiles.
+system_bin`).
 """
 
 from __future__ import annotations
 
-__all__ = ["TOYBOX_COMMANDS", "entries", "toybox_commands"]
+from collections.abc import Iterable
+
+__all__ = ["TOYBOX_COMMANDS", "entries"]
 
 TOYBOX_COMMANDS = frozenset(
     [
@@ -78,21 +83,11 @@ TOYBOX_COMMANDS = frozenset(
 _SHELL_PROGRAMS = ("echo", "kill", "printf", "true", "false", "test", "pwd", "which")
 
 
-def toybox_commands() -> list[str]:
-    """The toybox commands the phone has, sorted as ``toybox`` lists them."""
-    from device.virtual.shell import command_table
-
-    have = set(command_table()) | set(_SHELL_PROGRAMS)
-    return sorted(name for name in TOYBOX_COMMANDS if name in have)
-
-
-def entries() -> dict[str, str]:
-    """``/system/bin`` by name: the symlink target (``toybox``) or ``""`` for a binary."""
-    from device.virtual.shell import command_table
-    from device.virtual.shell_jobs import PROGRAMS
-
-    names = set(command_table()) | set(PROGRAMS) | {"toybox"}
-    listed = {name: "" for name in names if "/" not in name}
-    listed.update({name: "toybox" for name in toybox_commands()})
-    listed["toybox"] = ""
+def entries(commands: Iterable[str]) -> dict[str, str]:
+    """``/system/bin`` of a shell with ``commands``, by name: the symlink target
+    (``toybox``) or ``""`` for a binary."""
+    names = set(commands)
+    listed = {name: "" for name in names | {"toybox"} if "/" not in name}
+    have = names | set(_SHELL_PROGRAMS)
+    listed.update({name: "toybox" for name in TOYBOX_COMMANDS if name in have})
     return dict(sorted(listed.items()))

@@ -14,7 +14,8 @@ or when ``mkdir`` left a marker key ending in ``/``. Only ``/sdcard`` and
 Owners are a phone's: ``/sdcard`` files ``u0_a150 media_rw`` (the FUSE daemon's view),
 files the shell creates or ``adb push``\ es to ``/data/local/tmp`` ``shell shell`` with the
 pushed mode, ``/system/bin`` entries ``root shell`` (toybox's commands as symlinks to
-``toybox``, :mod:`device.virtual.system_bin`), devices ``root root``. ``/dev/zero`` and
+``toybox``: :attr:`PhoneFiles.system_bin`, which the shell that owns the command table
+fills), devices ``root root``. ``/dev/zero`` and
 ``/dev/urandom`` give as many bytes as a reader asks for (:func:`read_file`'s ``limit``;
 64 KiB for a reader that reads to the end, where a phone's would never stop), and
 ``/proc/version`` is the kernel's (:mod:`device.virtual.kernel`).
@@ -28,8 +29,9 @@ import posixpath
 import random
 import stat as stat_module
 import zlib
-from collections.abc import Callable, Iterator, MutableMapping
+from collections.abc import Callable, Iterator, Mapping, MutableMapping
 from dataclasses import dataclass
+from typing import TypeVar
 
 from device.virtual import kernel
 from sim import storage as sdcard
@@ -71,6 +73,7 @@ BASE_DIRS = frozenset(
     }
 )
 """Directories outside ``/sdcard`` every phone has."""
+_R = TypeVar("_R")
 _ALIASES = ("/storage/emulated/0", "/storage/self/primary", "/mnt/sdcard")
 _WRITABLE = ("/sdcard", "/data/local/tmp")
 _DEVICES = ("/dev/null", "/dev/zero", "/dev/urandom", "/dev/random")
@@ -145,6 +148,10 @@ class PhoneFiles(MutableMapping[str, bytes]):
         """Bytes of ``/sdcard`` files the tree keeps only the size of, by inode."""
         self.modes: dict[str, int] = {}
         """Modes of files in :attr:`local` (``adb push`` keeps the host file's)."""
+        self.system_bin: Mapping[str, str] = {}
+        """``/system/bin`` by name: the symlink target (``toybox``) or ``""`` for a binary.
+        The shell provides it (:func:`device.virtual.shell.system_bin_entries`): the
+        listing is its command table's."""
 
     def __getitem__(self, path: str) -> bytes:
         try:
@@ -203,7 +210,7 @@ def _tree_stat(node: sdcard.Node) -> Stat:
     return Stat(FILE_MODE, node.size, node.mtime_ms, node.id)
 
 
-def _tree_call(files: PhoneFiles, work: Callable[[Storage], object]) -> object:
+def _tree_call(files: PhoneFiles, work: Callable[[Storage], _R]) -> _R:
     try:
         result = work(files.tree())
     except sdcard.StorageError as exc:
@@ -229,19 +236,13 @@ def _local_is_dir(files: PhoneFiles, path: str) -> bool:
     return any(key.startswith(prefix) for key in files.local)
 
 
-def _system_bin() -> dict[str, str]:
-    from device.virtual.system_bin import entries  # the shell's table: built on demand
-
-    return entries()
-
-
-def _system_stat(path: str, inode: int) -> Stat | None:
+def _system_stat(files: PhoneFiles, path: str, inode: int) -> Stat | None:
     if path in _DEVICES:
         return Stat(CHAR_MODE, 0, _BUILD_TIME_MS, inode, 0, 0)
     if path in _PROC:
         return Stat(stat_module.S_IFREG | 0o444, 0, _BUILD_TIME_MS, inode, 0, 0)
     directory, name = posixpath.split(path)
-    if directory == "/system/bin" and (target := _system_bin().get(name)) is not None:
+    if directory == "/system/bin" and (target := files.system_bin.get(name)) is not None:
         if target:
             return Stat(LINK_MODE, len(target), _BUILD_TIME_MS, inode, 0, SHELL_UID, target)
         return Stat(stat_module.S_IFREG | 0o755, 65_536, _BUILD_TIME_MS, inode, 0, SHELL_UID)
@@ -250,7 +251,7 @@ def _system_stat(path: str, inode: int) -> Stat | None:
 
 def _local_stat(files: PhoneFiles, path: str) -> Stat | None:
     inode = zlib.crc32(path.encode("utf-8", "surrogateescape")) | 1 << 32
-    system = _system_stat(path, inode)
+    system = _system_stat(files, path, inode)
     if system is not None:
         return system
     if path in files.local:
@@ -268,7 +269,7 @@ def _local_stat(files: PhoneFiles, path: str) -> Stat | None:
 def _local_list(files: PhoneFiles, path: str) -> dict[str, Stat]:
     prefix = "/" if path == "/" else path + "/"
     names: set[str] = set()
-    system = [f"/system/bin/{name}" for name in _system_bin()] if path == "/system/bin" else []
+    system = [f"/system/bin/{name}" for name in files.system_bin] if path == "/system/bin" else []
     for key in [
         *files.local,
         *(d + "/" for d in BASE_DIRS),
@@ -395,7 +396,7 @@ def remove(files: PhoneFiles, path: str, recursive: bool) -> None:
     """``rm``: a file, or with ``recursive`` a directory and everything under it."""
     if sdcard.under_root(path):
         removed = _tree_call(files, lambda t: sdcard.remove(t, path, recursive))
-        for inode in removed:  # type: ignore[attr-defined]
+        for inode in removed:
             files.blobs.pop(inode, None)
         return
     if path in files.local:
@@ -431,7 +432,7 @@ def copy(files: PhoneFiles, src: str, dst: str, recursive: bool) -> None:
     """``cp [-r]`` within ``/sdcard`` (copies get new inodes and the clock's time)."""
     _outside_tree(src, dst)
     copied = _tree_call(files, lambda t: sdcard.copy(t, src, dst, files.clock_ms(), recursive))
-    for old, new in copied.items():  # type: ignore[attr-defined]
+    for old, new in copied.items():
         if old in files.blobs:
             files.blobs[new] = files.blobs[old]
 
