@@ -65,6 +65,7 @@ from bridge.schema import SCHEMA_VERSION, EpisodeRecord, SchemaVersion, Screensh
 
 __all__ = ["EpisodeWriter", "RunManifest", "RunStore", "SetAside", "validate_episode_id"]
 
+
 _READABLE: tuple[str, ...] = get_args(SchemaVersion)
 """Schema versions of run manifests this code opens (every version it reads)."""
 
@@ -98,6 +99,22 @@ class RunManifest(BaseModel):
     """The harness fingerprint of each policy, by role (``base``, ``trained``): the runner
     that writes it compares it on resume (``config`` is its CLI's options, ``versions``
     plain strings); empty in runs made before fingerprints."""
+    grids: list[dict[str, JsonValue]] = Field(default_factory=list)
+    """The episode grids later invocations added, in order (each its extendable config
+    lists and its seeds); ``config`` and ``seeds`` are the first invocation's. A run grown
+    by ``--tasks b --seeds 5`` ran those episodes only, not every task of ``config`` with
+    every seed: widening ``config`` would claim a cross product never run."""
+
+    def episode_grids(self) -> list[dict[str, JsonValue]]:
+        """Every grid the run was asked for, the first invocation's first (its extendable
+        lists are whatever keys the later grids name)."""
+        keys = {key for grid in self.grids for key in grid} - {"seeds"}
+        first: dict[str, JsonValue] = {key: self.config.get(key) for key in sorted(keys)}
+        return [{**first, "seeds": _json_seeds(self.seeds)}, *self.grids]
+
+
+def _json_seeds(seeds: list[int] | dict[str, int]) -> JsonValue:
+    return list(seeds) if isinstance(seeds, list) else dict(seeds)
 
 
 def validate_episode_id(episode_id: str) -> str:
@@ -466,26 +483,26 @@ def _free_name(folder: Path, stem: str, suffix: str = "") -> Path:
     return folder / f"{stem}.{n}{suffix}"
 
 
-def _union(old: object, new: object) -> object:
-    """``old`` followed by the items of ``new`` it lacks (both lists), else ``new``."""
-    if not isinstance(old, list) or not isinstance(new, list):
-        return new
-    return [*old, *(item for item in new if item not in old)]
-
-
 def _extended(existing: RunManifest, wanted: RunManifest, keys: frozenset[str]) -> RunManifest:
     """The manifest of the run once ``wanted`` extends ``existing``: the run's own manifest
-    with the extendable lists (and list seeds) grown by what ``wanted`` adds; ``existing``
-    unchanged when nothing is extendable."""
+    with ``wanted``'s grid (its extendable keys and seeds) appended to :attr:`RunManifest.grids`
+    when the run was not asked for that grid yet; ``existing`` unchanged when nothing is
+    extendable or the grid is one it holds. Settings ``wanted`` adds that the run lacks (a
+    newer option) are taken in."""
     if not keys:
         return existing
-    config = dict(existing.config)
-    for key in keys & wanted.config.keys():
-        config[key] = _union(config.get(key), wanted.config[key])  # type: ignore[assignment]
-    rest = {k: v for k, v in wanted.config.items() if k not in keys}
-    config.update({k: v for k, v in rest.items() if k not in config})
-    seeds = _union(existing.seeds, wanted.seeds) if "seeds" in keys else existing.seeds
-    return existing.model_copy(update={"config": config, "seeds": seeds})
+    names = sorted(keys & wanted.config.keys() - {"seeds"})
+    grid: dict[str, JsonValue] = {key: wanted.config[key] for key in names}
+    grid["seeds"] = _json_seeds(wanted.seeds) if "seeds" in keys else _json_seeds(existing.seeds)
+    first = {key: existing.config.get(key) for key in names}
+    asked = [{**first, "seeds": _json_seeds(existing.seeds)}]
+    asked += [{key: g.get(key) for key in grid} for g in existing.grids]
+    new = {k: v for k, v in wanted.config.items() if k not in keys and k not in existing.config}
+    if grid in asked and not new:
+        return existing
+    config = {**existing.config, **new}
+    grids = existing.grids if grid in asked else [*existing.grids, grid]
+    return existing.model_copy(update={"config": config, "grids": grids})
 
 
 def _check_same_run(

@@ -312,8 +312,18 @@ def test_a_resume_may_extend_the_grid_it_names(tmp_path: Path) -> None:
     store = RunStore.create(tmp_path / "run", first)
     more = RunManifest(config={"tasks": ["b", "a"], "policy": "p"}, seeds=[1, 0])
     grown = RunStore.create(store.root, more, resume=True, extendable=("tasks", "seeds"))
-    assert grown.manifest.config["tasks"] == ["a", "b"] and grown.manifest.seeds == [0, 1]
+    assert grown.manifest.config["tasks"] == ["a"] and grown.manifest.seeds == [0]
+    assert grown.manifest.grids == [{"tasks": ["b", "a"], "seeds": [1, 0]}]
     assert RunStore.open(store.root).manifest == grown.manifest  # written to disk
+    again = RunStore.create(store.root, more, resume=True, extendable=("tasks", "seeds"))
+    assert again.manifest == grown.manifest  # a grid it holds is not written twice
+    just_b = RunManifest(config={"tasks": ["b"], "policy": "p"}, seeds=[5])
+    third = RunStore.create(store.root, just_b, resume=True, extendable=("tasks", "seeds"))
+    assert third.manifest.episode_grids() == [  # what was asked, never a cross product
+        {"tasks": ["a"], "seeds": [0]},
+        {"tasks": ["b", "a"], "seeds": [1, 0]},
+        {"tasks": ["b"], "seeds": [5]},
+    ]
     other = RunManifest(config={"tasks": ["a"], "policy": "q"}, seeds=[0])
     with pytest.raises(TrajectoryError, match=r"policy 'p' → 'q'"):
         RunStore.create(store.root, other, resume=True, extendable=("tasks", "seeds"))
