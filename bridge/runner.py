@@ -147,13 +147,17 @@ class _Episode:
     start_state: ObservedState | None = None
     restoration: Restoration | None = None
 
-    async def play(self) -> _Termination:
+    async def play(self, start: Observation | None = None) -> _Termination:
         timeout = self.settings.step_timeout_s
         task = self.task
-        obs = await _env_call(partial(self.env.reset, task), timeout, "env.reset", Observation)
+        if start is None:
+            begin = partial(self.env.reset, task)
+            obs = await _env_call(begin, timeout, "env.reset", Observation)
+            if isinstance(self.env, StartObserving):
+                self.start_state = self.env.start_state()
+        else:
+            obs = start  # an env already set up for the task (a fork): no reset
         self.backend = obs.backend
-        if isinstance(self.env, StartObserving):
-            self.start_state = self.env.start_state()
         context = PolicyContext.for_task(task, obs.backend)
         reset = partial(self.policy.reset, task.instruction, context)
         await _policy_call(reset, self.settings.policy_timeout_s, "policy.reset", object)
@@ -275,8 +279,12 @@ async def run_episode(
     tree_xml: TreeXml | None = None,
     backend: BackendInfo | None = None,
     guard: ActionGuard | None = None,
+    start: Observation | None = None,
 ) -> EpisodeRecord:
     """Play ``task`` with ``policy`` in ``env`` and return the episode's record.
+
+    The one episode loop: runs, evaluation and GRPO's rollouts all play through it, so
+    termination, outcome and infra errors mean the same everywhere.
 
     Args:
         policy: Decides the actions; reset here for the task.
@@ -289,6 +297,8 @@ async def run_episode(
         tree_xml: Makes the UI tree XML saved for each step; None saves none.
         backend: Recorded if the env fails before its first observation.
         guard: Ends the episode (termination ``guard``) at an action or screen it stops.
+        start: The observation of an env already set up for ``task`` (a fork of one reset
+            to it): the episode plays from there, with no reset.
 
     Returns:
         The record, its outcome judged by :mod:`bridge.outcome` from the env's verdict,
@@ -302,7 +312,7 @@ async def run_episode(
     settings = _Settings(step_timeout_s, policy_timeout_s, tree_xml)
     episode = _Episode(policy, env, task, writer, settings, guard)
     try:
-        termination = await episode.play()
+        termination = await episode.play(start)
         verdict = await _env_call(env.verdict, step_timeout_s, "env.verdict", Verdict)
     except InfraFailure as failure:
         await episode.put_back()
@@ -402,9 +412,11 @@ async def _play_job(
             raise
         return _setup_failure(job, "unknown", InfraFailure("policy", exc), started)
     try:
-        env = await _env_call(job.make_env, settings.step_timeout_s, "make_env", Env)
+        env = await guarded(job.make_env, "env", "make_env", settings.step_timeout_s)
     except InfraFailure as failure:
         return _setup_failure(job, policy.name, failure, started)
+    if not isinstance(env, Env):  # as _expect, which mypy lets take no Protocol class
+        raise TypeError(f"make_env returned {type(env).__name__}, not Env")
     try:
         return await run_episode(
             policy,
@@ -431,6 +443,7 @@ def _setup_failure(
         policy=policy_name,
         backend=job.backend,
         outcome="infra_error",
+        outcome_class="infra_error",
         termination="infra_error",
         steps=0,
         error=str(failure),

@@ -36,14 +36,11 @@ from typing import Literal, TypeVar
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from bridge.actions import AnswerAction, FinishAction
-from bridge.env import ForkableEnv
-from bridge.errors import PolicyError
+from bridge.env import Env, ForkableEnv
 from bridge.failures import InfraFailure, guarded
-from bridge.outcome import Termination, is_success
 from bridge.reward import shaped_reward
 from bridge.runner import run_episode
-from bridge.schema import Observation, PolicyContext, TaskInstance
+from bridge.schema import Observation, TaskInstance
 from policies.learned.checkpoint import CheckpointConfig
 from policies.learned.optim import SGD, Adam
 from policies.learned.policy import LearnedPolicy, StepTrace
@@ -209,40 +206,24 @@ def _rollout_seed(seed: int, iteration: int, task: int, member: int) -> int:
 async def _play(
     env: ForkableEnv, start: Observation, task: TaskInstance, policy: LearnedPolicy, timeout: float
 ) -> Rollout:
-    """Play ``task`` from ``start`` in an already set-up ``env``; close it afterwards.
+    """Play ``task`` from ``start`` in an already set-up ``env`` through the runner's
+    episode loop (:func:`bridge.runner.run_episode`); close the env afterwards.
 
     Failures are classified as in :mod:`bridge.failures`: an infrastructure failure of the
-    env (an ``EnvError``, a step over its budget) ends the rollout as an infra error; misuse,
-    bugs and any failure of the (local) policy propagate and stop the training.
+    env (an ``EnvError``, a step over its budget) ends the rollout as an infra error with no
+    reward; misuse, bugs and any failure of the (local) policy propagate and stop training.
     """
-    await policy.reset(task.instruction, PolicyContext.for_task(task, start.backend))
-    observation, final, steps = start, None, 0
-    ended: Termination = "max_steps"
     try:
-        for _ in range(task.max_steps):
-            action = (await policy.act(observation)).action
-            if action is None:
-                raise PolicyError("the learned policy returned no action")
-            try:
-                result = await guarded(partial(env.step, action), "env", "env.step", timeout)
-            except InfraFailure as failure:
-                return _broken(policy, steps, failure)
-            observation, final, steps = result.observation, action, steps + 1
-            if isinstance(action, (FinishAction, AnswerAction)) or result.done:
-                ended = "answer" if isinstance(action, AnswerAction) else "finish"
-                break
-        try:
-            verdict = await guarded(env.verdict, "env", "env.verdict", timeout)
-        except InfraFailure as failure:
-            return _broken(policy, steps, failure)
+        record = await run_episode(
+            policy, env, task, episode_id="rollout", step_timeout_s=timeout, start=start
+        )
     finally:
         await env.close()
-    reward = shaped_reward(verdict, final, infra_error=False)
-    return Rollout(reward, is_success(ended, verdict, final), steps, list(policy.trace))
-
-
-def _broken(policy: LearnedPolicy, steps: int, failure: InfraFailure) -> Rollout:
-    return Rollout(0.0, False, steps, list(policy.trace), infra_error=str(failure))
+    trace = list(policy.trace)
+    if record.outcome == "infra_error":
+        return Rollout(0.0, False, record.steps, trace, infra_error=record.error)
+    reward = shaped_reward(record.verdict, record.final_action, infra_error=False)
+    return Rollout(reward, record.outcome == "success", record.steps, trace)
 
 
 async def _group(
@@ -290,11 +271,12 @@ async def evaluate(
     weights: np.ndarray,
     config: CheckpointConfig,
     tasks: Sequence[TaskInstance],
-    make_env: EnvFactory,
+    make_env: Callable[[], Awaitable[Env]],
     concurrency: int = 8,
     step_timeout_s: float = 60.0,
 ) -> EvalResult:
-    """Greedy episodes of the policy ``weights`` on ``tasks`` (one fresh env each)."""
+    """Greedy episodes of the policy ``weights`` on ``tasks`` (one fresh env each: any world,
+    a phone too, since evaluation forks nothing)."""
     semaphore = asyncio.Semaphore(concurrency)
 
     async def one(index: int, task: TaskInstance) -> tuple[bool, bool, int, bool]:

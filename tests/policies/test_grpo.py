@@ -309,7 +309,8 @@ async def test_env_failures_are_infra_errors_not_rewards() -> None:
     config = GRPOConfig(envs=1, group=2, iters=1)
     result = await train(LearnedPolicy(), _toy_tasks(range(2)), [], broken, config)
     row = result.curve[-1]
-    assert row.infra_errors == 2 and row.mean_reward is None and row.steps == 0
+    # the failed step is a step taken, as the runner records it (one loop, one meaning)
+    assert row.infra_errors == 2 and row.mean_reward is None and row.steps == 2
     assert np.array_equal(result.weights, np.zeros(DIM))  # nothing learned from broken envs
 
 
