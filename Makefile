@@ -2,18 +2,28 @@
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
-STAMP := $(VENV)/.installed
+# The demo installs what it runs (the package); the tests add the dev extra (Ray, the
+# trainer adapters, pytest, the gates), several hundred MB more.
+BASE := $(VENV)/.installed
+DEV := $(VENV)/.installed-dev
 
-.PHONY: demo test test-durations lint setup schema clean
+.PHONY: demo test test-durations lint typecheck setup setup-base schema clean
 
-setup: $(STAMP)
+setup-base: $(BASE)
+	scripts/ensure_browser.sh $(PY)
+
+setup: $(DEV)
 	scripts/ensure_browser.sh $(PY)
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
 
-$(STAMP): pyproject.toml | $(PY)
+$(BASE): pyproject.toml | $(PY)
 	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e .
+	touch $@
+
+$(DEV): $(BASE)
 	$(PY) -m pip install --quiet -e '.[dev]'
 	touch $@
 
@@ -23,21 +33,26 @@ $(STAMP): pyproject.toml | $(PY)
 # serially; `make test-durations` records the durations again after the suite changed.
 WORKERS ?= 2
 XDIST = $(if $(filter 0,$(WORKERS)),,-n $(WORKERS) --dist loadgroup --no-loadscope-reorder)
-test: setup
+test: lint typecheck
 	$(PY) -m pytest -q $(XDIST)
 
 test-durations: setup
 	$(PY) -m pytest -q $(XDIST) --save-group-durations
 
-demo: setup
+demo: setup-base
 	$(VENV)/bin/mgb demo
 
+# Lint and format are checked on the whole tree before any test runs (CI runs make test).
 lint: setup
 	$(VENV)/bin/ruff check .
-	$(VENV)/bin/ruff format --check bridge
+	$(VENV)/bin/ruff format --check .
 
-schema: setup
+# mypy with [tool.mypy] of pyproject.toml: every package, bridge/ strictly (docs/development.md).
+typecheck: $(DEV)
+	$(VENV)/bin/mypy --config-file pyproject.toml
+
+schema: setup-base
 	$(VENV)/bin/mgb schema
 
 clean:
-	rm -rf $(VENV) build *.egg-info demo-out
+	rm -rf $(VENV) build *.egg-info demo-out .mypy_cache
