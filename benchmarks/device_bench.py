@@ -18,15 +18,13 @@ from bridge.schema import KeyAction, TapAction, Target
 from device.adb import AdbTarget
 from device.env import AndroidEnv, AndroidEnvConfig
 from device.virtual.attach import attach_virtual_phone
-from sim.simulator import default_apps
 from sim.tasks.registry import default_registry
 
 
 async def _measure(target: AdbTarget, pairs: int) -> dict[str, float]:
     env = AndroidEnv(AndroidEnvConfig(target=target))
     try:
-        world = {app.id: app.world for app in default_apps()}
-        task = default_registry().instantiate("settings/SetWifi-v1", 0, world)
+        task = default_registry().instantiate("settings/SetWifi-v1", 0)
         first = time.perf_counter()
         obs = await env.reset(task)
         first_ms = (time.perf_counter() - first) * 1000

@@ -207,8 +207,7 @@ async def _loads(envs: Sequence[_Env], task: TaskInstance, steps: int) -> dict[s
 
 
 def _task() -> TaskInstance:
-    registry, world = default_registry(), Simulator().phone.apps
-    return registry.instantiate(TASK_ID, 0, {a: app.world for a, app in world.items()}, "en")
+    return default_registry().instantiate(TASK_ID, 0, "en")
 
 
 # ---- forks
@@ -326,7 +325,7 @@ async def _pool_run(
     """Start the pool's hosts, run the load on it, and time its forks."""
     stage(f"  start {len(pool.hosts)} host(s)")
     started = time.perf_counter()
-    infos = await asyncio.gather(*(host.start() for host in pool.hosts))  # type: ignore[attr-defined]
+    infos = await asyncio.gather(*(host.start() for host in pool.hosts))  # type: ignore[attr-defined]  # local and Ray hosts start; the Host protocol does not
     result: dict[str, Any] = {
         "hosts": len(infos),
         "host_nodes": len({info.node for info in infos}),

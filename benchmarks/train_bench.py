@@ -30,7 +30,6 @@ from device.virtual.attach import attach_virtual_phone
 from policies.grpo import EvalResult, GRPOConfig, evaluate
 from policies.learned import LearnedPolicy
 from policies.learned.prior import initial_weights
-from sim.discovery import scan_apps
 from sim.tasks.registry import default_registry
 from transfer_eval.suites import load_split
 from transfer_eval.training import TrainOptions, run_training, split_instances
@@ -68,8 +67,7 @@ def run(quick: bool, out: Path) -> dict[str, Any]:
 
 def on_virtual_phone(split: str, init: Path, trained: Path) -> dict[str, Any]:
     """Held-out success of both checkpoints on the virtual phone (through adb)."""
-    world = {app.id: app.world for app in scan_apps()}
-    _, held_out = split_instances(load_split(split), default_registry(), world)
+    _, held_out = split_instances(load_split(split), default_registry())
     started = time.perf_counter()
     with attach_virtual_phone(seed=0) as phone:
         target = AdbTarget(port=phone.adb_port, serial=phone.serial)

@@ -8,22 +8,42 @@ policies' app lists (``policies/``), none of which may import the simulator.
 
 Packages are given per device profile, ``aosp`` being the default for a profile the app does
 not name (the simulator and the virtual phone use AOSP's packages).
+
+Apps may also come from outside the repository: ``MGB_EXTRA_APPS`` is a list of directories
+(separated by ``os.pathsep``), each holding app folders and an ``apps.json`` in this file's
+format with their identities. It is read when the catalog is first loaded; the extra apps
+follow ``bridge/apps.json``'s, and an id may not be given twice.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import unicodedata
 from functools import cache
 from importlib import resources
+from pathlib import Path
+from typing import NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["AOSP", "AppCatalog", "AppIdentity", "app_catalog", "normalize_app_name"]
+__all__ = [
+    "AOSP",
+    "EXTRA_APPS_ENV",
+    "AppCatalog",
+    "AppIdentity",
+    "Component",
+    "app_catalog",
+    "extra_app_dirs",
+    "normalize_app_name",
+]
 
 AOSP = "aosp"
 """The package set a profile falls back to (and the simulator's)."""
+
+EXTRA_APPS_ENV = "MGB_EXTRA_APPS"
+"""The environment variable listing directories of apps from outside the repository."""
 
 
 class AppIdentity(BaseModel):
@@ -52,10 +72,19 @@ class AppIdentity(BaseModel):
         return self.packages.get(profile) or self.packages.get(AOSP)
 
 
+class Component(NamedTuple):
+    """An Android component: a package and its activity (short form, ``.Launcher``)."""
+
+    package: str
+    activity: str
+
+
 def normalize_app_name(name: str) -> str:
-    """A spoken app name as a lookup key: NFKC, lower case, single spaces."""
-    folded = unicodedata.normalize("NFKC", name).strip().casefold()
-    return re.sub(r"\s+", " ", folded)
+    """A spoken app name as a lookup key: NFKC, case-folded, single spaces, no surrounding
+    quotes (a model's ``open_app("'Settings'")``). The catalog's name table is keyed by it
+    and every lookup goes through it."""
+    folded = unicodedata.normalize("NFKC", name).casefold()
+    return re.sub(r"\s+", " ", folded.strip().strip("'\"`").strip())
 
 
 class AppCatalog(BaseModel):
@@ -64,6 +93,9 @@ class AppCatalog(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     comment: str = ""
+    system_ui: dict[str, str] = Field(default_factory=dict)
+    """The System UI package (status bar, shade, recents) by profile (``bridge/apps.json``
+    gives it; an extra directory's ``apps.json`` may leave it out)."""
     apps: list[AppIdentity]
 
     def ids(self) -> list[str]:
@@ -91,6 +123,18 @@ class AppCatalog(BaseModel):
                 table.setdefault(normalize_app_name(name), app.id)
         return table
 
+    def home(self, profile: str = AOSP) -> Component:
+        """The home screen's component on phones of ``profile`` (the ``launcher`` app)."""
+        launcher = self.get("launcher")
+        package = launcher.package(profile)
+        if package is None or launcher.activity is None:
+            raise ValueError("bridge/apps.json: the launcher needs a package and an activity")
+        return Component(package, launcher.activity)
+
+    def system_ui_package(self, profile: str = AOSP) -> str:
+        """The System UI package on phones of ``profile``."""
+        return self.system_ui.get(profile) or self.system_ui[AOSP]
+
     def simulated(self) -> list[str]:
         """Ids of the apps the simulator has."""
         return [app.id for app in self.apps if app.simulated]
@@ -100,8 +144,33 @@ class AppCatalog(BaseModel):
         return [app.id for app in self.apps if app.everyday]
 
 
+def extra_app_dirs() -> list[Path]:
+    """The directories ``MGB_EXTRA_APPS`` lists (none when it is unset or empty)."""
+    listed = os.environ.get(EXTRA_APPS_ENV, "")
+    return [Path(entry).resolve() for entry in listed.split(os.pathsep) if entry]
+
+
+def _extra_catalog(directory: Path) -> AppCatalog:
+    path = directory / "apps.json"
+    try:
+        return AppCatalog.model_validate_json(path.read_text("utf-8"))
+    except FileNotFoundError as exc:
+        raise ValueError(f"{EXTRA_APPS_ENV} lists {directory}, which has no apps.json") from exc
+
+
 @cache
 def app_catalog() -> AppCatalog:
-    """The catalog of ``bridge/apps.json`` (read once)."""
+    """The catalog of ``bridge/apps.json`` and of the ``MGB_EXTRA_APPS`` directories (read
+    once)."""
     text = resources.files("bridge").joinpath("apps.json").read_text("utf-8")
-    return AppCatalog.model_validate(json.loads(text))
+    catalog = AppCatalog.model_validate(json.loads(text))
+    apps, system_ui = list(catalog.apps), dict(catalog.system_ui)
+    for directory in extra_app_dirs():
+        extra = _extra_catalog(directory)
+        known = {app.id for app in apps}
+        twice = [app.id for app in extra.apps if app.id in known]
+        if twice:
+            raise ValueError(f"{directory / 'apps.json'} gives app {twice[0]!r} a second time")
+        apps += extra.apps
+        system_ui = {**extra.system_ui, **system_ui}
+    return catalog.model_copy(update={"apps": apps, "system_ui": system_ui})

@@ -16,12 +16,13 @@ no app. The guard reads only what a phone gives, so it means the same in every w
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
+
+from pydantic import BaseModel, ConfigDict
 
 from bridge.actuate import TargetError, resolve
 from bridge.app_catalog import app_catalog
@@ -41,7 +42,7 @@ from bridge.uitree import UITree
 __all__ = ["ALWAYS_ALLOWED", "ActionGuard", "GuardStop", "guard_words"]
 
 ALWAYS_ALLOWED = frozenset(
-    {*app_catalog().get("launcher").packages.values(), "com.android.systemui"}
+    {*app_catalog().get("launcher").packages.values(), *app_catalog().system_ui.values()}
 )
 """Packages a run may always show: the launchers of every profile (``bridge/apps.json``)
 and the system UI."""
@@ -62,24 +63,30 @@ class GuardStop:
     reason: str
 
 
+class _GuardWords(BaseModel):
+    """``bridge/guard_words.json``."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    comment: str
+    keyboards: tuple[str, ...]
+    categories: dict[str, tuple[str, ...]]
+
+
 @cache
-def _data() -> dict[str, object]:
+def _data() -> _GuardWords:
     text = resources.files("bridge").joinpath("guard_words.json").read_text("utf-8")
-    return json.loads(text)
+    return _GuardWords.model_validate_json(text)
 
 
 def guard_words() -> dict[str, tuple[str, ...]]:
     """The word list by category (``bridge/guard_words.json``, read once)."""
-    categories = _data()["categories"]
-    assert isinstance(categories, dict)
-    return {name: tuple(words) for name, words in categories.items()}
+    return dict(_data().categories)
 
 
 def _keyboard(node: UINode) -> bool:
     """Whether ``node`` is a key of a soft keyboard (never marked)."""
-    prefixes = _data()["keyboards"]
-    assert isinstance(prefixes, list)
-    return any(node.package.startswith(prefix) for prefix in prefixes)
+    return any(node.package.startswith(prefix) for prefix in _data().keyboards)
 
 
 def _tokens(text: str) -> set[str]:

@@ -38,6 +38,7 @@ from bridge.android_state import (
     in_task_folder,
 )
 from bridge.phone_time import zone
+from device.app_shell import NO_LAUNCHER_ACTIVITY, foreground_activity, start_app
 from device.errors import DeviceError
 from device.shell import Shell
 from device.shell_output import (
@@ -46,9 +47,7 @@ from device.shell_output import (
     WifiStatus,
     parse_bonded_devices,
     parse_content_failure,
-    parse_focused_package,
     parse_java_exception,
-    parse_resumed_package,
     parse_rows,
     parse_settings_list,
     parse_wifi_status,
@@ -482,10 +481,8 @@ class AdbAndroidState:
         Raises:
             StateUnavailable: the phone has no launchable activity of ``package``.
         """
-        output = await self.shell(
-            f"monkey -p {shlex.quote(package)} -c android.intent.category.LAUNCHER 1"
-        )
-        if "No activities found to run" in output:
+        _, output = await start_app(self.shell, package)
+        if NO_LAUNCHER_ACTIVITY in output:
             raise StateUnavailable(
                 f"{package} has no launcher activity on this phone: install the app (check "
                 f"with `adb shell pm path {package}`) or pose the task on another phone"
@@ -494,7 +491,5 @@ class AdbAndroidState:
     async def foreground_package(self) -> str | None:
         """The package of the focused window (``dumpsys window windows``), else of the
         resumed activity (``dumpsys activity activities``); None when nothing has focus."""
-        focused = parse_focused_package(await self.shell("dumpsys window windows"))
-        if focused is not None:
-            return focused
-        return parse_resumed_package(await self.shell("dumpsys activity activities"))
+        found = await foreground_activity(self.shell)
+        return found[0] if found is not None else None

@@ -35,8 +35,8 @@ from bridge.errors import UITreeError
 from bridge.schema import ScreenSpec, UIStatus
 from bridge.uitree import UITree, parse_hierarchy
 from device.adb import mentions_inject_events
+from device.app_shell import foreground_activity, start_app
 from device.errors import DeviceError, InjectEventsDenied, UiAutomatorError
-from device.shell_output import parse_focused_activity, parse_resumed_activity
 
 __all__ = [
     "KEYCODES",
@@ -128,7 +128,7 @@ class Frame:
         some phones), so a dark-themed screen with any real content is not black.
         """
         gray = cv2.cvtColor(self.image, cv2.COLOR_BGR2GRAY)
-        return np.count_nonzero(gray > level) <= bright_fraction * gray.size
+        return bool(np.count_nonzero(gray > level) <= bright_fraction * gray.size)
 
 
 @dataclass(frozen=True)
@@ -308,13 +308,11 @@ class AndroidDriver:
         """The display rotation in degrees (first ``orientation=`` of ``dumpsys display``)."""
         match = _ORIENTATION.search(await self.link.shell("dumpsys display"))
         index = int(match.group(1)) if match else 0
-        return (0, 90, 180, 270)[index % 4]  # type: ignore[return-value]
+        return (0, 90, 180, 270)[index % 4]
 
     async def foreground(self) -> tuple[str | None, str | None]:
         """The focused app's package and activity, ``(None, None)`` when nothing has focus."""
-        found = parse_focused_activity(await self.link.shell("dumpsys window windows"))
-        if found is None:
-            found = parse_resumed_activity(await self.link.shell("dumpsys activity activities"))
+        found = await foreground_activity(self.link.shell)
         return found if found is not None else (None, None)
 
     async def keyboard_visible(self) -> bool:
@@ -423,8 +421,7 @@ class AndroidDriver:
 
     async def start_app(self, package: str) -> str:
         """Launch an app's launcher activity (``monkey -p PKG -c LAUNCHER 1``)."""
-        command = f"monkey -p {package} -c android.intent.category.LAUNCHER 1"
-        output = await self.link.shell(command)
+        command, output = await start_app(self.link.shell, package)
         if mentions_inject_events(output):
             raise InjectEventsDenied(output)
         return command

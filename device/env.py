@@ -22,6 +22,7 @@ from typing import Any, NamedTuple, TypeVar
 from pydantic import BaseModel, ConfigDict, Field
 
 from bridge.actuate import perform
+from bridge.app_catalog import app_catalog
 from bridge.errors import EnvUsageError
 from bridge.judge import StartRecord, TaskNotPosed, judge, pose
 from bridge.restore import Found, put_back, remember
@@ -438,7 +439,7 @@ class AndroidEnv:
             ) from exc
 
 
-_SYSTEM_PACKAGES = ("android", "com.android.systemui")
+_SYSTEM_PACKAGES = ("android", *app_catalog().system_ui.values())
 """Packages in front that are the system, not an app an episode opened."""
 
 _LEFTOVERS: dict[str, list[str]] = {}

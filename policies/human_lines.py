@@ -11,11 +11,11 @@ from __future__ import annotations
 import difflib
 import json
 from collections.abc import Callable
-from typing import Literal, get_args
+from typing import Literal, TypeGuard, get_args
 
 from pydantic import ValidationError
 
-from bridge.actions import KeyName, Point, Target, parse_action
+from bridge.actions import AnswerValue, KeyName, Point, Target, parse_action
 from bridge.actuate import TargetError, placement
 from bridge.app_catalog import app_catalog, normalize_app_name
 from bridge.coords import Size, pixel_to_normalized
@@ -59,7 +59,8 @@ Ctrl-D ends your input (the episode is not scored); Ctrl-C stops the whole run."
 Local = Literal["help", "tree"]
 """Lines answered at the terminal without a step."""
 _KEYS: tuple[str, ...] = get_args(KeyName)
-_DIRECTIONS = ("up", "down", "left", "right")
+_Direction = Literal["up", "down", "left", "right"]
+_DIRECTIONS: tuple[str, ...] = get_args(_Direction)
 _SWIPE = {"up": (0, 0.25, 0, -0.25), "down": (0, -0.25, 0, 0.25),
           "left": (0.25, 0, -0.25, 0), "right": (-0.25, 0, 0.25, 0)}  # fmt: skip
 """Finger path per direction, as offsets of start and end from the centre (region sizes)."""
@@ -160,10 +161,15 @@ def _target(args: list[str], obs: Observation, verb: str) -> Target:
     raise UnusableLine(f"{verb} takes an element number or X Y pixels, e.g. {verb} 5")
 
 
-def _stroke(args: list[str], obs: Observation, verb: str) -> tuple[str, Target | None]:
-    if not args or args[0].lower() not in _DIRECTIONS or len(args) > 2:
+def _is_direction(word: str) -> TypeGuard[_Direction]:
+    return word in _DIRECTIONS
+
+
+def _stroke(args: list[str], obs: Observation, verb: str) -> tuple[_Direction, Target | None]:
+    direction = args[0].lower() if args else ""
+    if not _is_direction(direction) or len(args) > 2:
         raise UnusableLine(f"{verb} takes a direction ({', '.join(_DIRECTIONS)}) [and element N]")
-    return args[0].lower(), (_target(args[1:], obs, verb) if len(args) == 2 else None)
+    return direction, (_target(args[1:], obs, verb) if len(args) == 2 else None)
 
 
 def _swipe(args: list[str], obs: Observation) -> Action:
@@ -187,7 +193,7 @@ def _swipe(args: list[str], obs: Observation) -> Action:
 
 def _scroll(args: list[str], obs: Observation) -> Action:
     direction, target = _stroke(args, obs, "scroll")
-    return ScrollAction(direction=direction, target=target)  # type: ignore[arg-type]
+    return ScrollAction(direction=direction, target=target)
 
 
 def _open(rest: str) -> Action:
@@ -209,17 +215,21 @@ def _answer(rest: str, context: PolicyContext) -> Action:
     if len(fields) == 1:
         return AnswerAction(fields={fields[0].name: rest})
     pairs = [part.partition("=") for part in rest.split(";")]
-    given = {name.strip(): value.strip() for name, eq, value in pairs if eq}
+    given: dict[str, AnswerValue] = {name.strip(): value.strip() for name, eq, value in pairs if eq}
     names = [field.name for field in fields]
     if len(given) != len(pairs) or not set(given) <= set(names):
         raise UnusableLine(f"this answer has fields {', '.join(names)}: answer a=...; b=...")
     return AnswerAction(fields=given)
 
 
+def _is_key(name: str) -> TypeGuard[KeyName]:
+    return name in _KEYS
+
+
 def _key(name: str) -> Action:
-    if name not in _KEYS:
+    if not _is_key(name):
         raise UnusableLine(f"no key {name!r}; keys: {', '.join(_KEYS)}")
-    return KeyAction(key=name)  # type: ignore[arg-type]
+    return KeyAction(key=name)
 
 
 def _needs(rest: str, verb: str, example: str) -> str:

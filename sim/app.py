@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cache
 from importlib import resources
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
@@ -56,6 +56,10 @@ __all__ = [
 EventKind = Literal["tap", "long_press", "double_tap", "swipe", "submit"]
 Handler = Callable[["App", "AppContext", "Event"], None]
 
+_Owner = TypeVar("_Owner")
+"""The class a handler is written in: an app, or a mixin of one (``PickerHost``)."""
+_Method = Callable[[_Owner, "AppContext", "Event"], None]
+
 
 @dataclass(frozen=True)
 class Event:
@@ -77,11 +81,11 @@ class Event:
         return self.args[name]
 
 
-def on(action: str) -> Callable[[Handler], Handler]:
+def on(action: str) -> Callable[[_Method[_Owner]], _Method[_Owner]]:
     """Mark an :class:`App` method as the handler of ``action``."""
 
-    def mark(method: Handler) -> Handler:
-        method._mgb_action = action  # type: ignore[attr-defined]
+    def mark(method: _Method[_Owner]) -> _Method[_Owner]:
+        vars(method)["_mgb_action"] = action  # read back by App.__init_subclass__
         return method
 
     return mark
@@ -144,8 +148,9 @@ class App:
     id: ClassVar[str]
     handlers: ClassVar[dict[str, Handler]] = {}
     ACTIVITIES: ClassVar[dict[str, str]] = {}
-    """The activity of each route path other than the launcher's (``/cities`` →
-    ``.worldclock.CitySelectionActivity``)."""
+    """The activity of each route path shown by another activity than the launcher's
+    (``/cities`` → ``.worldclock.CitySelectionActivity``); every other path is the launcher
+    activity of ``bridge/apps.json``, which no app repeats."""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

@@ -107,14 +107,13 @@ async def _throughput(pages: int, envs: int, rounds: int) -> float:
 
 async def _memory(sim: Simulator, count: int) -> float:
     """Bytes of resident memory per idle instance reset to a task."""
-    world = {app_id: app.world for app_id, app in sim.phone.apps.items()}
     ids = sim.tasks.ids()
     task_id = "contacts/StarContact-v1" if "contacts/StarContact-v1" in ids else ids[0]
     before = rss_bytes()
     envs = []
     for index in range(count):
         env = await sim.env()
-        task = sim.tasks.instantiate(task_id, index, world)
+        task = sim.tasks.instantiate(task_id, index)
         env.pose(task)
         envs.append(env)
     per_instance = (rss_bytes() - before) / count
@@ -124,8 +123,7 @@ async def _memory(sim: Simulator, count: int) -> float:
 
 
 async def _core(sim: Simulator, quick: bool) -> dict[str, Any]:
-    world = {app_id: app.world for app_id, app in sim.phone.apps.items()}
-    task = sim.tasks.instantiate(sim.tasks.ids()[0], 0, world)
+    task = sim.tasks.instantiate(sim.tasks.ids()[0], 0)
     warm = await sim.env()  # the pages' first render loads fonts: not an instance cost
     await warm.observe()
     await warm.close()

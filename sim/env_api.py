@@ -119,9 +119,8 @@ def requested_task(sim: Simulator, request: TaskRequest) -> TaskInstance:
         return request.task
     if request.task_id is None:
         raise refusal(422, "give task_id (with seed and lang) or task", "invalid")
-    world = {app_id: app.world for app_id, app in sim.phone.apps.items()}
     try:
-        return sim.tasks.instantiate(request.task_id, request.seed, world, request.lang)
+        return sim.tasks.instantiate(request.task_id, request.seed, request.lang)
     except UnknownTask as exc:
         raise refusal(404, str(exc), "unknown-task") from exc
     except _SPEC_FAILURES as exc:  # a seed the template cannot instantiate

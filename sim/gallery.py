@@ -31,6 +31,7 @@ from pathlib import Path
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from pydantic import BaseModel, ConfigDict, Field
 
+from bridge.app_catalog import app_catalog
 from sim.app import GalleryScreen
 from sim.errors import SimError
 from sim.gallery_checks import (
@@ -257,7 +258,7 @@ def _route(recipe: GalleryScreen) -> str:
 
 @cache
 def _probe_script() -> str:
-    return resources.files("sim").joinpath("static", "gallery_probe.js").read_text("utf-8")
+    return resources.files("sim").joinpath("static").joinpath("gallery_probe.js").read_text("utf-8")
 
 
 async def measure(pooled: PooledPage, lang: str, tables: StringTables) -> tuple[int, list[Problem]]:
@@ -312,7 +313,7 @@ def _app_section(phone: Phone, app_id: str) -> _Section:
     if len(set(names)) != len(names):
         raise SimError(f"{app_id}: gallery screens share a name: {names}")
     plans = [
-        _Plan(recipe, _route(recipe), lambda lang, r=recipe: screen_state(phone, app_id, r, lang))
+        _Plan(recipe, _route(recipe), partial(screen_state, phone, app_id, recipe))
         for recipe in recipes
     ]
     return _Section(app.id, app.label("en"), app.package, plans)
@@ -320,10 +321,10 @@ def _app_section(phone: Phone, app_id: str) -> _Section:
 
 def _system_section(phone: Phone) -> _Section:
     plans = [
-        _Plan(system.screen, system.how, lambda lang, s=system: _system_state(phone, s, lang))
+        _Plan(system.screen, system.how, partial(_system_state, phone, system))
         for system in system_screens(phone)
     ]
-    return _Section(SYSTEM, "System UI", "com.android.systemui", plans)
+    return _Section(SYSTEM, "System UI", app_catalog().system_ui_package(), plans)
 
 
 async def render_gallery(

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
+from bridge.app_catalog import app_catalog
 from bridge.schema import (
     BackendInfo,
     Foreground,
@@ -25,7 +26,6 @@ from sim.phone import Phone
 from sim.state import InstanceState
 
 __all__ = [
-    "LAUNCHER_PACKAGE",
     "ImageFormat",
     "foreground",
     "foreground_of",
@@ -34,8 +34,6 @@ __all__ = [
 ]
 
 ImageFormat = Literal["jpeg", "png"]
-LAUNCHER_PACKAGE = "com.android.launcher3"
-"""The package in front on the home screen."""
 
 
 def tree_nodes(raw: list[dict[str, Any]]) -> list[UINode]:
@@ -81,16 +79,12 @@ def foreground(instance: Instance) -> Foreground:
 def foreground_of(phone: Phone, state: InstanceState) -> Foreground:
     """:func:`foreground` of a state, for readers that hold no :class:`Instance`."""
     if state.os.foreground is None:
-        return Foreground(app=None, package=LAUNCHER_PACKAGE, activity=".Launcher")
+        home = app_catalog().home()
+        return Foreground(app=None, package=home.package, activity=home.activity)
     app = phone.app(state.os.foreground)
     route = state.os.route
     activity = app.activity_for(route) if route is not None else app.activity
-    return Foreground(
-        app=app.id,
-        package=app.package,
-        activity=activity,
-        route=route.path if route is not None else None,
-    )
+    return Foreground(app=app.id, package=app.package, activity=activity)
 
 
 async def observe(

@@ -13,6 +13,7 @@ from typing import Any
 
 from markupsafe import Markup
 
+from bridge.app_catalog import app_catalog
 from sim.launcher import launcher_view
 from sim.phone import Phone
 from sim.radios import QUICK_TILES, is_on
@@ -86,7 +87,7 @@ def _keyboard(phone: Phone, state: InstanceState, s: dict[str, str]) -> str:
     shift = state.ui.keyboard_shift
     rows: list[list[dict[str, Any]]] = []
     for index, letters in enumerate(_KEYBOARD_ROWS[mode]):
-        row = [
+        row: list[dict[str, Any]] = [
             {"code": c, "label": c.upper() if shift else c, "desc": c.upper() if shift else c}
             for c in letters
         ]
@@ -145,9 +146,9 @@ def _shade(phone: Phone, state: InstanceState, s: dict[str, str]) -> str:
 def _content(phone: Phone, state: InstanceState, s: dict[str, str]) -> tuple[str, str]:
     """HTML of the main window and the package that owns it."""
     if state.ui.recents_open:
-        return _recents(phone, state, s), "com.android.systemui"
+        return _recents(phone, state, s), app_catalog().system_ui_package()
     if state.os.foreground is None:
-        return _launcher(phone, state, s), "com.android.launcher3"
+        return _launcher(phone, state, s), app_catalog().home().package
     ctx = phone.context(state, state.os.foreground)
     return ctx.app.render(ctx), ctx.app.package
 

@@ -13,9 +13,9 @@ import contextlib
 import itertools
 import socket
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AsyncExitStack
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import uvicorn
 from pydantic import BaseModel, ConfigDict, Field
@@ -49,8 +49,9 @@ class _Server(uvicorn.Server):
     background job's ignored SIGINT ignored) while the pages still fetch from it; the
     program that runs the simulator decides what a signal does, and closes it in order."""
 
-    def capture_signals(self) -> contextlib.AbstractContextManager[None]:  # type: ignore[override]
-        return contextlib.nullcontext()
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
 
 
 class SimConfig(BaseModel):
@@ -64,7 +65,7 @@ class SimConfig(BaseModel):
     port: int = Field(default=0, ge=0, le=65535)
     token: str | None = Field(default=None, min_length=16)
     """Required (Bearer header or ``?token=``) from clients that are not on loopback."""
-    image_format: str = Field(default="jpeg", pattern="^(jpeg|png)$")
+    image_format: Literal["jpeg", "png"] = "jpeg"
     jpeg_quality: int = Field(default=80, ge=1, le=100)
     serve_env_api: bool = True
     max_envs: int = Field(default=1024, ge=1)
@@ -127,7 +128,7 @@ class Simulator:
         if self._tasks is None:
             from sim.tasks.registry import default_registry
 
-            self._tasks = default_registry()
+            self._tasks = default_registry(self.phone.apps.values())
         return self._tasks
 
     def bind(self, task: TaskInstance) -> TaskInstance:
@@ -137,8 +138,7 @@ class Simulator:
         Raises:
             SimError: the parameters ``task`` carries are not the ones its seed gives.
         """
-        world = {app_id: app.world for app_id, app in self.phone.apps.items()}
-        bound = self.tasks.instantiate(task.task_id, task.seed, world, task.lang)
+        bound = self.tasks.instantiate(task.task_id, task.seed, task.lang)
         if task.params and task.params != bound.params:
             raise SimError(
                 f"{task.task_id} seed {task.seed}: the task's parameters are not the ones its "

@@ -10,6 +10,9 @@ Work units are handed out longest first (``--no-loadscope-reorder`` keeps this o
 the seconds each took in a recorded run, ``group_durations.json``; a unit not recorded
 there is estimated from its number of tests. ``make test-durations`` records them again
 (``--save-group-durations``) when the suite has changed shape.
+
+It also holds the fixtures many test packages share, once: ``sim``, a started simulator per
+module (a module may set ``SIM_PAGES`` for another page-pool size).
 """
 
 from __future__ import annotations
@@ -18,9 +21,15 @@ import json
 import os
 import tempfile
 from collections import defaultdict
+from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+import pytest_asyncio
+
+if TYPE_CHECKING:
+    from sim.simulator import Simulator
 
 DURATIONS = Path(__file__).with_name("group_durations.json")
 UNRECORDED_TEST_S = 2.0
@@ -123,3 +132,14 @@ def _recorded() -> dict[str, float]:
     except FileNotFoundError:
         return {}
     return {str(unit): float(seconds) for unit, seconds in data.items()}
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def sim(request: pytest.FixtureRequest) -> AsyncIterator[Simulator]:
+    """A started simulator with every app and the default task registry, for one module
+    (Chromium starts once); its page pool has the module's ``SIM_PAGES`` pages (2)."""
+    from sim.simulator import SimConfig, Simulator
+
+    pages = getattr(request.module, "SIM_PAGES", 2)
+    async with Simulator(SimConfig(pages=pages)) as simulator:
+        yield simulator

@@ -10,7 +10,7 @@ from the same start, and compares what a policy sees (:func:`bridge.env_checker.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -36,7 +36,7 @@ from bridge.schema import (
 )
 from device.env import AndroidEnv, AndroidEnvConfig
 from device.virtual.attach import AttachedVirtualPhone, attach_virtual_phone
-from sim.simulator import SimConfig, Simulator, default_apps
+from sim.simulator import Simulator
 from sim.tasks.registry import default_registry
 from tests.bridge.toy_env import CounterEnv, counter_task
 from tests.device.virtual_rig import env_config
@@ -48,8 +48,7 @@ phone scrolled in an earlier case starts at the top again, as in a fresh simulat
 
 
 def _task(task_id: str = TASK_ID) -> TaskInstance:
-    world = {app.id: app.world for app in default_apps()}
-    return default_registry().instantiate(task_id, 0, world, "en")
+    return default_registry().instantiate(task_id, 0, "en")
 
 
 # --------------------------------------------------------------------------- the checker
@@ -84,12 +83,6 @@ async def test_the_checker_finds_what_is_wrong() -> None:
     message = str(caught.value)
     assert "step after close was accepted" in message
     assert "reset: observation step 1, expected 0" in message
-
-
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def sim() -> AsyncIterator[Simulator]:
-    async with Simulator(SimConfig(pages=2)) as simulator:
-        yield simulator
 
 
 @pytest.fixture(scope="module")

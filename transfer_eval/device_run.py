@@ -32,7 +32,6 @@ from device.errors import TaskUnsupported
 from device.profiles import DeviceProps, ProfileChoice, load_profile, select_profile
 from device.session import AdbSession
 from policies.registry import preflight
-from sim.simulator import default_apps
 from sim.tasks.registry import TaskRegistry, default_registry
 from transfer_eval.episode_view import write_run_index
 from transfer_eval.guards import GuardMode, check_allow, task_guard
@@ -137,10 +136,9 @@ def check_retail(tasks: Sequence[str]) -> None:
     """Raise ``TaskUnsupported`` naming the tasks a retail phone cannot be made to pose (their
     specs' ``requires``, with the reasons)."""
     registry = default_registry()
-    world = {app.id: app.world for app in default_apps()}
     refused = []
     for task_id in tasks:
-        spec = registry.instantiate(task_id, 0, world).spec
+        spec = registry.instantiate(task_id, 0).spec
         if spec is not None and spec.requires:
             refused.append(f"{task_id} ({'; '.join(r.reason for r in spec.requires)})")
     if refused:
@@ -150,14 +148,13 @@ def check_retail(tasks: Sequence[str]) -> None:
 
 
 def _jobs(config: DeviceRunConfig) -> list[EpisodeJob]:
-    world = {app.id: app.world for app in default_apps()}
     env_config = config.env_config()
 
     async def make_env() -> AndroidEnv:
         return AndroidEnv(env_config)
 
     return grid_jobs(
-        config, default_registry(), world, config.policy, make_env, guard_for=config.guard_for
+        config, default_registry(), config.policy, make_env, guard_for=config.guard_for
     )
 
 

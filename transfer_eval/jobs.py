@@ -10,8 +10,8 @@ with ``concurrency`` above 1 is refused here, and the commands force 1 and say s
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterator, Mapping
-from typing import Any, Literal
+from collections.abc import Awaitable, Callable, Iterator
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -40,6 +40,9 @@ def episode_id(task_id: str, seed: int, lang: str) -> str:
     return f"{task_id.replace('/', '.')}_s{seed}_{lang}"
 
 
+_ENGLISH: list[Literal["en", "zh"]] = ["en"]
+
+
 class EpisodeGrid(BaseModel):
     """Which episodes a run holds: every task x seed x language."""
 
@@ -47,7 +50,7 @@ class EpisodeGrid(BaseModel):
 
     tasks: list[str] = Field(min_length=1)
     seeds: list[int] = Field(default_factory=lambda: [0], min_length=1)
-    langs: list[Literal["en", "zh"]] = Field(default_factory=lambda: ["en"], min_length=1)
+    langs: list[Literal["en", "zh"]] = Field(default_factory=lambda: _ENGLISH.copy(), min_length=1)
 
     @model_validator(mode="after")
     def _a_person_plays_one_at_a_time(self) -> EpisodeGrid:
@@ -80,7 +83,6 @@ GRID = tuple(EpisodeGrid.model_fields)
 def grid_jobs(
     grid: EpisodeGrid,
     registry: TaskRegistry,
-    world: Mapping[str, Mapping[str, Any]],
     policy: str,
     make_env: Callable[[], Awaitable[Env]],
     guard_for: Callable[[TaskInstance], ActionGuard | None] | None = None,
@@ -89,7 +91,7 @@ def grid_jobs(
     ``policy`` built for it, ``make_env`` for its env and ``guard_for`` its guard."""
     jobs = []
     for task_id, seed, lang in grid.episodes():
-        task = registry.instantiate(task_id, seed, world, lang)
+        task = registry.instantiate(task_id, seed, lang)
         jobs.append(
             EpisodeJob(
                 episode_id=episode_id(task_id, seed, lang),

@@ -39,7 +39,7 @@ from device.errors import DeviceError
 from device.profiles import DeviceProps
 from device.session import AdbSession
 from device.virtual.attach import attach_virtual_phone
-from device.virtual.phone import Perturbations
+from device.virtual.perturb import Perturbations
 from policies.registry import LearnedSpec, parse_spec, preflight
 from sim.state import InstanceState
 from sim.tasks.base import TaskTemplate
@@ -59,7 +59,6 @@ from transfer_eval.suites import Suite, load_suite
 __all__ = [
     "Cell",
     "PairedConfig",
-    "VirtualGap",
     "cell_id",
     "check_phone",
     "checkpoint_hash",
@@ -71,37 +70,6 @@ log = logging.getLogger(__name__)
 
 ROLES = ("base", "trained")
 WORLDS = ("sim", "real")
-
-
-class VirtualGap(BaseModel):
-    """Reality-gap perturbations for the virtual phone (all off by default): what a real
-    phone does that the simulator does not, to see how much of a gain survives them."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    latency_ms: float = Field(default=0.0, ge=0)
-    popup_rate: float = Field(default=0.0, ge=0, le=1)
-    animation_ms: float = Field(default=0.0, ge=0)
-    font_scale: float | None = Field(default=None, ge=0.5, le=2.0)
-
-    @property
-    def active(self) -> bool:
-        """Whether any perturbation is on."""
-        return self != VirtualGap()
-
-    def describe(self) -> str:
-        """The perturbations in words, for reports ("" when none is on)."""
-        parts = [
-            f"system pop-ups after {100 * self.popup_rate:g}% of inputs" if self.popup_rate else "",
-            f"{self.animation_ms:g} ms animations" if self.animation_ms else "",
-            f"{self.latency_ms:g} ms input latency" if self.latency_ms else "",
-            f"text x{self.font_scale:g}" if self.font_scale is not None else "",
-        ]
-        return ", ".join(part for part in parts if part)
-
-    def perturbations(self) -> Perturbations:
-        """The virtual phone's knobs."""
-        return Perturbations(**self.model_dump())
 
 
 class PairedConfig(BaseModel):
@@ -132,7 +100,7 @@ class PairedConfig(BaseModel):
     """Stop the run when this many cells of one world in a row end in the same infra error
     (0: never); how the run is watched, not what it measures (not in the manifest)."""
     step_timeout_s: float = Field(default=90.0, gt=0)
-    gap: VirtualGap = Field(default_factory=VirtualGap)
+    gap: Perturbations = Field(default_factory=Perturbations)
     """Reality-gap perturbations; only for ``device="virtual"``."""
     guard: GuardMode = "off"
     """Ends an episode of either world that leaves its task's apps (``apps``), or that also
@@ -199,7 +167,7 @@ def _phone(config: PairedConfig) -> Iterator[_Phone]:
         yield _Phone(AdbTarget(port=config.adb_port, serial=config.device), "device")
         return
     record = config.out / ADB_SERVER_RECORD  # reaped by --resume after a kill -9
-    gap = config.gap.perturbations()
+    gap = config.gap
     with attach_virtual_phone(seed=0, perturbations=gap, server_record=record) as attached:
 
         async def start_from(seed: int) -> None:
@@ -233,7 +201,7 @@ def _cells(
 ) -> list[Cell]:
     cells = []
     for entry in suite.instances(lang):
-        task = sims.tasks.instantiate(entry.task_id, entry.seed, sims.world, entry.lang)
+        task = sims.tasks.instantiate(entry.task_id, entry.seed, entry.lang)
         if retail and task.spec is not None and task.spec.requires:
             continue  # simulator and virtual phone only (the spec says why)
         template = sims.tasks.get(entry.task_id)
@@ -245,14 +213,16 @@ def _cells(
 
 
 def _jobs(
-    cells: Sequence[Cell], config: PairedConfig, env_for: Callable[[Cell], object]
+    cells: Sequence[Cell],
+    config: PairedConfig,
+    env_for: Callable[[Cell], Callable[[], Awaitable[Env]]],
 ) -> list[EpisodeJob]:
     specs = {"base": config.base, "trained": config.trained}
     return [
         EpisodeJob(
             episode_id=cell.episode_id,
             task=cell.task,
-            make_env=env_for(cell),  # type: ignore[arg-type]
+            make_env=env_for(cell),
             make_policy=policy_factory(specs[cell.role], cell.template, cell.task, cell.repeat),
             guard=task_guard(config.guard, cell.task, config.allow),  # the same in both worlds
         )
@@ -296,7 +266,7 @@ async def _run_grid(
         async def sim_env() -> Env:
             if base is None:
                 return await sims.env()
-            return await sims.env(base=base)  # type: ignore[call-arg]  # local: Simulator.env
+            return await sims.env(base=base)  # type: ignore[call-arg]  # a base only with a local Simulator, whose env() takes one
 
         def device_env(cell: Cell) -> Callable[[], Awaitable[Env]]:
             async def make() -> Env:

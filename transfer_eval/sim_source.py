@@ -13,7 +13,7 @@ per episode.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
@@ -79,10 +79,9 @@ class EnvMaker(Protocol):
 
 @dataclass(frozen=True)
 class SimEnvs:
-    """What a command needs of the simulator: its tasks, its world data, new envs."""
+    """What a command needs of the simulator: its tasks (with their world data), new envs."""
 
     tasks: TaskRegistry
-    world: Mapping[str, Any]
     env: EnvMaker
 
 
@@ -96,7 +95,7 @@ async def sim_envs(source: SimSource, *, pages: int = 2) -> AsyncIterator[SimEnv
     """
     if source.local:
         async with Simulator(SimConfig(pages=pages)) as sim:
-            yield SimEnvs(sim.tasks, _world(sim), sim.env)  # type: ignore[arg-type]
+            yield SimEnvs(sim.tasks, sim.env)
         return
     from scaleout.host import HostConfig
     from scaleout.pool import EnvPool
@@ -108,7 +107,7 @@ async def sim_envs(source: SimSource, *, pages: int = 2) -> AsyncIterator[SimEnv
     async with pool:
         await _reachable(pool, source)
         driver = Simulator()  # never started: its registry and world data only
-        yield SimEnvs(driver.tasks, _world(driver), pool.env)
+        yield SimEnvs(driver.tasks, pool.env)
 
 
 async def _reachable(pool: Any, source: SimSource) -> None:
@@ -120,7 +119,3 @@ async def _reachable(pool: Any, source: SimSource) -> None:
     except EnvError as exc:
         where = f"--ray {source.ray}" if source.ray is not None else "--hosts"
         raise HostsUnavailable(f"{where}: {exc}") from exc
-
-
-def _world(sim: Simulator) -> dict[str, Any]:
-    return {app_id: app.world for app_id, app in sim.phone.apps.items()}

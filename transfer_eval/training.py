@@ -16,7 +16,7 @@ split measures transfer to templates never trained on.
 from __future__ import annotations
 
 import shlex
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -47,13 +47,13 @@ _CURVE_FILES = ("curve.csv", "curve.png")
 
 
 def split_instances(
-    split: Split, registry: TaskRegistry, world: Mapping[str, Mapping[str, Any]]
+    split: Split, registry: TaskRegistry
 ) -> tuple[list[TaskInstance], list[TaskInstance]]:
     """The (train, test) task instances of ``split`` (their seeds never overlap)."""
 
     def make(suite: Suite) -> list[TaskInstance]:
         return [
-            registry.instantiate(entry.task_id, entry.seed, world, entry.lang)
+            registry.instantiate(entry.task_id, entry.seed, entry.lang)
             for entry in suite.instances()
         ]
 
@@ -144,7 +144,9 @@ def check_targets(options: TrainOptions) -> None:
     Raises:
         CheckpointExists: one line naming the folder and the flag.
     """
-    targets = [("--out", options.out, (WEIGHTS_FILE, CONFIG_FILE, *_CURVE_FILES))]
+    targets: list[tuple[str, Path, tuple[str, ...]]] = [
+        ("--out", options.out, (WEIGHTS_FILE, CONFIG_FILE, *_CURVE_FILES))
+    ]
     if options.save_init is not None:
         if options.save_init.resolve() == options.out.resolve():
             raise CheckpointExists(
@@ -246,7 +248,7 @@ async def run_training(
     if options.save_init is not None:
         init.save(options.save_init, training={"init": options.init, "role": "initialization"})
     async with sim_envs(options.source, pages=options.pages) as sims:
-        train_tasks, test_tasks = split_instances(split, sims.tasks, sims.world)
+        train_tasks, test_tasks = split_instances(split, sims.tasks)
 
         async def make_env() -> Any:
             return await sims.env(screenshot=False)

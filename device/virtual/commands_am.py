@@ -12,9 +12,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from bridge.app_catalog import app_catalog
 from device.virtual.adb_keyboard import deliver
 from device.virtual.packages import component, lookup, short_component
 from device.virtual.shell_context import CommandContext, CommandFn
+from sim.apps.settings.pages import PAGES
 
 __all__ = ["COMMANDS", "Intent", "parse_intent"]
 
@@ -149,8 +151,6 @@ def parse_intent(args: list[str]) -> Intent:
 
 
 def _settings_route(activity: str) -> str | None:
-    from sim.apps.settings.pages import PAGES
-
     for path, page in PAGES.items():
         if "com.android.settings" + page.activity == activity:
             return path
@@ -175,7 +175,7 @@ def _resolve(ctx: CommandContext, intent: Intent) -> tuple[str, str | None] | st
         return "com.android.settings", _SETTINGS_ACTIONS[intent.action]
     main = intent.action in (None, "android.intent.action.MAIN")
     if main and "android.intent.category.HOME" in intent.categories:
-        return "com.android.launcher3", None
+        return app_catalog().home().package, None
     info = lookup(ctx.phone, intent.package) if intent.package else None
     if main and info is not None and info.launcher_activity:
         return info.name, None
@@ -214,7 +214,7 @@ async def _start(ctx: CommandContext, args: list[str]) -> int:
 
 async def _launch(ctx: CommandContext, package: str, route: str | None) -> None:
     phone, state = ctx.phone, ctx.phone.instance.state
-    if package == "com.android.launcher3":
+    if package == app_catalog().home().package:
         phone.instance.phone.home(state)
         ctx.changed()
         return

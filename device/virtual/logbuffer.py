@@ -23,6 +23,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypeVar
 
+from bridge.app_catalog import app_catalog
+
 if TYPE_CHECKING:
     from device.virtual.phone import VirtualPhone
 
@@ -46,7 +48,6 @@ SYSTEM_SERVER_PID = 1151
 _ATM_TID = 1402
 _SHELL_UID = 2000
 _LAUNCHER_UID = 10160
-_LAUNCHER = "com.android.launcher3"
 _NEW_TASK = 0x10000000
 _RESET_IF_NEEDED = 0x00200000
 _MAX_ENTRIES = 5000
@@ -166,7 +167,7 @@ async def observe_starts(phone: VirtualPhone, event: Callable[[], Awaitable[T]])
     log.foreground = phone.current_focus()
     result = await event()
     focus = phone.current_focus()
-    if focus != log.foreground and focus[0] != _LAUNCHER:
+    if focus != log.foreground and focus[0] != app_catalog().home().package:
         _start_line(phone, _NEW_TASK | _RESET_IF_NEEDED, _LAUNCHER_UID)
     log.foreground = focus
     return result

@@ -13,15 +13,17 @@ from __future__ import annotations
 import zlib
 from dataclasses import dataclass
 
+from bridge.app_catalog import app_catalog
 from device.virtual.installs import InstalledApk, installed_apks
 from device.virtual.phone import VirtualPhone
 
 __all__ = ["PackageInfo", "built_in", "component", "installed", "lookup", "short_component"]
 
+_HOME = app_catalog().home()
 _SYSTEM_ONLY = {
     "android": ("/system/framework/framework-res.apk", None),
-    "com.android.systemui": ("/system_ext/priv-app/SystemUI/SystemUI.apk", None),
-    "com.android.launcher3": ("/system_ext/priv-app/Launcher3/Launcher3.apk", ".Launcher"),
+    app_catalog().system_ui_package(): ("/system_ext/priv-app/SystemUI/SystemUI.apk", None),
+    _HOME.package: ("/system_ext/priv-app/Launcher3/Launcher3.apk", _HOME.activity),
     "com.android.inputmethod.latin": ("/system/app/LatinIME/LatinIME.apk", None),
     "com.android.shell": ("/system/priv-app/Shell/Shell.apk", None),
 }

@@ -15,10 +15,71 @@ from typing import Literal
 
 import cv2
 import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from sim.state import SystemDialog
 
-__all__ = ["POPUPS", "PopupSource", "Transition", "decode_image", "encode_image"]
+__all__ = [
+    "POPUPS",
+    "Perturbations",
+    "PopupSource",
+    "Transition",
+    "decode_image",
+    "encode_image",
+]
+
+
+class Perturbations(BaseModel):
+    """Reality-gap knobs, all off by default: what a real phone does that the simulator does
+    not. One model for the virtual phone and for transfer-eval's ``--popup-rate`` & co.
+
+    Input events are taps, long presses, swipes, key events and typed text, however they
+    arrive (``input``, uiautomator2). Pop-ups are seeded by the phone's instance seed.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    latency_ms: float = 0.0
+    """Extra delay before every input event takes effect (a busy phone)."""
+    popup_rate: float = 0.0
+    """Probability that an input event is followed by a system dialog over the screen
+    ("Battery low", "… isn't responding"); events while one is shown raise none."""
+    animation_ms: float = 0.0
+    """How long screenshots show the new screen sliding in after an input event changed it
+    (hierarchy dumps show the new tree at once, as uiautomator does for many views)."""
+    font_scale: float | None = Field(default=None, ge=0.5, le=2.0)
+    """Text drawn this much larger than the font-size setting asks (a ROM's larger default
+    text): unlike ``settings put system font_scale``, task setups do not undo it."""
+
+    @field_validator("popup_rate")
+    @classmethod
+    def _a_probability(cls, value: float) -> float:
+        if not 0 <= value <= 1:
+            raise ValueError(f"popup_rate is a probability in [0, 1], not {value}")
+        return value
+
+    @field_validator("latency_ms", "animation_ms")
+    @classmethod
+    def _a_duration(cls, value: float) -> float:
+        if value < 0:
+            raise ValueError("latency_ms and animation_ms are durations: give 0 or more")
+        return value
+
+    @property
+    def active(self) -> bool:
+        """Whether any perturbation is on."""
+        return self != Perturbations()
+
+    def describe(self) -> str:
+        """The perturbations in words, for reports ("" when none is on)."""
+        parts = [
+            f"system pop-ups after {100 * self.popup_rate:g}% of inputs" if self.popup_rate else "",
+            f"{self.animation_ms:g} ms animations" if self.animation_ms else "",
+            f"{self.latency_ms:g} ms input latency" if self.latency_ms else "",
+            f"text x{self.font_scale:g}" if self.font_scale is not None else "",
+        ]
+        return ", ".join(part for part in parts if part)
+
 
 _TEXTS: dict[str, tuple[SystemDialog, SystemDialog]] = {
     "battery_low": (
@@ -111,7 +172,10 @@ class Transition:
 
 def decode_image(data: bytes) -> np.ndarray:
     """Encoded PNG/JPEG bytes as BGR pixels."""
-    return cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+    image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+    if image is None:
+        raise ValueError(f"{len(data)} bytes that are not a PNG or JPEG image")
+    return image
 
 
 def encode_image(image: np.ndarray, image_format: Literal["png", "jpeg"], quality: int) -> bytes:

@@ -19,17 +19,18 @@ from typing import Any, Literal, Protocol, TypeVar
 import cv2
 import numpy as np
 
+from bridge.app_catalog import app_catalog
 from bridge.gestures import classify_stroke
 from bridge.schema import UINode
 from bridge.uitree import to_xml
 from device.virtual.frames import FrameCache, RenderedFrame
 from device.virtual.logbuffer import note_activity_start, observe_starts
-from device.virtual.perturb import PopupSource, Transition, encode_image
+from device.virtual.perturb import Perturbations, PopupSource, Transition, encode_image
 from device.virtual.vfs import PhoneFiles
 from sim.actuate import long_press_timeout_ms
 from sim.device_props import DeviceIdentity
 from sim.instance import Instance
-from sim.observe import LAUNCHER_PACKAGE, foreground, tree_nodes
+from sim.observe import foreground, tree_nodes
 from sim.settings_store import get_setting, put_setting
 from sim.simulator import Simulator
 from sim.state import InstanceState
@@ -91,35 +92,6 @@ TcpHandler = Callable[[ServiceStream], Awaitable[None]]
 T = TypeVar("T")
 
 
-@dataclass
-class Perturbations:
-    """Reality-gap knobs, all off by default: what a real phone does that the sim does not.
-
-    Input events are taps, long presses, swipes, key events and typed text, however they
-    arrive (``input``, uiautomator2).
-    """
-
-    latency_ms: float = 0.0
-    """Extra delay before every input event takes effect (a busy phone)."""
-    font_scale: float | None = None
-    """Text drawn this much larger than the font-size setting asks (a ROM's larger default
-    text): unlike ``settings put system font_scale``, task setups do not undo it."""
-    popup_rate: float = 0.0
-    """Probability that an input event is followed by a system dialog over the screen
-    ("Battery low", "… isn't responding"); events while one is shown raise none."""
-    popup_seed: int | None = None
-    """Seed of the pop-up sequence; None: the phone's seed."""
-    animation_ms: float = 0.0
-    """How long screenshots show the new screen sliding in after an input event changed it
-    (hierarchy dumps show the new tree at once, as uiautomator does for many views)."""
-
-    def __post_init__(self) -> None:
-        if not 0 <= self.popup_rate <= 1:
-            raise ValueError(f"popup_rate is a probability in [0, 1], not {self.popup_rate}")
-        if self.latency_ms < 0 or self.animation_ms < 0:
-            raise ValueError("latency_ms and animation_ms are durations: give 0 or more")
-
-
 def _scaled(image: np.ndarray, scale: float, screen_width: int) -> np.ndarray:
     """``image`` resized to ``scale`` of a ``screen_width``-pixel-wide screen (as is at 1)."""
     width = max(1, round(screen_width * min(scale, 1.0)))
@@ -149,7 +121,7 @@ class VirtualPhone:
     """Device ports with a server listening (``tcp:PORT`` streams go there)."""
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     popups: PopupSource = field(init=False, repr=False)
-    """Decides the pop-ups (seeded by ``perturbations.popup_seed`` or the instance's seed)."""
+    """Decides the pop-ups (seeded by the instance's seed)."""
     transition: Transition | None = field(default=None, init=False, repr=False)
     """The animation screenshots show now, if any."""
     frames: FrameCache = field(default_factory=FrameCache, init=False, repr=False)
@@ -165,9 +137,7 @@ class VirtualPhone:
             self.instance.changed,
         )
         knobs = self.perturbations
-        self.popups = PopupSource(
-            self.instance.state.seed if knobs.popup_seed is None else knobs.popup_seed
-        )
+        self.popups = PopupSource(self.instance.state.seed)
         if knobs.font_scale is not None:
             self.instance.state.os.text_zoom = knobs.font_scale
             self.instance.changed()
@@ -408,7 +378,8 @@ class VirtualPhone:
     def packages(self) -> list[str]:
         """Installed packages (``pm list packages``)."""
         ours = [app.package for app in self.sim.phone.apps.values()]
-        return sorted({*ours, "com.android.launcher3", "com.android.systemui", "android"})
+        system = (app_catalog().home().package, app_catalog().system_ui_package(), "android")
+        return sorted({*ours, *system})
 
     async def start(self, package: str) -> bool:
         """Bring an app to the front (``am start`` / ``monkey -p``); False if not installed."""
@@ -453,8 +424,9 @@ class VirtualPhone:
     def current_focus(self) -> tuple[str, str]:
         """The focused window's package and activity (full class name)."""
         fg = foreground(self.instance)
-        package = fg.package or LAUNCHER_PACKAGE
-        activity = fg.activity or ".Launcher"
+        home = app_catalog().home()
+        package = fg.package or home.package
+        activity = fg.activity or home.activity
         return package, (package + activity if activity.startswith(".") else activity)
 
     # ---- settings

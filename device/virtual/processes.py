@@ -21,10 +21,10 @@ import weakref
 import zlib
 from dataclasses import dataclass, field
 
+from bridge.app_catalog import app_catalog
 from device.virtual.phone import VirtualPhone
 
 __all__ = [
-    "LAUNCHER",
     "Process",
     "ProcessTable",
     "all_processes",
@@ -33,9 +33,8 @@ __all__ = [
     "user_name",
 ]
 
-LAUNCHER = "com.android.launcher3"
-"""The home app's package (always running)."""
 _INPUT_METHOD = "com.android.inputmethod.latin"
+_SYSTEM_UI = app_catalog().system_ui_package()
 _FIRST_SHELL_PID = 12000
 _USERS = {0: "root", 1000: "system", 2000: "shell"}
 
@@ -126,13 +125,13 @@ def _system(phone: VirtualPhone) -> list[Process]:
         Process(1, 0, 0, "init", ["/system/bin/init", "second_stage"]),
         Process(2, 0, 0, "[kthreadd]"),
         Process(1151, 1, 1000, "system_server"),
-        Process(1502, 1, _app_uid("com.android.systemui"), "com.android.systemui"),
+        Process(1502, 1, _app_uid(_SYSTEM_UI), _SYSTEM_UI),
         Process(2315, 1, _app_uid(_INPUT_METHOD), _INPUT_METHOD),
     ]
 
 
 def _apps(phone: VirtualPhone) -> list[Process]:
-    packages = {LAUNCHER}
+    packages = {app_catalog().home().package}  # the home app always runs
     for task in phone.instance.state.os.tasks:
         app = phone.sim.phone.apps.get(task.app)
         if app is not None:

@@ -11,14 +11,13 @@ the env reports an unknown app as a step error, which is the right feedback for 
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Mapping
 from functools import cache
 from types import MappingProxyType
 
-from bridge.app_catalog import app_catalog
+from bridge.app_catalog import app_catalog, normalize_app_name
 
-__all__ = ["app_names", "known_app_ids", "normalize_app_name", "resolve_app"]
+__all__ = ["app_names", "known_app_ids", "resolve_app"]
 
 
 @cache
@@ -35,12 +34,6 @@ def app_names() -> Mapping[str, str]:
 
 
 _APP_SUFFIX = re.compile(r"\s*(?:app|application|应用)$")
-
-
-def normalize_app_name(name: str) -> str:
-    """Canonical form of a name: NFKC, case-folded, single spaces, quotes stripped."""
-    text = unicodedata.normalize("NFKC", name).casefold()
-    return " ".join(text.strip().strip("'\"`").split())
 
 
 def resolve_app(name: str) -> str:

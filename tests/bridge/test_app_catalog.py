@@ -75,3 +75,18 @@ def test_policies_and_device_never_import_the_simulator(package: str) -> None:
             if isinstance(node, ast.ImportFrom) and node.module:
                 names = [node.module]
             assert not any(n == "sim" or n.startswith("sim.") for n in names), (path, names)
+
+
+def test_no_app_repeats_its_launcher_activity_in_its_routes() -> None:
+    for app in default_apps():
+        assert app.activity == app_catalog().get(app.id).activity
+        assert app.activity not in app.ACTIVITIES.values(), app.id
+
+
+@pytest.mark.parametrize("package", ["bridge", "sim", "device", "policies", "transfer_eval"])
+def test_system_packages_are_named_only_in_the_catalog(package: str) -> None:
+    catalog = app_catalog()
+    system = {*catalog.get("launcher").packages.values(), *catalog.system_ui.values()}
+    for path in (ROOT / package).rglob("*.py"):
+        text = path.read_text("utf-8")
+        assert not [name for name in system if f'"{name}"' in text], path

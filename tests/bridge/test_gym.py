@@ -258,10 +258,9 @@ def test_over_the_simulator() -> None:
     with LoopThread() as loop:
         sim = loop.run(Simulator(SimConfig(pages=1)).start())
         try:
-            world = {app_id: app.world for app_id, app in sim.phone.apps.items()}
 
             def sample(seed: int) -> TaskInstance:
-                return sim.tasks.instantiate(task_id, seed, world)
+                return sim.tasks.instantiate(task_id, seed)
 
             env = PhoneGymEnv(sim.env, task=sample, screenshot=(240, 108), loop=loop)
             check_env(env)

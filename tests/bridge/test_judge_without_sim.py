@@ -8,7 +8,6 @@ import subprocess
 import sys
 import textwrap
 
-from sim.simulator import default_apps
 from sim.tasks.registry import default_registry
 
 _SCRIPT = textwrap.dedent(
@@ -58,8 +57,7 @@ _SCRIPT = textwrap.dedent(
 
 
 def test_a_bound_spec_is_judged_where_sim_cannot_be_imported() -> None:
-    world = {app.id: app.world for app in default_apps()}
-    task = default_registry().instantiate("settings/SetWifi-v1", 4, world, "zh")
+    task = default_registry().instantiate("settings/SetWifi-v1", 4, "zh")
     assert task.spec is not None
     done = subprocess.run(
         [sys.executable, "-c", _SCRIPT],

@@ -87,9 +87,7 @@ class Worlds:
 
 def task(task_id: str, seed: int, lang: str) -> TaskInstance:
     """The task instance the registry binds for (``task_id``, ``seed``, ``lang``)."""
-    simulator = Simulator()
-    world = {app_id: app.world for app_id, app in simulator.phone.apps.items()}
-    return default_registry().instantiate(task_id, seed, world, lang)
+    return default_registry().instantiate(task_id, seed, lang)
 
 
 async def start_reading(spec: TaskSpec, state: AndroidState) -> tuple[StartRecord, dict[str, Any]]:

@@ -62,7 +62,6 @@ from device.virtual.attach import AttachedVirtualPhone, attach_virtual_phone
 from device.virtual.phone import VirtualPhone
 from device.virtual.u2_methods import U2Service
 from policies.scripted import PlanPolicy
-from sim.simulator import default_apps
 from sim.tasks.registry import default_registry
 from tests.device.fake_link import MIUI_REFUSAL, FakeLink, screen, settings_nodes
 
@@ -404,8 +403,7 @@ def virtual_env(attached: AttachedVirtualPhone, **config: object) -> AndroidEnv:
 
 
 def sim_task(task_id: str) -> TaskInstance:
-    world = {app.id: app.world for app in default_apps()}
-    return default_registry().instantiate(task_id, 0, world, "en")
+    return default_registry().instantiate(task_id, 0, "en")
 
 
 async def on_phone(attached: AttachedVirtualPhone, work: Callable[[VirtualPhone], Any]) -> Any:
@@ -523,10 +521,10 @@ async def test_miui_refusing_input_on_the_phone_ends_the_episode_as_infra_error(
 @pytest.mark.asyncio
 async def test_a_slow_phone_hits_the_step_timeout(attached: AttachedVirtualPhone) -> None:
     async def slow(phone: VirtualPhone) -> None:
-        phone.perturbations.latency_ms = 2500
+        phone.perturbations = phone.perturbations.model_copy(update={"latency_ms": 2500})
 
     async def fast(phone: VirtualPhone) -> None:
-        phone.perturbations.latency_ms = 0
+        phone.perturbations = phone.perturbations.model_copy(update={"latency_ms": 0})
 
     async with virtual_env(attached, step_timeout_s=1.0) as env:
         await env.reset(sim_task("settings/SetWifi-v1"))

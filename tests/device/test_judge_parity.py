@@ -43,8 +43,7 @@ def simulator() -> Iterator[Simulator]:
 
 
 def _instance(simulator: Simulator, task_id: str, seed: int, lang: str) -> Any:
-    world = {app_id: app.world for app_id, app in simulator.phone.apps.items()}
-    return REGISTRY.instantiate(task_id, seed, world, lang)
+    return REGISTRY.instantiate(task_id, seed, lang)
 
 
 def _spec(simulator: Simulator, task_id: str, seed: int, lang: str) -> TaskSpec:

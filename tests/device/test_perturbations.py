@@ -266,13 +266,11 @@ async def test_reset_clears_a_dialog_left_by_the_last_episode(
 ) -> None:
     """HOME leaves a system dialog up; the next episode must not start under it."""
     from device.env import AndroidEnv, AndroidEnvConfig
-    from sim.simulator import default_apps
     from sim.tasks.registry import default_registry
 
     await asyncio.to_thread(tap, popup_phone, EMPTY)  # at rate 1.0 a dialog comes up
     assert dialog_title(await asyncio.to_thread(dump, popup_phone)) is not None
-    world = {app.id: app.world for app in default_apps()}
-    task = default_registry().instantiate("settings/SetWifi-v1", 0, world, "en")
+    task = default_registry().instantiate("settings/SetWifi-v1", 0, "en")
     config = AndroidEnvConfig(
         target=AdbTarget(port=popup_phone.adb_port, serial=popup_phone.serial),
         reconnect=ReconnectPolicy(attempts=2, backoff_s=0.05, wait_s=3.0),

@@ -52,11 +52,10 @@ from sim.tasks.registry import default_registry
 from tests.device.parity import InMemoryShell
 
 REGISTRY = default_registry()
-WORLD = {app.id: app.world for app in default_apps()}
 
 
 def _task(task_id: str, lang: str) -> TaskInstance:
-    return REGISTRY.instantiate(task_id, 0, WORLD, lang)
+    return REGISTRY.instantiate(task_id, 0, lang)
 
 
 SHARD_BY_APP = True

@@ -23,7 +23,7 @@ from bridge.schema import TaskInstance
 from device.env import AndroidEnv, AndroidEnvConfig
 from device.virtual.attach import AttachedVirtualPhone, attach_virtual_phone
 from policies.scripted import PlanPolicy
-from sim.simulator import Simulator, default_apps
+from sim.simulator import Simulator
 from sim.tasks.registry import default_registry
 from tests.device.parity import Worlds
 from tests.device.stranger import make_stranger
@@ -49,11 +49,10 @@ SAMPLE = (
 the transport (services, su, sync, saved trees, several apps). Every template's checks and
 truths also run through the phone's own shell commands, in-process, in the parity tests
 (tests/device/test_judge_parity.py)."""
-WORLD = {app.id: app.world for app in default_apps()}
 
 
 def _task(task_id: str, seed: int, lang: str) -> TaskInstance:
-    return REGISTRY.instantiate(task_id, seed, WORLD, lang)
+    return REGISTRY.instantiate(task_id, seed, lang)
 
 
 @pytest.mark.asyncio

@@ -43,7 +43,7 @@ from device.virtual.u2_selectors import (
     parse_selector,
 )
 from device.virtual.u2server import run_uiautomator
-from sim.simulator import SimConfig, Simulator
+from sim.simulator import Simulator
 
 PORT = 9008
 SEARCH_ID = "com.android.contacts:id/search_src_text"
@@ -300,12 +300,6 @@ async def call(phone: VirtualPhone, method: str, *params: Any) -> Any:
 
 
 # --------------------------------------------------------------------------- the server
-
-
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def sim() -> AsyncIterator[Simulator]:
-    async with Simulator(SimConfig(pages=1)) as simulator:
-        yield simulator
 
 
 @pytest_asyncio.fixture(loop_scope="module")

@@ -49,9 +49,8 @@ async def servers() -> AsyncIterator[tuple[Simulator, Simulator]]:
 @pytest.fixture(scope="module")
 def task() -> TaskInstance:
     """An L1 Settings task with a short oracle (open Settings, tap the airplane toggle)."""
-    registry, sim = default_registry(), Simulator()
-    world = {app_id: app.world for app_id, app in sim.phone.apps.items()}
-    return registry.instantiate("settings/SetAirplaneMode-v1", 0, world, "en")
+    registry = default_registry()
+    return registry.instantiate("settings/SetAirplaneMode-v1", 0, "en")
 
 
 @pytest_asyncio.fixture(loop_scope="module")

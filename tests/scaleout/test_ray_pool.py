@@ -80,9 +80,8 @@ def cluster() -> Iterator[Cluster]:
 @pytest.fixture(scope="module")
 def task() -> TaskInstance:
     """An L1 Settings task with a short oracle plan."""
-    registry, sim = default_registry(), Simulator()
-    world = {app_id: app.world for app_id, app in sim.phone.apps.items()}
-    return registry.instantiate("settings/SetAirplaneMode-v1", 0, world, "en")
+    registry = default_registry()
+    return registry.instantiate("settings/SetAirplaneMode-v1", 0, "en")
 
 
 def _oracle(task: TaskInstance) -> PlanPolicy:

@@ -3,21 +3,14 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import pytest
-import pytest_asyncio
 
 from sim.phone import Phone
-from sim.simulator import SimConfig, Simulator, default_apps
-
-
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def sim() -> AsyncIterator[Simulator]:
-    """A started simulator with every app and the default task registry."""
-    async with Simulator(SimConfig(pages=2)) as simulator:
-        yield simulator
+from sim.simulator import default_apps
+from sim.tasks.registry import world_of
 
 
 @pytest.fixture(scope="module")
@@ -29,4 +22,4 @@ def phone() -> Phone:
 @pytest.fixture(scope="module")
 def world(phone: Phone) -> Mapping[str, Mapping[str, Any]]:
     """Every app's read-only world data, as templates are instantiated with it."""
-    return {app_id: app.world for app_id, app in phone.apps.items()}
+    return world_of(phone.apps.values())

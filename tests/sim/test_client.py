@@ -37,8 +37,7 @@ on_sim = pytest.mark.asyncio(loop_scope="module")
 
 
 def _task(sim: Simulator, task_id: str = "settings/SetWifi-v1", seed: int = 1) -> TaskInstance:
-    world = {app_id: app.world for app_id, app in sim.phone.apps.items()}
-    return sim.tasks.instantiate(task_id, seed, world, "en")
+    return sim.tasks.instantiate(task_id, seed, "en")
 
 
 def _node_id(observation: Observation, resource_id: str) -> int:

@@ -51,8 +51,7 @@ class Api:
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def api(sim: Simulator) -> AsyncIterator[Api]:
     """The served simulator's API, with an env posed on ``settings/SetWifi-v1``."""
-    world = {app_id: app.world for app_id, app in sim.phone.apps.items()}
-    task = sim.tasks.instantiate("contacts/StarContact-v1", 1, world, "en")
+    task = sim.tasks.instantiate("contacts/StarContact-v1", 1, "en")
     async with httpx.AsyncClient(base_url=sim.base_url, timeout=60) as http:
         document = (await http.get("/openapi.json")).json()
         created = await http.post(

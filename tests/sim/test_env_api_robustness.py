@@ -39,8 +39,7 @@ def _refused(response: httpx.Response, status: int, *words: str) -> ApiError:
 
 
 def _task(sim: Simulator, task_id: str = "contacts/StarContact-v1") -> dict[str, Any]:
-    world = {app_id: app.world for app_id, app in sim.phone.apps.items()}
-    return sim.tasks.instantiate(task_id, 1, world, "en").model_dump(mode="json")
+    return sim.tasks.instantiate(task_id, 1, "en").model_dump(mode="json")
 
 
 class FakeClock:

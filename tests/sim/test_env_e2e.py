@@ -22,10 +22,6 @@ from sim.simulator import Simulator
 pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.browser]
 
 
-def _world(sim: Simulator) -> dict:
-    return {app_id: app.world for app_id, app in sim.phone.apps.items()}
-
-
 def _node(obs: Observation, **match: object) -> UINode:
     return next(n for n in obs.ui if all(getattr(n, k) == v for k, v in match.items()))
 
@@ -101,7 +97,7 @@ async def test_what_only_the_simulator_knows_is_a_note_not_an_error(sim: Simulat
 
 
 async def test_oracle_episode_and_snapshot_fork(sim: Simulator) -> None:
-    task = sim.tasks.instantiate("settings/SetWifi-v1", 3, _world(sim))
+    task = sim.tasks.instantiate("settings/SetWifi-v1", 3)
     env = await sim.env()
     assert isinstance(env, ForkableEnv)
     await env.reset(task)
@@ -127,7 +123,7 @@ async def test_oracle_episode_and_snapshot_fork(sim: Simulator) -> None:
 
 
 async def test_same_seed_same_actions_same_bytes(sim: Simulator) -> None:
-    task = sim.tasks.instantiate("settings/SetAirplaneMode-v1", 7, _world(sim))
+    task = sim.tasks.instantiate("settings/SetAirplaneMode-v1", 7)
     plan = sim.tasks.get(task.task_id).oracle_for(task)
     results = []
     for _ in range(2):

@@ -163,7 +163,7 @@ def test_unread_conversations_are_counted_on_the_phones_own_inbox(
 @pytest.mark.parametrize("task_id", MESSAGES_IDS)
 def test_specs_survive_json_and_declare_what_a_phone_lacks(world: World, task_id: str) -> None:
     for seed, lang in ((0, "en"), (1, "zh")):
-        task = REGISTRY.instantiate(task_id, seed, world, lang)
+        task = REGISTRY.instantiate(task_id, seed, lang)
         assert task.spec is not None
         assert TaskSpec.model_validate_json(task.spec.model_dump_json()) == task.spec
         delivers = any(op.op == "deliver_sms" for op in task.spec.ensure)

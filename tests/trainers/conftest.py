@@ -9,16 +9,8 @@ from collections.abc import AsyncIterator, Iterator
 import pytest
 import pytest_asyncio
 
-from sim.simulator import SimConfig, Simulator
 from tests.trainers.helpers import Endpoint, serve_endpoint
 from tests.trainers.sync_world import SyncWorld, sync_world
-
-
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def sim() -> AsyncIterator[Simulator]:
-    """A started simulator with one page."""
-    async with Simulator(SimConfig(pages=1)) as simulator:
-        yield simulator
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")

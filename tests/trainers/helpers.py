@@ -33,8 +33,7 @@ _ROW = "com.android.settings:id/toggle_airplane"
 
 def airplane_task(sim: Simulator, seed: int = 0) -> TaskInstance:
     """The L1 task, instantiated from the registry with the world data."""
-    world = {app_id: app.world for app_id, app in sim.phone.apps.items()}
-    return sim.tasks.instantiate(TASK_ID, seed, world, "en")
+    return sim.tasks.instantiate(TASK_ID, seed, "en")
 
 
 async def airplane_point(sim: Simulator) -> tuple[float, float]:

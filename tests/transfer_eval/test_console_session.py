@@ -4,18 +4,17 @@ and close commit what was done, one operation at a time, bad input refused up fr
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-import pytest_asyncio
 
 from bridge.actions import KeyAction, OpenAppAction, TapAction, Target
 from bridge.guard import ActionGuard
 from bridge.schema import Action, Observation, PolicyContext, PolicyOutput, TaskInstance
 from bridge.trajectory import RunManifest, RunStore
 from sim.env import SimEnv
-from sim.simulator import SimConfig, Simulator
+from sim.simulator import Simulator
 from transfer_eval.console.launch import ConsoleConfig, ConsoleSetupError, check_config
 from transfer_eval.console.session import Breakpoints, ConsoleBusy, ConsoleError, ConsoleSession
 from transfer_eval.policy_factory import tree_xml
@@ -43,16 +42,8 @@ class ListPolicy:
         return PolicyOutput(action=action, thought=f"action {self.asked}")
 
 
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def sim() -> AsyncIterator[Simulator]:
-    """One simulator for the module (Chromium starts once); each test makes its instances."""
-    async with Simulator(SimConfig(pages=1)) as simulator:
-        yield simulator
-
-
 def _task(sim: Simulator, task_id: str = "settings/SetWifi-v1") -> TaskInstance:
-    world = {app_id: app.world for app_id, app in sim.phone.apps.items()}
-    return sim.tasks.instantiate(task_id, 0, world, "en")
+    return sim.tasks.instantiate(task_id, 0, "en")
 
 
 def _session(

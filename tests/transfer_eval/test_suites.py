@@ -7,18 +7,17 @@ from pathlib import Path
 
 import pytest
 
-from sim.simulator import default_apps
 from sim.tasks.registry import default_registry
 from transfer_eval.suites import SuiteError, load_split, load_suite, suite_names
 
 
 @pytest.mark.parametrize("name", suite_names())
 def test_every_shipped_suite_poses_tasks_a_phone_can_run(name: str) -> None:
-    registry, world = default_registry(), {app.id: app.world for app in default_apps()}
+    registry = default_registry()
     suite = load_suite(name)
     retail = 0
     for entry in suite.instances():
-        task = registry.instantiate(entry.task_id, entry.seed, world, entry.lang)
+        task = registry.instantiate(entry.task_id, entry.seed, entry.lang)
         assert task.spec is not None and (task.spec.checks or task.spec.answers), entry
         assert all(r.reason for r in task.spec.requires), entry
         retail += not task.spec.requires
@@ -66,10 +65,10 @@ def test_posing_a_suite_in_the_phones_language_merges_entries_that_coincide(
 
 
 def test_paired_all_holds_every_task_a_retail_phone_can_pose() -> None:
-    registry, world = default_registry(), {app.id: app.world for app in default_apps()}
+    registry = default_registry()
     retail = set()
     for task_id in registry.ids():
-        spec = registry.instantiate(task_id, 1000, world).spec
+        spec = registry.instantiate(task_id, 1000).spec
         if spec is not None and not spec.requires:
             retail.add(task_id)
     assert set(load_suite("paired-all").task_ids()) == retail

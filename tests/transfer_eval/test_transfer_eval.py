@@ -23,10 +23,11 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 from bridge.errors import TrajectoryError
+from device.virtual.perturb import Perturbations
 from sim.browser import launch_chromium
 from transfer_eval.commands import transfer_eval_app
 from transfer_eval.evaluate import evaluate
-from transfer_eval.paired import PairedConfig, VirtualGap
+from transfer_eval.paired import PairedConfig
 from transfer_eval.policy_factory import (
     checkpoint_hash,
     fingerprint_changes,
@@ -221,7 +222,7 @@ def test_a_reality_gap_on_the_virtual_phone_costs_the_phone_side(tmp_path: Path)
         trained="scripted",
         suite=str(suite),
         out=tmp_path / "gap",
-        gap=VirtualGap(popup_rate=1.0),
+        gap=Perturbations(popup_rate=1.0),
     )
     evaluate(config, _quiet())
     report = json.loads((tmp_path / "gap" / "report.json").read_text())
@@ -233,12 +234,12 @@ def test_a_reality_gap_on_the_virtual_phone_costs_the_phone_side(tmp_path: Path)
 
 def test_reality_gap_options_are_refused_for_a_real_phone() -> None:
     with pytest.raises(ValueError, match="apply to --device virtual only"):
-        PairedConfig(device="SERIAL123", out=Path("x"), gap=VirtualGap(animation_ms=300))
-    gap = VirtualGap(popup_rate=0.05, animation_ms=400, latency_ms=250, font_scale=1.15)
+        PairedConfig(device="SERIAL123", out=Path("x"), gap=Perturbations(animation_ms=300))
+    gap = Perturbations(popup_rate=0.05, animation_ms=400, latency_ms=250, font_scale=1.15)
     assert gap.describe() == (
         "system pop-ups after 5% of inputs, 400 ms animations, 250 ms input latency, text x1.15"
     )
-    assert not VirtualGap().active and VirtualGap().describe() == ""
+    assert not Perturbations().active and Perturbations().describe() == ""
 
 
 def test_mgb_replay_lists_writes_a_page_and_an_mp4(run_dir: Path, tmp_path: Path) -> None:

@@ -23,6 +23,8 @@ from collections.abc import Mapping
 from datetime import date, timedelta
 from typing import Any, ClassVar
 
+from pydantic import JsonValue
+
 from sim.app import App, AppContext, Event, GalleryAction, GalleryScreen, on
 from sim.apps.calendar import screens, views
 from sim.apps.calendar.editing import EditorHandlers, edit_event, leave, new_event
@@ -39,7 +41,6 @@ class CalendarApp(EditorHandlers, App):
 
     id = "calendar"
     ACTIVITIES: ClassVar[dict[str, str]] = {
-        "/": ".AllInOneActivity",
         "/event": ".EventInfoActivity",
         "/edit": ".event.EditEventActivity",
         "/search": ".SearchActivity",
@@ -62,7 +63,7 @@ class CalendarApp(EditorHandlers, App):
     def gallery_screens(self) -> tuple[GalleryScreen, ...]:
         """The month, day and agenda views, an event's card, its editor with the date and
         the time picker open, and search with a query typed."""
-        event = {"id": 12}  # a flight: location, description, two reminders
+        event: dict[str, JsonValue] = {"id": 12}  # a flight: location, description, two reminders
         edit = GalleryAction(action="edit", args={"id": "12"})
         start = {"target": "start"}
 

@@ -50,7 +50,6 @@ class ClockApp(PickerHost, App):
 
     id = "clock"
     ACTIVITIES: ClassVar[dict[str, str]] = {
-        "/": ".DeskClock",
         "/cities": ".worldclock.CitySelectionActivity",
     }
 
@@ -132,10 +131,10 @@ class ClockApp(PickerHost, App):
     def picked_time(self, ctx: AppContext, target: str, value: time) -> None:
         """OK in the time picker: a new alarm (on, one-time) or a new time for one."""
         if target == _NEW:
-            alarm = put_alarm(
+            created = put_alarm(
                 self.world, ctx.data, {"hour": value.hour, "minute": value.minute, "enabled": True}
             )
-            ctx.route.params["expanded"] = alarm["id"]
+            ctx.route.params["expanded"] = created["id"]
             return
         alarm = get_alarm(self.world, ctx.data, int(target))
         if alarm is not None:

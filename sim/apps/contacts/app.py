@@ -17,6 +17,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+from pydantic import JsonValue
+
 from sim.app import App, AppContext, Event, GalleryAction, GalleryScreen, on
 from sim.apps.contacts import editor, screens
 from sim.apps.contacts.model import (
@@ -40,7 +42,6 @@ class ContactsApp(App):
 
     id = "contacts"
     ACTIVITIES: ClassVar[dict[str, str]] = {
-        "/": ".activities.PeopleActivity",
         "/contact": ".quickcontact.QuickContactActivity",
         "/edit": ".activities.ContactEditorActivity",
     }
@@ -61,7 +62,8 @@ class ContactsApp(App):
     # ---- screens
     def gallery_screens(self) -> tuple[GalleryScreen, ...]:
         """The list, a full contact card, its editor and the delete confirmation."""
-        card = {"id": "c013"}  # two phones, an email, a company and a title
+        contact = {"id": "c013"}  # two phones, an email, a company and a title
+        card: dict[str, JsonValue] = {**contact}  # as route params
         return (
             GalleryScreen(name="list", title="Contact list"),
             GalleryScreen(name="card", title="Contact card", path="/contact", params=card),
@@ -70,14 +72,14 @@ class ContactsApp(App):
                 title="Contact editor",
                 path="/contact",
                 params=card,
-                actions=(GalleryAction(action="edit", args=card),),
+                actions=(GalleryAction(action="edit", args=contact),),
             ),
             GalleryScreen(
                 name="delete-dialog",
                 title="Delete confirmation",
                 path="/contact",
                 params=card,
-                actions=(GalleryAction(action="delete", args=card),),
+                actions=(GalleryAction(action="delete", args=contact),),
             ),
         )
 
@@ -169,8 +171,11 @@ class ContactsApp(App):
     @on("pick_type")
     def pick_type(self, ctx: AppContext, event: Event) -> None:
         """Open the label picker (Mobile, Work, Home…) of one row."""
-        dialog = {"name": "label", "row": event.arg("kind"), "index": int(event.arg("index"))}
-        ctx.route.params["dialog"] = dialog
+        ctx.route.params["dialog"] = {
+            "name": "label",
+            "row": event.arg("kind"),
+            "index": int(event.arg("index")),
+        }
 
     @on("set_type")
     def set_type(self, ctx: AppContext, event: Event) -> None:
@@ -185,7 +190,7 @@ class ContactsApp(App):
         draft = editor.contact_from_fields(ctx.state.ui.fields)
         errors = validate(draft)
         if errors:
-            ctx.route.params["errors"] = errors
+            ctx.route.params["errors"] = dict[str, JsonValue](errors)
             return
         existing = get_contact(self.world, ctx.data, str(ctx.route.params.get("id", "")))
         contact = {**(existing or {}), **draft, "id": existing["id"] if existing else ""}

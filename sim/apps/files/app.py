@@ -25,10 +25,13 @@ from __future__ import annotations
 import posixpath
 from typing import ClassVar
 
+from pydantic import JsonValue
+
 from sim import storage as sdcard
 from sim.app import App, AppContext, Event, GalleryAction, GalleryScreen, on
 from sim.apps.files import screens
 from sim.apps.files.screens import DOWNLOADS, FIELD_KEY
+from sim.state import int_list_param
 
 __all__ = ["FilesApp"]
 
@@ -36,7 +39,7 @@ _ROOTS = {"downloads": DOWNLOADS, "documents": f"{sdcard.ROOT}/Documents", "stor
 
 
 def _selected(ctx: AppContext) -> list[int]:
-    return [int(i) for i in ctx.route.params.get("selected", [])]  # type: ignore[union-attr]
+    return int_list_param(ctx.route.params.get("selected"))
 
 
 def _path(ctx: AppContext) -> str:
@@ -69,8 +72,6 @@ class FilesApp(App):
 
     id = "files"
     ACTIVITIES: ClassVar[dict[str, str]] = {
-        "/": ".files.FilesActivity",
-        "/roots": ".files.FilesActivity",
         "/pick": ".picker.PickActivity",
         "/view": ".viewer.TextViewActivity",
     }
@@ -86,7 +87,7 @@ class FilesApp(App):
         )
 
         def folder(
-            name: str, title: str, *actions: GalleryAction, **params: object
+            name: str, title: str, *actions: GalleryAction, **params: JsonValue
         ) -> GalleryScreen:
             return GalleryScreen(name=name, title=title, params=dict(params), actions=actions)
 
@@ -353,7 +354,7 @@ class FilesApp(App):
         """Copy or move the selection into the folder shown, then back to the folder."""
         params, tree = ctx.route.params, ctx.os.storage
         target, op = str(params["dir"]), str(params["op"])
-        ids = [int(i) for i in params.get("ids", []) if int(i) in tree.nodes]  # type: ignore[union-attr]
+        ids = [i for i in int_list_param(params.get("ids")) if i in tree.nodes]
         sources = [sdcard.path_of(tree, tree.node(i)) for i in ids]
         if any(target == s or target.startswith(s + "/") for s in sources):
             ctx.toast(ctx.t("toast_into_itself"))

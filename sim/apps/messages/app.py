@@ -25,10 +25,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+from pydantic import JsonValue
+
 from sim.app import App, AppContext, Event, GalleryAction, GalleryScreen, on
 from sim.apps.messages import model, screens
 from sim.apps.messages.provider import messages_providers
 from sim.providers.table import Provider
+from sim.state import int_list_param
 
 __all__ = ["MessagesApp"]
 
@@ -38,10 +41,8 @@ class MessagesApp(App):
 
     id = "messages"
     ACTIVITIES: ClassVar[dict[str, str]] = {
-        "/": ".ui.conversationlist.ConversationListActivity",
         "/thread": ".ui.conversation.ConversationActivity",
         "/new": ".ui.conversation.ConversationActivity",
-        "/search": ".ui.conversationlist.ConversationListActivity",
     }
 
     # ---- data
@@ -61,7 +62,7 @@ class MessagesApp(App):
     def gallery_screens(self) -> tuple[GalleryScreen, ...]:
         """The list, a thread with both directions, selection with the delete dialog, the
         overflow menu, a new conversation with a number typed, and search."""
-        thread = {"id": 2}  # 张三: three messages, one sent
+        thread: dict[str, JsonValue] = {"id": 2}  # 张三: three messages, one sent
         return (
             GalleryScreen(name="list", title="Conversation list"),
             GalleryScreen(name="thread", title="Conversation", path="/thread", params=thread),
@@ -115,7 +116,7 @@ class MessagesApp(App):
     # ---- the list
     @staticmethod
     def _selection(ctx: AppContext) -> list[int]:
-        return [int(t) for t in ctx.route.params.get("selected") or []]
+        return int_list_param(ctx.route.params.get("selected"))
 
     def _open_thread(self, ctx: AppContext, thread: int, *, replace: bool = False) -> None:
         model.set_read(self.world, ctx.data, [thread], True)
@@ -129,7 +130,7 @@ class MessagesApp(App):
         if ctx.route.path == "/" and selected:
             selected = [t for t in selected if t != thread] if thread in selected else [
                 *selected, thread]  # fmt: skip
-            ctx.route.params["selected"] = selected
+            ctx.route.params["selected"] = list[JsonValue](selected)
             if not selected:
                 ctx.route.params.pop("selected")
             return
