@@ -62,7 +62,7 @@ def _named(node: UINode) -> str | None:
     """The node's own words, quoted (``"Clock"``), or ``#id`` by its resource id; None when
     it has neither. A field is named by its description or hint before its text: its text
     is what was typed into it, not what it is."""
-    words = (node.text, node.content_desc, node.hint)
+    words: tuple[str, ...] = (node.text, node.content_desc, node.hint)
     if node.editable:
         words = (node.content_desc, node.hint)
     for word in words:

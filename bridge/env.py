@@ -8,6 +8,7 @@ into ``infra_error`` episodes); agent mistakes come back in ``StepResult.error``
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
 from bridge.schema import (
@@ -61,7 +62,7 @@ class ForkableEnv(Env, Protocol):
         """Return to a state produced by :meth:`snapshot` and observe it."""
         ...
 
-    async def fork(self, n: int) -> list[ForkableEnv]:
+    async def fork(self, n: int) -> Sequence[ForkableEnv]:
         """``n`` new envs identical to this one that evolve independently."""
         ...
 

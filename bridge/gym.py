@@ -83,7 +83,7 @@ RewardMode = Literal["terminal", "dense"]
 """``terminal``: the shaped verdict at the end; ``dense``: per-step progress deltas."""
 
 TaskSampler = Callable[[int], TaskInstance]
-"""Makes the task for a seed, e.g. ``lambda seed: registry.instantiate(id, seed, world)``."""
+"""Makes the task for a seed, e.g. ``lambda seed: registry.instantiate(id, seed)``."""
 
 _NO_TASK = (
     "PhoneGymEnv has no task to reset to: pass one with reset(options={'task': task}) "
@@ -138,6 +138,7 @@ class PhoneGymEnv(gymnasium.Env[dict[str, Any], str]):
     # Gymnasium declares metadata a plain class attribute; render_fps is the playback rate of
     # recorded episodes (steps per second), as a phone has no frame rate of its own.
     metadata: dict[str, Any] = {"render_modes": ["rgb_array"], "render_fps": 2}  # noqa: RUF012
+    observation_space: spaces.Dict
 
     def __init__(
         self,
@@ -155,23 +156,21 @@ class PhoneGymEnv(gymnasium.Env[dict[str, Any], str]):
         timeout_s: float | None = None,
     ) -> None:
         _check_options(reward, render_mode, max_steps, ui_max_length, screenshot, task)
-        settings = {
-            "task": task,
-            "reward": reward,
-            "max_steps": max_steps,
-            "screenshot": screenshot,
-            "ui_max_length": ui_max_length,
-            "action_max_length": action_max_length,
-            "render_mode": render_mode,
-            "nondeterministic": nondeterministic,
-            "loop": loop,
-            "timeout_s": timeout_s,
-        }
-        self.spec = EnvSpec(
-            SPEC_ID,
-            entry_point=partial(PhoneGymEnv, make_env, **settings),
+        entry_point = partial(
+            PhoneGymEnv,
+            make_env,
+            task=task,
+            reward=reward,
+            max_steps=max_steps,
+            screenshot=screenshot,
+            ui_max_length=ui_max_length,
+            action_max_length=action_max_length,
+            render_mode=render_mode,
             nondeterministic=nondeterministic,
+            loop=loop,
+            timeout_s=timeout_s,
         )
+        self.spec = EnvSpec(SPEC_ID, entry_point=entry_point, nondeterministic=nondeterministic)
         self.render_mode = render_mode
         self._task, self._reward, self._max_steps = task, reward, max_steps
         self._ui_max_length = ui_max_length
@@ -294,7 +293,9 @@ class PhoneGymEnv(gymnasium.Env[dict[str, Any], str]):
         extra = sorted(set(options or {}) - {"task"})
         if extra:
             raise ValueError(f"unknown reset options {extra}; PhoneGymEnv takes only 'task'")
-        source = (options or {}).get("task", self._task)
+        source: TaskInstance | TaskSampler | dict[str, Any] | None = (options or {}).get(
+            "task", self._task
+        )
         if source is None:
             raise ValueError(_NO_TASK)
         if isinstance(source, dict):
@@ -381,9 +382,12 @@ def _fit(frame: np.ndarray | None, shape: tuple[int, int]) -> np.ndarray:
     height, width = shape
     if frame is None:
         return np.zeros((height, width, 3), np.uint8)
+    fitted: np.ndarray  # numpy and OpenCV's stubs leave both results untyped
     if frame.shape[:2] == shape:
-        return frame.copy()
-    return cv2.resize(frame, (width, height), interpolation=cv2.INTER_AREA)
+        fitted = frame.copy()
+    else:
+        fitted = cv2.resize(frame, (width, height), interpolation=cv2.INTER_AREA)
+    return fitted
 
 
 def _ui_text(observation: Observation, max_length: int) -> str:

@@ -8,15 +8,17 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from pydantic import TypeAdapter
+from typing_extensions import TypeForm
 
 from bridge import schema
 from bridge.durable import write_atomic
 
 __all__ = ["EXPORTED", "json_schemas", "write_json_schemas"]
 
-EXPORTED: dict[str, object] = {
+EXPORTED: dict[str, TypeForm[Any]] = {
     "action": schema.Action,
     "observation": schema.Observation,
     "step_result": schema.StepResult,

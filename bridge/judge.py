@@ -125,14 +125,14 @@ async def _ensure_contact(state: AndroidState, op: EnsureContact) -> None:
         await state.insert(RAW_CONTACTS, {"account_type": None, "account_name": None})
         raws = await state.query(RAW_CONTACTS, ["_id"])
         raw_id = max(int(str(row["_id"])) for row in raws)
-        details: list[dict[str, object]] = [{"mimetype": NAME, "data1": op.name}]
+        details: list[dict[str, BindValue]] = [{"mimetype": NAME, "data1": op.name}]
         details += [
             {"mimetype": PHONE, "data1": number, "data2": PHONE_TYPE_MOBILE} for number in op.phones
         ]
         if op.company is not None or op.title is not None:
             details.append({"mimetype": ORGANIZATION, "data1": op.company, "data4": op.title})
         for detail in details:
-            await state.insert(DATA, {"raw_contact_id": raw_id, **detail})  # type: ignore[dict-item]
+            await state.insert(DATA, {"raw_contact_id": raw_id, **detail})
         if not await state.query(CONTACTS, ["_id"], where):
             raise TaskNotPosed(
                 f"the phone did not keep the contact {op.name!r} inserted for the task"
@@ -244,7 +244,7 @@ async def read_fact(
             rows = [r for r in rows if answer_matches("phone", r[fact.number_column], fact.number)]
         values = await said(state, [row[fact.column] for row in rows], fact.as_time)
         found = [value for value in values if value is not None]
-        return found if fact.extract is None else _extracted(found, fact.extract)
+        return list[JsonValue](found) if fact.extract is None else _extracted(found, fact.extract)
     if isinstance(fact, ClockFact):
         return [(await state.now())[0]]
     if isinstance(fact, LocalTimeFact):
@@ -259,8 +259,8 @@ async def read_fact(
         if fact.of_truth is not None:
             at = local_clock(int(str((truths or {})[fact.of_truth][0])), zone_name)
         assert at is not None  # the model validates one of the two
-        moment = datetime.strptime(at, "%H:%M") + timedelta(minutes=fact.offset_minutes)
-        return [next_time_ms(now_ms, zone_name, moment.strftime("%H:%M"), fact.days)]
+        shifted = datetime.strptime(at, "%H:%M") + timedelta(minutes=fact.offset_minutes)
+        return [next_time_ms(now_ms, zone_name, shifted.strftime("%H:%M"), fact.days)]
     if isinstance(fact, NextAlarmFact):
         ring = await state.next_alarm()
         if ring is None:

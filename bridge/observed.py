@@ -53,7 +53,7 @@ async def _ids(state: AndroidState, selector: RowsSelector) -> list[str]:
 async def observe(spec: TaskSpec, state: AndroidState) -> ObservedState:
     """The observable state of ``spec`` now (raises ``StateUnavailable`` when a part of it
     cannot be read in this world)."""
-    settings = {ns: await state.list_settings(ns) for ns in NAMESPACES}
+    settings: dict[str, dict[str, str]] = {ns: await state.list_settings(ns) for ns in NAMESPACES}
     rows: dict[str, dict[str, str]] = {}
     for watched in spec.watch:
         found = await state.query(watched.uri, watched.projection)

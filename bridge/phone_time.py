@@ -9,7 +9,7 @@ means the same on a phone whose date and zone are not the simulator's; the judge
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, time, timedelta
+from datetime import datetime, time, timedelta, timezone
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from bridge.errors import EnvError
@@ -24,6 +24,8 @@ __all__ = [
     "zone_gap_hours",
     "zone_time",
 ]
+
+UTC = timezone.utc  # datetime.UTC is Python 3.11+; the project supports 3.10
 
 
 def zone(name: str) -> ZoneInfo:

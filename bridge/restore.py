@@ -42,6 +42,7 @@ from bridge.android_state import (
     TASK_FILES_ROOT,
     AndroidState,
     BindValue,
+    Namespace,
     Row,
     StateUnavailable,
 )
@@ -281,7 +282,7 @@ class _Restoring:
     def _volatile(self, name: str) -> bool:
         return any(fnmatch.fnmatchcase(name, glob) for glob in self.volatile)
 
-    async def _setting_changes(self) -> list[tuple[str, str, str | None]]:
+    async def _setting_changes(self) -> list[tuple[Namespace, str, str | None]]:
         changes = []
         for ns in NAMESPACES:
             old, new = self.found.settings.get(ns, {}), await self.state.list_settings(ns)
@@ -295,9 +296,9 @@ class _Restoring:
         for ns, key, value in await self._setting_changes():
             name = f"{ns}.{key}"
             if value is None:
-                await self.attempt(name, self.state.delete_setting(ns, key))  # type: ignore[arg-type]
+                await self.attempt(name, self.state.delete_setting(ns, key))
             else:
-                await self.attempt(name, self.state.put_setting(ns, key, value))  # type: ignore[arg-type]
+                await self.attempt(name, self.state.put_setting(ns, key, value))
 
     # ---- rows
     def _values(self, table: Table, row: Row, columns: Sequence[str]) -> dict[str, BindValue]:
@@ -417,10 +418,10 @@ class _Restoring:
                 left[uri] = f"holds {len(now)} rows, {len(rows)} before"
         return left
 
-    async def _now_settings(self) -> list[tuple[str, str, str | None]]:
+    async def _now_settings(self) -> list[tuple[Namespace, str, str | None]]:
         changes = []
         for ns, key, _old in await self._setting_changes():
-            changes.append((ns, key, await self.state.get_setting(ns, key)))  # type: ignore[arg-type]
+            changes.append((ns, key, await self.state.get_setting(ns, key)))
         return changes
 
 

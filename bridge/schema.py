@@ -18,7 +18,7 @@ from __future__ import annotations
 import base64
 import binascii
 from enum import Enum
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from pydantic import (
     ConfigDict,
@@ -110,7 +110,7 @@ __all__ = [
     "parse_action",
 ]
 
-SCHEMA_VERSION = "1.4"
+SCHEMA_VERSION: Final = "1.4"
 """Version of every top-level record; bump the minor for additions, the major for breaks.
 1.1: ``Verdict.clean`` may be None (with ``clean_reason``), ``Verdict.sim_side_effects``,
 ``TaskInstance.spec``, ``Check.guard``. 1.2: ``ExecutedAction.notes``; an observation's

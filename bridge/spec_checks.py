@@ -50,7 +50,7 @@ def _equal(actual: str | None, expected: JsonValue, tolerance: float) -> bool:
     a, b = _number(actual), _number(expected)
     if a is not None and b is not None:
         return abs(a - b) <= tolerance + 1e-9
-    return actual is not None and actual == printed(expected)  # type: ignore[arg-type]
+    return actual is not None and actual == printed(expected)
 
 
 def _compare(rule: SettingCheck, actual: str | None, expected: list[JsonValue]) -> bool:

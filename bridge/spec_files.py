@@ -131,7 +131,8 @@ async def check_path(state: AndroidState, rule: PathCheck, truths: Truths) -> Ch
         "exists": found is not None,
         "absent": found is None,
     }[rule.expect]
-    expected, actual, passed = rule.expect, _shown(found), kind_ok
+    expected: str = rule.expect
+    actual, passed = _shown(found), kind_ok
     if rule.inode is not None:
         expected = f"{rule.expect} with the inode of {rule.inode.truth}"
         same = found is not None and any(found.inode == t for t in truths[rule.inode.truth])
@@ -153,8 +154,8 @@ async def check_folder(state: AndroidState, rule: FolderCheck) -> Check:
     names = [e.name for e in await folder_entries(state, rule.folder, rule.kind)]
     return Check(
         name=rule.name,
-        expected=sorted(rule.names),
-        actual=names,
+        expected=list[JsonValue](sorted(rule.names)),
+        actual=list[JsonValue](names),
         passed=sorted(names) == sorted(rule.names),
         evidence=f"ls -a {_full(rule.folder)!r}",
         guard=rule.guard,

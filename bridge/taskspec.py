@@ -30,7 +30,7 @@ A spec says:
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Final, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 from pydantic.json_schema import WithJsonSchema
@@ -88,7 +88,7 @@ __all__ = [
     "ZoneTimeFact",
 ]
 
-SPEC_VERSION = 1
+SPEC_VERSION: Final = 1
 
 UNKNOWN_TRUTH = "unknown_truth"
 """The pydantic error type of a spec that names a truth it does not read first: the one rule

@@ -349,7 +349,7 @@ def _parse_xml(body: str, line_offset: int) -> etree._Element:
             " of the input); it may be truncated or mixed with other output: retry the dump"
         ) from exc
     if root.tag != "hierarchy":
-        raise UITreeError(f"the dump's root is <{root.tag}>, not <hierarchy>; is it a UI dump?")
+        raise UITreeError(f"the dump's root is <{root.tag!s}>, not <hierarchy>; is it a UI dump?")
     return root
 
 

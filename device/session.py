@@ -35,6 +35,8 @@ __all__ = ["AdbSession", "ReconnectPolicy"]
 
 _T = TypeVar("_T")
 _log = logging.getLogger(__name__)
+_REATTACH_ERRORS: tuple[type[Exception], ...] = (DeviceError, *LINK_ERRORS)
+"""What a failed reattach raises: the attempt is counted and the next one waits."""
 
 
 class ReconnectPolicy(BaseModel):
@@ -184,7 +186,7 @@ class AdbSession:
             _log.warning("%s dropped during %s; reconnect %d", self.serial, what, attempt)
             try:
                 self._device = await asyncio.to_thread(self.target.reattach, policy.wait_s)
-            except (DeviceError, *LINK_ERRORS) as exc:
+            except _REATTACH_ERRORS as exc:
                 last = exc
                 await asyncio.sleep(delay)  # backoff between attempts, not synchronization
                 delay *= policy.factor

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
+from typing import Literal
 
 from bridge.actions import (
     Action,
@@ -44,6 +45,7 @@ def default_apps() -> tuple[str, ...]:
 _WORDS = ("hello", "test", "42", "Alice", "张伟", "café", "2024-05-01")
 _WEIGHTS = {"tap": 5.0, "scroll": 2.0, "back": 1.0, "home": 0.5, "type": 2.0, "open_app": 1.0}
 _POINT_TAP_PROB = 0.2
+_DIRECTIONS: tuple[Literal["up", "down", "left", "right"], ...] = ("up", "down", "left", "right")
 """Chance that a tap goes to a random point although actionable nodes exist."""
 
 _Choice = tuple[Action, str]
@@ -143,7 +145,7 @@ def _tap(rng: random.Random, actionable: list[UINode]) -> _Choice:
 
 
 def _scroll(rng: random.Random, scrollable: list[UINode]) -> _Choice:
-    direction = rng.choice(("up", "down", "left", "right"))
+    direction = rng.choice(_DIRECTIONS)
     distance = round(rng.uniform(0.3, 0.8), 2)
     if scrollable and rng.random() < 0.8:
         node = rng.choice(scrollable)

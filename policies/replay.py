@@ -61,7 +61,8 @@ def replayable(records: Sequence[StepRecord]) -> tuple[list[PolicyOutput], list[
             continue
         converted = _element_as_point(action, record.observation)
         if converted is None:
-            element = action.target.element  # type: ignore[union-attr]
+            target: Target | None = getattr(action, "target", None)
+            element = target.element if target is not None else None
             skipped.append(f"step {record.step}: element {element} is not in the recorded tree")
             continue
         outputs.append(PolicyOutput(action=converted, thought=record.output.thought))

@@ -36,6 +36,7 @@ from bridge.plans import (
     Plan,
     PlanStep,
     ScrollStep,
+    Selector,
     TapStep,
     TypeStep,
     WaitStep,
@@ -83,9 +84,10 @@ class PlanPolicy:
 
     async def reset(self, instruction: str, context: PolicyContext) -> None:
         """Start the plan from its first step."""
-        self._plan = (
-            list(self._fixed) if self._fixed is not None else self._plan_for(instruction, context)
-        )  # type: ignore[misc]
+        if self._fixed is not None:
+            self._plan = list(self._fixed)
+        elif self._plan_for is not None:  # __init__ takes exactly one of the two
+            self._plan = self._plan_for(instruction, context)
         self._index = 0
         self._scrolls = 0
         self._last = None
@@ -93,15 +95,15 @@ class PlanPolicy:
 
     async def act(self, observation: Observation) -> PolicyOutput:
         """The next action of the plan for ``observation``."""
-        while self._index < len(self._plan) and isinstance(
-            self._plan[self._index], NoteStep | EachStep
-        ):
+        while self._index < len(self._plan):
             step = self._plan[self._index]
             if isinstance(step, NoteStep):
                 self._notes[step.key] = step.collect(observation.ui)
                 self._index += 1
-            else:  # unrolled in place over what the notes saw
+            elif isinstance(step, EachStep):  # unrolled in place over what the notes saw
                 self._plan[self._index : self._index + 1] = step.expand(self._notes)
+            else:
+                break
         if self._index >= len(self._plan):
             return PolicyOutput(action=FinishAction(status="success"), thought="plan complete")
         step = self._plan[self._index]
@@ -117,15 +119,23 @@ class PlanPolicy:
         if isinstance(step, TapStep | LongPressStep | TypeStep):
             return self._on_node(step, obs)
         self._advance()
-        simple: dict[type, Callable[[], Action]] = {
-            KeyStep: lambda: KeyAction(key=step.key),  # type: ignore[union-attr]
-            OpenAppStep: lambda: OpenAppAction(app=step.app),  # type: ignore[union-attr]
-            ScrollStep: lambda: ScrollAction(direction=step.direction),  # type: ignore[union-attr]
-            WaitStep: lambda: WaitAction(seconds=step.seconds),  # type: ignore[union-attr]
-            AnswerStep: lambda: AnswerAction(fields=self._answer(step)),  # type: ignore[arg-type]
-            FinishStep: lambda: FinishAction(status=step.status),  # type: ignore[union-attr]
-        }
-        return simple[type(step)](), f"plan step {self._index}: {step.type}"
+        return self._simple(step), f"plan step {self._index}: {step.type}"
+
+    def _simple(self, step: PlanStep) -> Action:
+        """The action of a step that needs no node."""
+        if isinstance(step, KeyStep):
+            return KeyAction(key=step.key)
+        if isinstance(step, OpenAppStep):
+            return OpenAppAction(app=step.app)
+        if isinstance(step, ScrollStep):
+            return ScrollAction(direction=step.direction)
+        if isinstance(step, WaitStep):
+            return WaitAction(seconds=step.seconds)
+        if isinstance(step, AnswerStep):
+            return AnswerAction(fields=self._answer(step))
+        if isinstance(step, FinishStep):
+            return FinishAction(status=step.status)
+        raise KeyError(type(step))  # notes and repeats are consumed in act()
 
     def _answer(self, step: AnswerStep) -> dict[str, AnswerValue]:
         """The step's fields, those it reads taken from the notes made on screen."""
@@ -135,13 +145,16 @@ class PlanPolicy:
     def _on_node(
         self, step: TapStep | LongPressStep | TypeStep, obs: Observation
     ) -> tuple[Action, str]:
-        selector = step.into if isinstance(step, TypeStep) else step.on
-        if selector is None:
-            self._advance()
-            return TypeAction(text=step.text, clear=step.clear, submit=step.submit), "type"
+        if isinstance(step, TypeStep):
+            if step.into is None:
+                self._advance()
+                return TypeAction(text=step.text, clear=step.clear, submit=step.submit), "type"
+            selector = step.into
+        else:
+            selector = step.on
         node = selector.find(obs.ui)
         if node is None:
-            return self._search(step, obs)
+            return self._search(step, selector, obs)
         self._advance()
         target = Target.node(node.id)
         if isinstance(step, TypeStep):
@@ -157,14 +170,13 @@ class PlanPolicy:
         return action, f"{step.type} {selector.model_dump(exclude_defaults=True)}"
 
     def _search(
-        self, step: TapStep | LongPressStep | TypeStep, obs: Observation
+        self, step: TapStep | LongPressStep | TypeStep, wanted: Selector, obs: Observation
     ) -> tuple[Action, str]:
         scrollable = _largest_scrollable(obs)
         can_scroll = getattr(step, "scroll", True) and scrollable is not None
         signature = _signature(obs)
         stuck = self._last is not None and signature == self._last
         if not can_scroll or stuck or self._scrolls >= _MAX_SCROLLS:
-            wanted = step.into if isinstance(step, TypeStep) else step.on
             message = f"could not find {wanted.model_dump(exclude_defaults=True)} on screen"
             return FinishAction(status="abort", message=message), message
         self._scrolls += 1

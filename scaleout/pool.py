@@ -203,7 +203,7 @@ class PoolEnv:
         self._pool = pool
         self._slot = slot
         self.env_id = env_id
-        self._options = {"screenshot": screenshot, "answer_mode": answer_mode}
+        self._screenshot, self._answer_mode = screenshot, answer_mode
         self._closed = False
 
     @property
@@ -279,7 +279,9 @@ class PoolEnv:
     async def _copy_on(self, slot: _Slot, state: bytes) -> PoolEnv:
         """A new env on ``slot``'s host in ``state`` (its reservation given back on failure)."""
         try:
-            env_id = await slot.host.create(**self._options)  # type: ignore[arg-type]
+            env_id = await slot.host.create(
+                screenshot=self._screenshot, answer_mode=self._answer_mode
+            )
         except BaseException:
             self._pool._released(slot)
             raise
@@ -292,7 +294,9 @@ class PoolEnv:
         return child
 
     def _child(self, slot: _Slot, env_id: str) -> PoolEnv:
-        return PoolEnv(self._pool, slot, env_id, **self._options)  # type: ignore[arg-type]
+        return PoolEnv(
+            self._pool, slot, env_id, screenshot=self._screenshot, answer_mode=self._answer_mode
+        )
 
     def _open(self) -> Host:
         if self._closed:

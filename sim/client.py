@@ -191,7 +191,15 @@ class _Session:
             raise error_for(exc) from exc
 
     async def request(
-        self, method: str, path: str, env_id: str | None, *, gone_ok: bool = False, **kw: object
+        self,
+        method: str,
+        path: str,
+        env_id: str | None,
+        *,
+        gone_ok: bool = False,
+        json: object = None,
+        content: bytes | None = None,
+        headers: dict[str, str] | None = None,
     ) -> httpx.Response:
         """Send a request; failures become bridge errors (see :func:`error_for`). While the
         server answers 503 with ``Retry-After`` (it is starting), wait and send it again,
@@ -199,7 +207,9 @@ class _Session:
         deadline = time.monotonic() + self.timeout_s
         while True:
             try:
-                response = await self.http.request(method, path, **kw)  # type: ignore[arg-type]
+                response = await self.http.request(
+                    method, path, json=json, content=content, headers=headers
+                )
             except (httpx.HTTPError, httpx.InvalidURL) as exc:
                 raise error_for(exc, env_id) from exc
             wait_s = _retry_after(response)
@@ -366,14 +376,24 @@ class HttpEnv:
         return children
 
     # ---- plumbing
-    async def _call(self, method: str, route: str, **kw: object) -> httpx.Response:
+    async def _call(
+        self,
+        method: str,
+        route: str,
+        *,
+        json: object = None,
+        content: bytes | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> httpx.Response:
         if self._closed:
             raise EnvUsageError(
                 f"env {self.env_id} on {self.base_url} is closed: {route} needs an open env "
                 "(HttpEnv.create makes a new one)"
             )
         path = f"/api/envs/{self.env_id}/{route}"
-        return await self._session.request(method, path, self.env_id, **kw)
+        return await self._session.request(
+            method, path, self.env_id, json=json, content=content, headers=headers
+        )
 
     def _refuse_unposed(self, call: str, *, unless: bool = False) -> None:
         """Fail without a request where the server would: the client created this env

@@ -178,7 +178,7 @@ class SimEnv:
             data = await pooled.screenshot(config.image_format, config.jpeg_quality)
         profile = config.profile
         return Screenshot(
-            format=config.image_format,  # type: ignore[arg-type]
+            format=config.image_format,
             width=profile.width_px,
             height=profile.height_px,
             data=data,
@@ -191,7 +191,7 @@ class SimEnv:
             self.instance,
             config.profile,
             screenshot=self.with_screenshots,
-            image_format=config.image_format,  # type: ignore[arg-type]
+            image_format=config.image_format,
             quality=config.jpeg_quality,
             last_action_error=error,
         )

@@ -6,7 +6,7 @@ Their one home: the server validates and documents with them, and the client
 
 from __future__ import annotations
 
-from typing import Any, Literal, Self
+from typing import Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -18,6 +18,7 @@ from pydantic import (
     field_validator,
     model_validator,
 )
+from typing_extensions import Self  # typing.Self is Python 3.11+
 
 from bridge.schema import Action, Observation, TaskInstance
 

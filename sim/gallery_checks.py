@@ -202,8 +202,8 @@ def untranslated_problems(
     return problems
 
 
-def _device_box(box: Sequence[object], dpr: float) -> tuple[int, int, int, int]:
-    left, top, right, bottom = (round(float(v) * dpr) for v in box)  # type: ignore[arg-type]
+def _device_box(box: Sequence[float], dpr: float) -> tuple[int, int, int, int]:
+    left, top, right, bottom = (round(float(v) * dpr) for v in box)
     return left, top, right, bottom
 
 
@@ -215,11 +215,12 @@ def probe_texts(probe: Mapping[str, list[Mapping[str, Any]]], dpr: float) -> lis
 def probe_problems(probe: Mapping[str, list[Mapping[str, Any]]], dpr: float) -> list[Problem]:
     """The probe's overflow and missing-glyph findings as problems, in device pixels."""
     problems: list[Problem] = []
-    for name, check in (("overflow", "overflow"), ("tofu", "cjk")):
+    checks: tuple[tuple[str, CheckName], ...] = (("overflow", "overflow"), ("tofu", "cjk"))
+    for name, check in checks:
         for found in probe.get(name, []):
             problems.append(
                 Problem(
-                    check=check,  # type: ignore[arg-type]
+                    check=check,
                     message=f"{_PROBE_KINDS[str(found['kind'])]}: {found['detail']}",
                     text=str(found["text"]),
                     bounds=_device_box(found["box"], dpr),

@@ -26,6 +26,6 @@ def complete(coroutine: Coroutine[Any, Any, T]) -> T:
     try:
         coroutine.send(None)
     except StopIteration as done:
-        return done.value  # type: ignore[no-any-return]
+        return done.value
     coroutine.close()
     raise RuntimeError("a coroutine run with complete() suspended: it must not do I/O")

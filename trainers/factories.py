@@ -41,4 +41,4 @@ def load_factory(factory: EnvFactory | str | None) -> EnvFactory:
         raise TrainerError(f"env_factory {factory!r} does not resolve: {exc}") from exc
     if not callable(target):
         raise TrainerError(f"env_factory {factory!r} names a {type(target).__name__}")
-    return target  # type: ignore[return-value]
+    return target

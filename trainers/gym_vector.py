@@ -86,7 +86,7 @@ class PhoneVectorEnv(VectorEnv):
             first = PhoneGymEnv(make_env, loop=self._loop, screenshot=screenshot, **options)
             self._envs.append(first)
             shot = first.observation_space.spaces.get("screenshot")
-            shape = None if shot is None else (shot.shape[0], shot.shape[1])
+            shape = None if shot is None or shot.shape is None else (shot.shape[0], shot.shape[1])
             self._make_sub = lambda: PhoneGymEnv(
                 make_env, loop=self._loop, screenshot=shape, **options
             )
@@ -155,7 +155,7 @@ class PhoneVectorEnv(VectorEnv):
         self._autoreset = terminated | truncated
         return self._stack(), rewards, terminated, truncated, infos
 
-    def render(self) -> tuple[np.ndarray | None, ...] | None:
+    def render(self) -> tuple[np.ndarray | None, ...] | None:  # type: ignore[override]  # a sub-env not reset yet has no frame
         """Each sub-env's full-size frame, with ``render_mode="rgb_array"``."""
         if self.render_mode != "rgb_array":
             return None
@@ -230,7 +230,14 @@ class PhoneVectorEnv(VectorEnv):
 
     def _stack(self) -> dict[str, Any]:
         out = create_empty_array(self.single_observation_space, self.num_envs)
-        return concatenate(self.single_observation_space, self._last, out)
+        return _batch(concatenate(self.single_observation_space, self._last, _batch(out)))
+
+
+def _batch(value: object) -> dict[str, Any]:
+    """A Dict space's batch (gymnasium types its helpers for every kind of space)."""
+    if not isinstance(value, dict):
+        raise TypeError(f"a Dict space's batch is a dict, not {type(value).__name__}")
+    return value
 
 
 def _bind(call: Callable[..., _T], *args: Any, **kwargs: Any) -> Callable[[], _T]:

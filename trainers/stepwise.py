@@ -12,6 +12,7 @@ Invalid replies, ``max_steps``, infra errors and the reward are therefore exactl
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 from bridge.schema import TaskInstance
 from bridge.sync import EnvFactory
@@ -104,7 +105,8 @@ class StepwiseRollout:
     async def _next(self) -> list[ChatMessage] | RolloutOutcome:
         prompt, task = self._prompt, self._task
         assert prompt is not None and task is not None
-        await asyncio.wait({prompt, task}, return_when=asyncio.FIRST_COMPLETED)
+        either: set[asyncio.Future[Any]] = {prompt, task}
+        await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
         if prompt.done():
             return prompt.result()
         prompt.cancel()

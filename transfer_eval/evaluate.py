@@ -58,7 +58,12 @@ def evaluate(config: PairedConfig, console: Console) -> Report:
         counts["wins"] += record.outcome == "success"
         counts["infra"] += record.outcome == "infra_error"
         finished += record.outcome != "infra_error"
-        progress.update(bar, advance=record.outcome != "infra_error", **counts)
+        progress.update(
+            bar,
+            advance=record.outcome != "infra_error",
+            wins=counts["wins"],
+            infra=counts["infra"],
+        )
         log.line(
             f"{finished}/{total} · {counts['wins']} succeeded · "
             f"{counts['infra']} infra errors · {record.episode_id} {record.outcome}"

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TypedDict
 
 from bridge.durable import write_atomic
 from bridge.schema import EpisodeRecord
@@ -37,6 +38,17 @@ __all__ = [
 ]
 
 
+class _Where(TypedDict):
+    """The fields that place a cell in the grid (those of ``transfer_eval.cells._Cell``)."""
+
+    task_id: str
+    seed: int
+    lang: str
+    policy: str
+    world: str
+    repeat: int
+
+
 def collect_outcomes(
     store: RunStore, cells: Sequence[Cell]
 ) -> tuple[list[Outcome], list[MissingCell]]:
@@ -46,7 +58,7 @@ def collect_outcomes(
     outcomes, gaps = [], []
     for cell in cells:
         record = done.get(cell.episode_id)
-        where = {
+        where: _Where = {
             "task_id": cell.label,
             "seed": cell.task.seed,
             "lang": cell.task.lang,

@@ -197,8 +197,8 @@ def observed_worlds(store: RunStore, role: str) -> dict[str, JsonValue]:
         mine = sorted(k for k in records if f"__{role}__{world}__" in k)
         images = {text for k in mine if (text := _image_text(store, k)) is not None}
         seen[world] = {
-            "backend": sorted({_backend_text(records[k]) for k in mine}),
-            "image": sorted(images),
+            "backend": list[JsonValue](sorted({_backend_text(records[k]) for k in mine})),
+            "image": list[JsonValue](sorted(images)),
         }
     return seen
 

@@ -69,7 +69,7 @@ async def run_sim(
             async def make_env() -> ForkableEnv:
                 return await sims.env(answer_mode=config.answer_mode)
 
-            jobs = grid_jobs(config, sims.tasks, sims.world, config.policy, make_env)
+            jobs = grid_jobs(config, sims.tasks, config.policy, make_env)
             records = await run_episodes(
                 jobs,
                 store=store,

@@ -195,7 +195,7 @@ def _load(kind: type[_Set], folder: str, name_or_path: str) -> _Set:
     if path.suffix == ".json" and path.exists():
         text, name = path.read_text("utf-8"), path.stem
     elif name_or_path in shipped:
-        entry = resources.files(__package__).joinpath(folder, f"{name_or_path}.json")
+        entry = resources.files(__package__).joinpath(folder).joinpath(f"{name_or_path}.json")
         text, name = entry.read_text("utf-8"), name_or_path
     else:
         raise SuiteError(

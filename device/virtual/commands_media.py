@@ -97,7 +97,8 @@ def _check(option: str, value: str, options: dict[str, object]) -> None:
 
 
 def _parse(argv: list[str]) -> _Options:
-    args, options, operands = list(argv), {"size": None, "time_limit_s": 180}, []
+    args, operands = list(argv), []
+    options: dict[str, object] = {"size": None, "time_limit_s": 180}
     while args:
         arg = args.pop(0)
         name, eq, attached = arg.partition("=")
@@ -125,7 +126,7 @@ class _Recorder:
     def __init__(self, size: tuple[int, int]) -> None:
         self._dir = tempfile.TemporaryDirectory(prefix="mgb-screenrecord-")
         self.path = Path(self._dir.name) / "record.mp4"
-        fourcc = cv2.VideoWriter_fourcc(*"mp4v")
+        fourcc = cv2.VideoWriter.fourcc(*"mp4v")
         self.size = size
         self._writer = cv2.VideoWriter(str(self.path), fourcc, 1 / FRAME_INTERVAL_S, size)
         if not self._writer.isOpened():

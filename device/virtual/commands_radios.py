@@ -147,7 +147,7 @@ async def dumpsys_bluetooth(ctx: CommandContext) -> None:
         await ctx.println(*lines, "Bluetooth Service not connected")
         return
     devices = [
-        f"    {_address(device['name'])} [{_DEVICE_TYPES.get(device.get('kind'), 'BR/EDR')}] "
+        f"    {_address(device['name'])} [{_DEVICE_TYPES.get(device.get('kind', ''), 'BR/EDR')}] "
         f"{device['name']}"
         for device in paired(phone)
     ]

@@ -54,6 +54,8 @@ def platform_dump(xml: str) -> str:
 
 def _framebuffer(png: bytes) -> bytes:
     image = cv2.imdecode(np.frombuffer(png, np.uint8), cv2.IMREAD_UNCHANGED)
+    if image is None:
+        raise ValueError(f"{len(png)} bytes that are not a PNG image")
     rgba = cv2.cvtColor(image, cv2.COLOR_BGRA2RGBA if image.shape[2] == 4 else cv2.COLOR_BGR2RGBA)
     height, width = rgba.shape[:2]
     return struct.pack("<4I", width, height, _RGBA_8888, _DATASPACE_SRGB) + rgba.tobytes()

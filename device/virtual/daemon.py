@@ -128,6 +128,11 @@ def running() -> list[tuple[Path, VirtualRecord]]:
     return found
 
 
+def _gone(pid: int) -> Callable[[], bool]:
+    """Whether ``pid`` has exited, asked each time it is called."""
+    return lambda: not _alive(pid)
+
+
 def _wait(condition: Callable[[], bool], timeout_s: float, interval_s: float = 0.1) -> bool:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
@@ -181,7 +186,7 @@ def stop(serial: str | None, timeout_s: float = 60.0) -> list[VirtualRecord]:
     for path, record in chosen:
         # then wait on the pid itself (an exiting process briefly shows no command line);
         # _alive reaps the phone when it is our own child
-        if record.pid in ours and not _wait(lambda pid=record.pid: not _alive(pid), timeout_s):
+        if record.pid in ours and not _wait(_gone(record.pid), timeout_s):
             record.process.stop(timeout_s=5.0)  # SIGKILL now: it ignored SIGTERM
         forget(path)
         Path(record.log).unlink(missing_ok=True)

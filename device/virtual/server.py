@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -56,7 +56,9 @@ class VirtualPhoneHandle:
         """The adb serial once connected (adb names TCP devices by their address)."""
         return self.address
 
-    def call(self, work: Callable[[VirtualPhone], Awaitable[T]], timeout: float = 60.0) -> T:
+    def call(
+        self, work: Callable[[VirtualPhone], Coroutine[Any, Any, T]], timeout: float = 60.0
+    ) -> T:
         """Run ``await work(phone)`` on the phone's loop and return its result."""
         return self.server.run(work(self.phone), timeout)
 
@@ -109,11 +111,11 @@ class VirtualPhoneServer:
             loop.run_until_complete(loop.shutdown_asyncgens())
             loop.close()
 
-    def run(self, coro: Awaitable[T], timeout: float = 60.0) -> T:
+    def run(self, coro: Coroutine[Any, Any, T], timeout: float = 60.0) -> T:
         """Run a coroutine on the phone's loop from another thread and wait for it."""
         if self._loop is None:
             raise VirtualPhoneError("the virtual phone is not running: call start() first")
-        future: Future[T] = asyncio.run_coroutine_threadsafe(coro, self._loop)  # type: ignore[arg-type]
+        future: Future[T] = asyncio.run_coroutine_threadsafe(coro, self._loop)
         return future.result(timeout)
 
     # ---- lifecycle

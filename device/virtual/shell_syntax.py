@@ -332,8 +332,8 @@ class _Parser:
             self.pos += 1
             if kind == "redir":
                 command.redirects.append(self._redirect(str(value)))
-            else:
-                self._word(command, value)  # type: ignore[arg-type]
+            elif isinstance(value, Word):  # a "word" token
+                self._word(command, value)
         if not command.words and not command.assignments and not command.redirects:
             found = self._peek_op() or "end of line"
             raise ShellSyntaxError(f"syntax error: '{found}' unexpected")
@@ -350,14 +350,14 @@ class _Parser:
         command.words.append(word)
 
     def _redirect(self, op: str) -> Redirect:
-        if self.pos >= len(self.tokens) or self.tokens[self.pos][0] != "word":
+        target = self.tokens[self.pos][1] if self.pos < len(self.tokens) else None
+        if not isinstance(target, Word):  # only a "word" token holds a Word
             raise ShellSyntaxError(f"syntax error: redirection '{op}' needs a target")
-        target = self.tokens[self.pos][1]
         self.pos += 1
         if op == "&>":
-            return Redirect(-1, ">", target)  # type: ignore[arg-type]
+            return Redirect(-1, ">", target)
         fd, symbol = _split_redirect(op)
-        return Redirect(fd, symbol, target)  # type: ignore[arg-type]
+        return Redirect(fd, symbol, target)
 
 
 def parse(text: str) -> list[AndOr]:

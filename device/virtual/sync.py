@@ -206,7 +206,7 @@ class _Session:
 
     async def _receive_data(self) -> tuple[bytes, int] | None:
         """DATA chunks until DONE, and the DONE's mtime; None if the host went away."""
-        parts = []
+        parts: list[bytes] = []
         while True:
             head = await self.input.read_exact(_HEAD.size)
             if head is None:

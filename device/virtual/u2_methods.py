@@ -324,6 +324,8 @@ class U2Service:
             raise InvalidParams("expected [selector] or [selector, corner]")
         box = (await self._must_find(params[0]))[1].visibleBounds
         corner = str(params[1]).lower() if len(params) == 2 and params[1] else "center"
+        x: float
+        y: float
         if corner in ("tl", "topleft"):
             x, y = box.left + 5, box.top + 5
         elif corner in ("br", "bottomright"):

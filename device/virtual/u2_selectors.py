@@ -159,8 +159,10 @@ def parse_selector(raw: object) -> UiSelector:
     """
     steps = _parse_chain(raw, "self")
     last = _as_dict(raw)
-    while last.get("childOrSiblingSelector"):
-        last = _as_dict(last["childOrSiblingSelector"][-1])
+    while nested := last.get("childOrSiblingSelector"):
+        if not isinstance(nested, list):
+            raise JavaException(_ILLEGAL, "childOrSibling and childOrSiblingSelector are lists")
+        last = _as_dict(nested[-1])
     has_instance = bool(_mask(last) & _MASKS["instance"][0])
     return UiSelector(tuple(steps), has_instance=has_instance)
 
@@ -293,16 +295,16 @@ class _Search:
         return False
 
     def _visit(self, level: int, node: UINode) -> UINode | None:
-        scope: UINode | None = node
+        scope = node
         if self._matched(level, node):
             if level == len(self.steps) - 1:
                 return node
             level += 1
             if self.steps[level].relation == "sibling":
-                parent = node.parent
-                scope = None if parent is None else self.by_id.get(parent)
-                if scope is None:
+                parent = None if node.parent is None else self.by_id.get(node.parent)
+                if parent is None:
                     return None
+                scope = parent
         for child in self.children[scope.id]:
             found = self._visit(level, child)
             if found is not None:

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import Literal
+from typing import BinaryIO, Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
@@ -55,10 +56,10 @@ class CheckpointConfig(BaseModel):
     training: dict[str, JsonValue] = Field(default_factory=dict)
 
 
-def _write_atomic(path: Path, write: object) -> None:
+def _write_atomic(path: Path, write: Callable[[BinaryIO], object]) -> None:
     temporary = path.with_name(f".{path.name}.tmp")
     with open(temporary, "wb") as handle:
-        write(handle)  # type: ignore[operator]
+        write(handle)
         handle.flush()
         os.fsync(handle.fileno())
     os.replace(temporary, path)

@@ -36,15 +36,22 @@ _SERIES = (  # column, BGR colour, label
 
 
 class CurvePoint(Protocol):
-    """What a curve row provides (``policies.grpo.CurveRow``)."""
+    """What a curve row provides (``policies.grpo.CurveRow``, read-only)."""
 
-    iteration: int
-    mean_reward: float | None
-    train_success: float | None
-    eval_success: float | None
-    wall_s: float
-    steps: int
-    infra_errors: int
+    @property
+    def iteration(self) -> int: ...
+    @property
+    def mean_reward(self) -> float | None: ...
+    @property
+    def train_success(self) -> float | None: ...
+    @property
+    def eval_success(self) -> float | None: ...
+    @property
+    def wall_s(self) -> float: ...
+    @property
+    def steps(self) -> int: ...
+    @property
+    def infra_errors(self) -> int: ...
 
 
 def _cell(value: object) -> str:

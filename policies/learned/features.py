@@ -135,7 +135,8 @@ class _Screen:
 
     def subtree(self, node: UINode) -> list[UINode]:
         """The node and its descendants (at most 40), in document order."""
-        found, stack = [], [node.id]
+        found: list[UINode] = []
+        stack = [node.id]
         while stack and len(found) < _MAX_SUBTREE:
             current = self.obs.ui[stack.pop()]
             found.append(current)

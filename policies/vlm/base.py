@@ -107,7 +107,9 @@ class VLMPolicy:
         client_options = {k: v for k, v in options.items() if k in _CLIENT_OPTIONS}
         adapter_options = {k: v for k, v in options.items() if k not in _CLIENT_OPTIONS}
         try:
-            config = ClientConfig(base_url=base_url, model=model, **client_options)  # type: ignore[arg-type]
+            config = ClientConfig.model_validate(
+                {"base_url": base_url, "model": model, **client_options}
+            )
         except ValidationError as exc:
             raise VLMConfigError(f"bad client options for {base_url}: {exc}") from exc
         return cls(config.build(), _build_adapter(ADAPTERS[adapter], adapter_options), name)

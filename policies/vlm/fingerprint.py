@@ -31,6 +31,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, JsonValue
 
@@ -135,14 +136,14 @@ def _json(value: object) -> JsonValue:
 
 def _observation(step: int = 0) -> Observation:
     nodes = [
-        UINode(id=0, class_name="android.widget.FrameLayout", bounds_px=[0, 0, 1080, 2400]),
+        UINode(id=0, class_name="android.widget.FrameLayout", bounds_px=(0, 0, 1080, 2400)),
         UINode(
             id=1,
             parent=0,
             class_name="android.widget.Switch",
             text="Wi-Fi",
             clickable=True,
-            bounds_px=[900, 400, 1040, 480],
+            bounds_px=(900, 400, 1040, 480),
         ),
     ]
     return Observation(
@@ -163,8 +164,8 @@ def _probe_history(steps: int) -> list[HistoryStep]:
     ]
 
 
-def _probe(adapter: Adapter, lang: str, steps: int) -> list[ChatMessage]:
-    context = PolicyContext(task_id="probe/Probe-v1", lang=lang)  # type: ignore[arg-type]
+def _probe(adapter: Adapter, lang: Literal["en", "zh"], steps: int) -> list[ChatMessage]:
+    context = PolicyContext(task_id="probe/Probe-v1", lang=lang)
     instruction = "Turn on Wi-Fi." if lang == "en" else "打开 Wi-Fi。"
     return adapter.build_messages(instruction, context, _observation(steps), _probe_history(steps))
 
@@ -189,7 +190,8 @@ def _parts(message: ChatMessage) -> list[object]:
 
 def _prompt_hash(adapter: Adapter) -> str:
     digest = hashlib.sha256()
-    for lang in ("en", "zh"):
+    langs: tuple[Literal["en", "zh"], ...] = ("en", "zh")
+    for lang in langs:
         for steps in (0, 2):
             text = json.dumps(_placeholder(_probe(adapter, lang, steps)), ensure_ascii=False)
             digest.update(text.encode() + b"\0")

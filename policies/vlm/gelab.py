@@ -24,12 +24,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from typing import ClassVar
 
 from bridge.actions import (
     Action,
     FinishAction,
     LongPressAction,
     OpenAppAction,
+    Point,
     SwipeAction,
     TapAction,
     Target,
@@ -131,7 +133,7 @@ class GELabAdapter(Adapter):
     """GELab-Zero: ``<THINK>`` then tab-separated fields, points on a 0–1000 grid."""
 
     name = "gelab"
-    default_model = "stepfun-ai/GELab-Zero-4B-preview"
+    default_model: ClassVar[str | None] = "stepfun-ai/GELab-Zero-4B-preview"
 
     def frame(self, observation: Observation) -> ModelFrame:
         """The 0..1000 grid."""
@@ -171,9 +173,13 @@ class GELabAdapter(Adapter):
 
 
 def _point(fields: _Fields, frame: ModelFrame, key: str = "point") -> Target:
+    return Target(point=_xy(fields, frame, key))
+
+
+def _xy(fields: _Fields, frame: ModelFrame, key: str) -> Point:
     if not fields.get(key):
         raise ActionError(f"{fields['action']} needs {key}:x,y")
-    return Target(point=frame.point_of(numbers(fold(fields[key]))))
+    return frame.point_of(numbers(fold(fields[key])))
 
 
 def _value(fields: _Fields, key: str = "value") -> str:
@@ -200,7 +206,7 @@ def _info(fields: _Fields, frame: ModelFrame, context: PolicyContext | None) -> 
 
 
 def _slide(fields: _Fields, frame: ModelFrame, context: PolicyContext | None) -> SwipeAction:
-    start, end = _point(fields, frame, "point1").point, _point(fields, frame, "point2").point
+    start, end = _xy(fields, frame, "point1"), _xy(fields, frame, "point2")
     return SwipeAction(start=start, end=end)
 
 

@@ -121,7 +121,8 @@ class GenericAdapter(Adapter):
             reply = _json_object(raw_text)
         except ActionError as exc:
             return ParsedOutput.invalid(str(exc))
-        thought = reply.get("thought") if isinstance(reply.get("thought"), str) else None
+        said = reply.get("thought")
+        thought = said if isinstance(said, str) else None
         if "action" not in reply and "type" not in reply:
             return ParsedOutput.invalid(
                 'the JSON object has no "action"; reply with {"thought": ..., "action": {...}}'

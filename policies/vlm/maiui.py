@@ -21,12 +21,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
+from typing import Literal
 
 from bridge.actions import (
     Action,
     FinishAction,
     LongPressAction,
     OpenAppAction,
+    Point,
     ScrollAction,
     SwipeAction,
     TapAction,
@@ -155,9 +157,13 @@ def _action(args: _Args, frame: ModelFrame, context: PolicyContext | None) -> Ac
 
 
 def _at(args: _Args, frame: ModelFrame, key: str = "coordinate") -> Target:
+    return Target(point=_xy(args, frame, key))
+
+
+def _xy(args: _Args, frame: ModelFrame, key: str) -> Point:
     if key not in args:
         raise ActionError(f"{args['action']} needs {key!r}")
-    return Target(point=frame.point_of(numbers(args[key])))
+    return frame.point_of(numbers(args[key]))
 
 
 def _text(args: _Args) -> str:
@@ -167,7 +173,13 @@ def _text(args: _Args) -> str:
     return value
 
 
-_FINGER_TO_CONTENT = {"up": "down", "down": "up", "left": "right", "right": "left"}
+_Direction = Literal["up", "down", "left", "right"]
+_FINGER_TO_CONTENT: dict[str, _Direction] = {
+    "up": "down",
+    "down": "up",
+    "left": "right",
+    "right": "left",
+}
 
 
 def _swipe(args: _Args, frame: ModelFrame, context: PolicyContext | None) -> ScrollAction:
@@ -175,12 +187,12 @@ def _swipe(args: _Args, frame: ModelFrame, context: PolicyContext | None) -> Scr
     if direction not in _FINGER_TO_CONTENT:
         raise ActionError('swipe needs "direction": up, down, left or right')
     target = _at(args, frame) if "coordinate" in args else None
-    return ScrollAction(direction=_FINGER_TO_CONTENT[direction], target=target)  # type: ignore[arg-type]
+    return ScrollAction(direction=_FINGER_TO_CONTENT[direction], target=target)
 
 
 def _drag(args: _Args, frame: ModelFrame, context: PolicyContext | None) -> SwipeAction:
-    start = _at(args, frame, "start_coordinate").point
-    end = _at(args, frame, "end_coordinate").point
+    start = _xy(args, frame, "start_coordinate")
+    end = _xy(args, frame, "end_coordinate")
     return SwipeAction(start=start, end=end, duration_ms=1500)
 
 

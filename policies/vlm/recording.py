@@ -25,11 +25,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Literal
+from typing import Final, Literal
 
 import httpx
 from fastapi import FastAPI, Request
@@ -59,7 +59,7 @@ EXCHANGES_FILE = "exchanges.jsonl"
 RUN_RECORDING_DIR = "vlm_recording"
 """Where a run directory keeps the recording of its model's replies."""
 
-_FORMAT = "mgb-vlm-recording"
+_FORMAT: Final = "mgb-vlm-recording"
 _FORWARDED_HEADERS = ("authorization", "content-type")
 
 
@@ -234,7 +234,7 @@ def recording_proxy(upstream: str, writer: RecordingWriter, timeout_s: float = 6
     base = upstream.rstrip("/")
 
     @asynccontextmanager
-    async def lifespan(app: FastAPI):  # type: ignore[no-untyped-def]
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         async with httpx.AsyncClient(timeout=timeout_s) as http:
             app.state.http = http
             yield
@@ -279,5 +279,5 @@ async def _forward(request: Request, method: str, url: str, body: JsonValue) -> 
 
 
 def _json_object(response: JSONResponse) -> dict[str, JsonValue] | None:
-    content = json.loads(response.body)
+    content = json.loads(bytes(response.body))
     return content if isinstance(content, dict) and "choices" in content else None

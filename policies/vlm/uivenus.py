@@ -29,6 +29,7 @@ from bridge.actions import (
     Action,
     LongPressAction,
     OpenAppAction,
+    Point,
     ScrollAction,
     SwipeAction,
     TapAction,
@@ -138,7 +139,8 @@ class UIVenusAdapter(Adapter):
     ) -> ParsedOutput:
         """Read the last complete ``<action>`` block."""
         thought = "\n".join(blocks(raw_text, "think")) or None
-        summary = (blocks(raw_text, "conclusion") or [None])[-1]
+        conclusions = blocks(raw_text, "conclusion")
+        summary = conclusions[-1] if conclusions else None
         try:
             call = committed_block(_answer_part(raw_text), "action")
             name, args = read_call(call)
@@ -171,23 +173,31 @@ def _text(args: _Args, key: str = "content") -> str:
 
 
 def _at(args: _Args, frame: ModelFrame, key: str = "box") -> Target:
+    return Target(point=_xy(args, frame, key))
+
+
+def _xy(args: _Args, frame: ModelFrame, key: str) -> Point:
     if key not in args:
         raise ActionError(f"needs {key}=(x,y)")
-    return Target(point=frame.point_of(numbers(args[key])))
+    return frame.point_of(numbers(args[key]))
 
 
 def _swipe(args: _Args, frame: ModelFrame, duration_ms: int) -> SwipeAction:
-    start, end = _at(args, frame, "start").point, _at(args, frame, "end").point
+    start, end = _xy(args, frame, "start"), _xy(args, frame, "end")
     return SwipeAction(start=start, end=end, duration_ms=duration_ms)
+
+
+_Direction = Literal["up", "down", "left", "right"]
+_DIRECTIONS: dict[str, _Direction] = {"up": "up", "down": "down", "left": "left", "right": "right"}
 
 
 def _scroll(args: _Args, frame: ModelFrame, context: PolicyContext | None) -> Action:
     if "start" in args and "end" in args:
         return _swipe(args, frame, 300)
-    direction = _text(args, "direction").strip().lower()
-    if direction not in ("up", "down", "left", "right"):
+    direction = _DIRECTIONS.get(_text(args, "direction").strip().lower())
+    if direction is None:
         raise ActionError("Scroll needs start=(x,y), end=(x,y) or direction='up|down|left|right'")
-    return ScrollAction(direction=direction)  # type: ignore[arg-type]
+    return ScrollAction(direction=direction)
 
 
 def _call_user(args: _Args, context: PolicyContext | None) -> Action:

@@ -14,7 +14,7 @@ import asyncio
 import contextlib
 import secrets
 import socket
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -35,7 +35,7 @@ from device.env import AndroidEnv, AndroidEnvConfig
 from policies.registry import load, parse_spec, preflight
 from sim.env import SimEnv
 from sim.server import is_loopback
-from sim.simulator import SimConfig, Simulator, default_apps
+from sim.simulator import SimConfig, Simulator
 from sim.tasks.registry import default_registry
 from transfer_eval.console.live import LiveFeed
 from transfer_eval.console.server import build_console_app
@@ -89,9 +89,9 @@ class ConsoleConfig(BaseModel):
     @property
     def world(self) -> Literal["sim", "virtual", "device"]:
         """Which kind of world ``device`` names."""
-        if self.device in ("sim", "virtual"):
-            return self.device  # type: ignore[return-value]
-        return "device"
+        if self.device == "sim":
+            return "sim"
+        return "virtual" if self.device == "virtual" else "device"
 
     def run_dir(self, now: datetime | None = None) -> Path:
         """``--out``, or ``runs/console-<world>-<time>``."""
@@ -150,8 +150,7 @@ def _task(config: ConsoleConfig) -> tuple[TaskInstance, bool, Callable[[], Polic
         make = (lambda: load(spec, seed=config.seed)) if spec is not None else None
         return task, False, make
     registry = default_registry()
-    world = {app.id: app.world for app in default_apps()}
-    task = registry.instantiate(config.task, config.seed, world, config.lang)
+    task = registry.instantiate(config.task, config.seed, config.lang)
     if config.instruction:
         task = task.model_copy(update={"instruction": config.instruction})
     make = None
@@ -231,8 +230,9 @@ class _Server(uvicorn.Server):
     """uvicorn without its signal handlers: Ctrl-C reaches asyncio, which cancels the
     console's task, and the console shuts down in order (episode, feed, server, world)."""
 
-    def capture_signals(self) -> contextlib.AbstractContextManager[None]:  # type: ignore[override]
-        return contextlib.nullcontext()
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
 
     def install_signal_handlers(self) -> None:  # uvicorn before 0.29
         return None

@@ -35,7 +35,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -343,7 +343,7 @@ class ConsoleSession:
 
     # ---- internals
     @contextlib.asynccontextmanager
-    async def _operation(self, what: str):  # type: ignore[no-untyped-def]
+    async def _operation(self, what: str) -> AsyncIterator[None]:
         if self._lock.locked():
             raise ConsoleBusy(f"the console is busy ({self.busy or 'working'}); wait or pause")
         async with self._lock:
@@ -497,12 +497,14 @@ class ConsoleSession:
             episode.writer.close()  # nothing happened: the next begin reuses the id
             return
         verdict = await self.env.verdict()
+        outcome_class = classify(termination, verdict, episode.final_action)
         record = EpisodeRecord(
             episode_id=episode.episode_id,
             task=self.task.model_copy(update={"instruction": self.instruction}),
             policy=self.policy_name or "person",
             backend=self.frozen.backend if self.frozen else None,
-            outcome=episode_outcome(classify(termination, verdict, episode.final_action)),
+            outcome=episode_outcome(outcome_class),
+            outcome_class=outcome_class,
             termination=termination,
             verdict=verdict,
             steps=episode.steps,
@@ -536,8 +538,8 @@ def _placed(
         output,
         step,
         policy_ms,
-        point_px=tuple(where.point) if where.point else None,  # type: ignore[arg-type]
-        end_px=tuple(where.end) if where.end else None,  # type: ignore[arg-type]
+        point_px=(where.point.x, where.point.y) if where.point else None,
+        end_px=(where.end.x, where.end.y) if where.end else None,
         element=where.node.id if where.node else None,
         guard=guard.before(action, seen) if guard is not None else None,
     )

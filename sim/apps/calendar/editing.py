@@ -26,7 +26,7 @@ from sim.apps.calendar.model import (
 )
 from sim.apps.calendar.times import event_days
 from sim.pickers import PickerHost, open_date_picker, open_time_picker
-from sim.state import Route
+from sim.state import Route, int_param
 
 __all__ = ["EditorHandlers", "below", "edit_event", "leave", "new_event"]
 
@@ -182,17 +182,18 @@ class EditorHandlers(PickerHost):
 
     def _write(self, ctx: AppContext, fields: dict[str, str], row: dict[str, Any]) -> int | None:
         """Save the drafts' event; its id, or None when the event was deleted meanwhile."""
-        original = ctx.route.params.get("original") or {}
+        original = ctx.route.params.get("original")
+        original = original if isinstance(original, dict) else {}
         event_id = ctx.route.params.get("id")
         reminder_changed = fields.get(editor.key("reminder")) != original.get(
             editor.key("reminder")
         )
         if event_id is None:
             return save_event(ctx.world, ctx.data, row, editor.reminder_minutes(fields))
-        current = get_row(ctx.world, ctx.data, "events", int(event_id))
+        current = get_row(ctx.world, ctx.data, "events", int_param(event_id))
         if current is None:
             return None
         if fields == original:
-            return int(event_id)
+            return int_param(event_id)
         reminders = editor.reminder_minutes(fields) if reminder_changed else None
         return save_event(ctx.world, ctx.data, {**current, **row}, reminders)

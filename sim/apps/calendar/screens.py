@@ -24,6 +24,7 @@ from sim.apps.calendar.model import event_reminders, get_row, search, visible_ev
 from sim.apps.calendar.views import overlay
 from sim.pickers import picker_view
 from sim.pickers.formats import date_medium, is_24_hour, time_text
+from sim.state import int_param
 
 __all__ = [
     "REMINDER_CHOICES",
@@ -48,7 +49,7 @@ def _dialog(ctx: AppContext) -> str | None:
 
 def event_values(ctx: AppContext) -> Values:
     """The event card: title, when, where, description, calendar, reminders; delete dialog."""
-    event_id = int(ctx.route.params.get("id") or 0)
+    event_id = int_param(ctx.route.params.get("id") or 0)
     event = get_row(ctx.world, overlay(ctx), "events", event_id)
     if event is None:
         return {"event": None}

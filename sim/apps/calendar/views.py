@@ -8,7 +8,7 @@ changes the state (renders are pure).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import date, timedelta
 from typing import Any
 
@@ -77,7 +77,7 @@ def _grid_days(day: date) -> list[list[date]]:
     return [week for week in weeks if any(d.month == day.month for d in week)]
 
 
-def month_values(ctx: AppContext, events: list[Mapping[str, Any]]) -> Values:
+def month_values(ctx: AppContext, events: Sequence[Mapping[str, Any]]) -> Values:
     """The month grid: today marked, the selected day outlined, a dot per event (three at
     most) on each day it occupies; days of the months around it greyed."""
     day, now, colors = selected_day(ctx), today(ctx), _colors(ctx)
@@ -111,7 +111,7 @@ def month_values(ctx: AppContext, events: list[Mapping[str, Any]]) -> Values:
     }
 
 
-def day_values(ctx: AppContext, events: list[Mapping[str, Any]]) -> Values:
+def day_values(ctx: AppContext, events: Sequence[Mapping[str, Any]]) -> Values:
     """One day: its all-day events, then its timed ones in order (or "No events")."""
     day, colors = selected_day(ctx), _colors(ctx)
     found = day_events(events, day)
@@ -122,7 +122,7 @@ def day_values(ctx: AppContext, events: list[Mapping[str, Any]]) -> Values:
     }
 
 
-def agenda_values(ctx: AppContext, events: list[Mapping[str, Any]]) -> Values:
+def agenda_values(ctx: AppContext, events: Sequence[Mapping[str, Any]]) -> Values:
     """Every event from the selected day on, under date headers (or "No events")."""
     now, colors = today(ctx), _colors(ctx)
     groups = [

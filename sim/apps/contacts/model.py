@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
-from typing import Any
+from typing import Any, TypeVar
 
 from sim.collation import fold, is_han, letter_order, pinyin_matches, syllables
 from sim.errors import SimError
@@ -55,6 +55,8 @@ EMAIL_TYPES = ("home", "work", "other")
 """Email labels offered by the editor (Android's Email.TYPE_* subset), default first."""
 NEW_ID_PREFIX = "n"
 """Prefix of ids minted by an instance (world ids start with ``c``)."""
+
+_Contact = TypeVar("_Contact", bound=Mapping[str, Any])
 
 # Surnames whose most common reading is not pypinyin's default one (曾 is "ceng" otherwise).
 _SURNAME_READINGS = {
@@ -219,7 +221,7 @@ def sort_key(name: str) -> tuple[int, str, str]:
     return letter_order(transliterate(name), name)
 
 
-def sort_contacts(contacts: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+def sort_contacts(contacts: Iterable[_Contact]) -> list[_Contact]:
     """Contacts in list order (by :func:`sort_key` of the name, then id)."""
     return sorted(contacts, key=lambda c: (sort_key(c["name"]), _id_key(c["id"])))
 

@@ -7,6 +7,7 @@ route's params (UI state), never in the overlay.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from sim.app import AppContext
@@ -31,7 +32,7 @@ def type_label(ctx: AppContext, kind: str, type_: str) -> str:
     return strings.get(f"{kind}_type_{type_}") or strings[f"{kind}_type_other"]
 
 
-def _row(contact: dict[str, Any]) -> dict[str, str]:
+def _row(contact: Mapping[str, Any]) -> dict[str, str]:
     return {"id": contact["id"], "name": contact["name"]}
 
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from sim import storage as sdcard
 from sim.app import AppContext
+from sim.state import int_list_param
 from sim.storage import Node
 
 __all__ = [
@@ -167,7 +168,7 @@ def folder_values(ctx: AppContext) -> dict[str, Any]:
     """Values of ``folder.html``: the folder (or the Images category) and what is open."""
     params = ctx.route.params
     path, root = str(params.get("dir", DOWNLOADS)), str(params.get("root", DOWNLOADS))
-    selected = [int(i) for i in params.get("selected", [])]  # type: ignore[union-attr]
+    selected = int_list_param(params.get("selected"))
     images = params.get("category") == "images"
     nodes = _images(ctx) if images else entries(ctx, path)
     dialog = params.get("dialog")

@@ -10,7 +10,7 @@ contact's name), dates from the phone's clock.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -18,6 +18,7 @@ from sim.app import AppContext
 from sim.apps.contacts.app import ContactsApp
 from sim.apps.contacts.model import effective_contacts, same_number, search, sort_contacts
 from sim.apps.messages import model
+from sim.state import int_list_param, int_param
 
 __all__ = [
     "COMPOSE_KEY",
@@ -43,13 +44,13 @@ _COLORS = ("#1a73e8", "#d93025", "#188038", "#e37400", "#9334e6", "#007b83", "#c
 _NUMBER = re.compile(r"^\+?[\d\s()-]{3,}$")
 
 
-def contacts(ctx: AppContext) -> list[Mapping[str, Any]]:
+def contacts(ctx: AppContext) -> Sequence[Mapping[str, Any]]:
     """The Contacts app's contacts (none when the phone has no Contacts app)."""
     overlay = ctx.state.apps.get("contacts") or {}
     return effective_contacts(ContactsApp().world, overlay)
 
 
-def display_name(people: list[Mapping[str, Any]], address: str) -> str | None:
+def display_name(people: Sequence[Mapping[str, Any]], address: str) -> str | None:
     """The name of the contact who has this number, None when nobody has it."""
     for person in people:
         if any(same_number(p["number"], address) for p in person.get("phones", [])):
@@ -81,7 +82,9 @@ def _day_label(ctx: AppContext, moment: datetime, *, long: bool) -> str:
     return ctx.t("short_date", month=month, day=moment.day)
 
 
-def _row(ctx: AppContext, people: list[Mapping[str, Any]], c: Mapping[str, Any]) -> dict[str, Any]:
+def _row(
+    ctx: AppContext, people: Sequence[Mapping[str, Any]], c: Mapping[str, Any]
+) -> dict[str, Any]:
     name = display_name(people, c["address"])
     moment = ctx.state.os.local_time(c["date"])
     return {
@@ -92,7 +95,7 @@ def _row(ctx: AppContext, people: list[Mapping[str, Any]], c: Mapping[str, Any])
 
 
 def _selected(ctx: AppContext) -> list[int]:
-    return [int(t) for t in ctx.route.params.get("selected") or []]
+    return int_list_param(ctx.route.params.get("selected"))
 
 
 def list_values(ctx: AppContext) -> dict[str, Any]:
@@ -115,7 +118,7 @@ def thread_address(ctx: AppContext) -> tuple[int | None, str | None]:
     """The route's thread id (None for a new conversation) and its recipient's address."""
     params = ctx.route.params
     if params.get("id") is not None:
-        thread = int(params["id"])
+        thread = int_param(params["id"])
         rows = model.thread_messages(ctx.world, ctx.data, thread)
         return thread, (rows[-1]["address"] if rows else None)
     address = params.get("address")
