@@ -151,6 +151,12 @@ class App:
     """The activity of each route path shown by another activity than the launcher's
     (``/cities`` → ``.worldclock.CitySelectionActivity``); every other path is the launcher
     activity of ``bridge/apps.json``, which no app repeats."""
+    EXPORTED: ClassVar[dict[str, str]] = {}
+    """Activities besides the launcher's that another app may start by name (``am start -n
+    PACKAGE/ACTIVITY``): short form → the route path it opens. None by default."""
+    INTENT_ACTIONS: ClassVar[dict[str, str]] = {}
+    """The implicit intents the app answers (its intent filters, ``am start -a ACTION``):
+    action → the route path it opens."""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

@@ -16,23 +16,11 @@ from bridge.app_catalog import app_catalog
 from device.virtual.adb_keyboard import deliver
 from device.virtual.packages import component, lookup, short_component
 from device.virtual.shell_context import CommandContext, CommandFn
-from sim.apps.settings.pages import PAGES
 
 __all__ = ["COMMANDS", "Intent", "parse_intent"]
 
 FLAG_ACTIVITY_NEW_TASK = 0x10000000
 FLAG_RECEIVER_FROM_SHELL = 0x00400000
-_SETTINGS_ACTIONS = {
-    "android.settings.SETTINGS": "/",
-    "android.settings.WIFI_SETTINGS": "/wifi",
-    "android.settings.WIRELESS_SETTINGS": "/wifi",
-    "android.settings.BLUETOOTH_SETTINGS": "/bluetooth",
-    "android.settings.DATA_ROAMING_SETTINGS": "/mobile",
-    "android.settings.DISPLAY_SETTINGS": "/display",
-    "android.settings.SOUND_SETTINGS": "/sound",
-    "android.settings.LOCALE_SETTINGS": "/language",
-    "android.settings.DEVICE_INFO_SETTINGS": "/about",
-}
 _EXTRA_OPTIONS = {
     "--es",
     "-e",
@@ -150,10 +138,19 @@ def parse_intent(args: list[str]) -> Intent:
     return intent
 
 
-def _settings_route(activity: str) -> str | None:
-    for path, page in PAGES.items():
-        if "com.android.settings" + page.activity == activity:
-            return path
+def _exported_route(ctx: CommandContext, package: str, activity: str) -> str | None:
+    """The route an explicit intent for ``package``/``activity`` (full class name) opens,
+    from the app's own :attr:`~sim.app.App.EXPORTED` table; None if it exports none."""
+    app = ctx.phone.sim.phone.package_app(package)
+    short = activity.removeprefix(package) if activity.startswith(package + ".") else activity
+    return app.EXPORTED.get(short) if app is not None else None
+
+
+def _answering(ctx: CommandContext, action: str) -> tuple[str, str] | None:
+    """(package, route) of the first installed app whose intent filters take ``action``."""
+    for app in ctx.phone.sim.phone.apps.values():
+        if action in app.INTENT_ACTIONS:
+            return app.package, app.INTENT_ACTIONS[action]
     return None
 
 
@@ -164,15 +161,16 @@ def _resolve(ctx: CommandContext, intent: Intent) -> tuple[str, str | None] | st
         info = lookup(ctx.phone, package)
         if info is not None and activity == info.launcher_activity:
             return package, None
-        route = _settings_route(activity) if package == "com.android.settings" else None
+        route = _exported_route(ctx, package, activity)
         if info is not None and route is not None:
             return package, route
         return (
             f"Error type 3\nError: Activity class {{{component(package, activity)}}} "
             "does not exist."
         )
-    if intent.action in _SETTINGS_ACTIONS:
-        return "com.android.settings", _SETTINGS_ACTIONS[intent.action]
+    answered = _answering(ctx, intent.action) if intent.action else None
+    if answered is not None:
+        return answered
     main = intent.action in (None, "android.intent.action.MAIN")
     if main and "android.intent.category.HOME" in intent.categories:
         return app_catalog().home().package, None

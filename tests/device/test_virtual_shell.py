@@ -131,6 +131,12 @@ async def test_apps_dumpsys_and_ps(phone: VirtualPhone) -> None:
     assert "com.android.settings" in (await run(phone, "ps -A"))[1]
     status, out, err = await run(phone, "am start -a android.settings.WIFI_SETTINGS")
     assert phone.current_focus()[1] == "com.android.settings.wifi.WifiSettings"
+    await run(phone, "am start -n com.android.settings/.display.DisplaySettings")  # exported
+    assert phone.current_focus()[1] == "com.android.settings.display.DisplaySettings"
+    status, _, err = await run(phone, "am start -n com.android.deskclock/.worldclock.Nope")
+    assert "does not exist" in err
+    status, _, err = await run(phone, "am start -a android.settings.NOPE_SETTINGS")
+    assert "unable to resolve Intent" in err
     assert (await run(phone, "pm list packages -3"))[1] == "package:com.mobilegym.answersheet\n"
     assert (await run(phone, "pm clear com.android.contacts"))[1] == "Success\n"
     assert (await run(phone, "ime list -s -a"))[1] == "com.android.inputmethod.latin/.LatinIME\n"

@@ -61,6 +61,18 @@ class SettingsApp(App):
     """Android Settings in the style of Xiaomi HyperOS; see the module docstring."""
 
     id = "settings"
+    EXPORTED = {page.activity: path for path, page in PAGES.items()}
+    INTENT_ACTIONS = {
+        "android.settings.SETTINGS": "/",
+        "android.settings.WIFI_SETTINGS": "/wifi",
+        "android.settings.WIRELESS_SETTINGS": "/wifi",
+        "android.settings.BLUETOOTH_SETTINGS": "/bluetooth",
+        "android.settings.DATA_ROAMING_SETTINGS": "/mobile",
+        "android.settings.DISPLAY_SETTINGS": "/display",
+        "android.settings.SOUND_SETTINGS": "/sound",
+        "android.settings.LOCALE_SETTINGS": "/language",
+        "android.settings.DEVICE_INFO_SETTINGS": "/about",
+    }
 
     # ---- framework hooks
     def view(self, overlay: Mapping[str, Any]) -> dict[str, Any]:
