@@ -22,12 +22,11 @@ from bridge.taskspec import (
     Scalar,
     SettingCheck,
     TruthRef,
+    Truths,
 )
 from bridge.xpath_facts import CHOICE, CHOICE_LABEL, MIN_OPTIONS, longest_offered
 
 __all__ = ["check_longest_offered", "check_next_alarm", "check_rows", "check_setting"]
-
-Truths = Mapping[str, list[JsonValue]]
 
 
 def _number(text: object) -> float | None:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import fnmatch
 import posixpath
 import re
-from collections.abc import Mapping
 
 from pydantic import JsonValue
 
@@ -17,7 +16,7 @@ from bridge.android_state import TASK_FILES_ROOT, AndroidState, FileStat
 from bridge.errors import EnvError
 from bridge.phone_time import local_ms
 from bridge.schema import Check
-from bridge.taskspec import EnsureFolder, FilesFact, FolderCheck, PathCheck
+from bridge.taskspec import EnsureFolder, FilesFact, FolderCheck, PathCheck, Truths
 
 __all__ = [
     "bind_path",
@@ -29,7 +28,6 @@ __all__ = [
     "read_files",
 ]
 
-Truths = Mapping[str, list[JsonValue]]
 _TRUTH = re.compile(r"\{truth\.([A-Za-z_]\w*)\}")
 
 

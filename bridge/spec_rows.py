@@ -6,19 +6,15 @@ as people say them. One function for facts and checks, so both read rows alike.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
-
-from pydantic import JsonValue
 
 from bridge.android_contract import sql_text
 from bridge.android_state import AndroidState
 from bridge.errors import EnvError
 from bridge.phone_time import say_time
-from bridge.taskspec import RowsIn, TimeAs
+from bridge.taskspec import RowsIn, TimeAs, Truths
 
 __all__ = ["bind_truths", "read_rows", "said"]
 
-Truths = Mapping[str, Sequence[JsonValue]]
 _TRUTH = re.compile(r"\{truth\.([A-Za-z_]\w*)\}")
 
 

@@ -30,9 +30,10 @@ A spec says:
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from typing import Annotated, Any, Final, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, JsonValue, model_validator
 from pydantic.json_schema import WithJsonSchema
 from pydantic_core import PydanticCustomError
 
@@ -80,6 +81,7 @@ __all__ = [
     "TimeAs",
     "Truth",
     "TruthRef",
+    "Truths",
     "UpdateRows",
     "WatchedFolder",
     "WatchedRows",
@@ -87,6 +89,11 @@ __all__ = [
     "ZoneGapFact",
     "ZoneTimeFact",
 ]
+
+Truths = Mapping[str, Sequence[JsonValue]]
+"""What a spec's truths read on the phone when it was posed: truth name → accepted values.
+Checks, row filters and file paths bind them (``bridge.spec_checks``, ``spec_rows``,
+``spec_files``)."""
 
 SPEC_VERSION: Final = 1
 
