@@ -11,11 +11,12 @@ simulator directly reads what it would read through the virtual phone's adb.
 * properties — :func:`sim.device_props.system_properties` of a :class:`DeviceIdentity`;
 * radios — :func:`sim.radios.connected_ssid`, :func:`sim.radios.paired_devices`;
 * clock — ``state.os.clock_ms`` in :data:`sim.state.TIME_ZONE`;
-* SMS — written as the shell writes them (never: :func:`sim.apps.messages.provider.
-  shell_may_write`), delivered and deleted as the system does (:meth:`deliver_sms`);
+* SMS — written as the shell writes them (never: their providers say so,
+  :attr:`sim.providers.table.Provider.shell_writes`), delivered and deleted as the system
+  does (:meth:`deliver_sms`);
 * files — :mod:`sim.storage`, the instance's ``/sdcard`` tree (``stat`` shows whole seconds);
-* next alarm — :func:`sim.apps.clock.alarms.next_alarm_ms` over the Clock app's alarms
-  (:func:`next_alarm_clock`, which the virtual phone's ``dumpsys alarm`` prints).
+* next alarm — the soonest of every app's :meth:`sim.app.App.next_alarm_clock` (the Clock
+  app's alarms; :func:`next_alarm_clock`, which the virtual phone's ``dumpsys alarm`` prints).
 """
 
 from __future__ import annotations
@@ -33,8 +34,6 @@ from bridge.android_state import (
     in_task_folder,
 )
 from sim import storage as sdcard
-from sim.apps.clock.alarms import alarm_rows, next_alarm_ms
-from sim.apps.messages.provider import shell_may_write
 from sim.device_props import DEFAULT_DENSITY_DPI, DeviceIdentity, system_properties
 from sim.observe import foreground_of
 from sim.phone import Phone
@@ -49,14 +48,15 @@ T = TypeVar("T")
 
 
 def next_alarm_clock(phone: Phone, state: InstanceState) -> int | None:
-    """Epoch ms of the soonest ring among the Clock app's enabled alarms after the
-    instance's clock (repeat days honoured), None when none is on or no Clock is installed:
-    what AlarmManager holds as the next alarm clock."""
-    app = phone.apps.get("clock")
-    if app is None:
-        return None
-    alarms = alarm_rows(app.world, state.apps.get(app.id) or {})
-    return next_alarm_ms(alarms, state.os.clock_ms, TIME_ZONE)
+    """Epoch ms of the soonest alarm clock any installed app has set after the instance's
+    clock, None when none has: what AlarmManager holds as the next alarm clock."""
+    now = state.os.clock_ms
+    rings = [
+        ring
+        for app in phone.apps.values()
+        if (ring := app.next_alarm_clock(state.apps.get(app.id) or {}, now, TIME_ZONE)) is not None
+    ]
+    return min(rings, default=None)
 
 
 def file_stat(node: sdcard.Node) -> FileStat:
@@ -130,6 +130,10 @@ class SimAndroidState:
                 f"{', '.join(sorted(self.resolver.providers))}"
             ) from exc
 
+    def _shell_may_write(self, uri: str) -> bool:
+        """Whether a shell's ``content`` write of ``uri`` reaches its provider."""
+        return self._provider_call(lambda: self.resolver.shell_may_write(uri))
+
     async def query(
         self,
         uri: str,
@@ -145,19 +149,19 @@ class SimAndroidState:
 
     async def insert(self, uri: str, values: Mapping[str, BindValue]) -> None:
         """``content insert`` of one row (an SMS one does nothing, as the shell's does)."""
-        if shell_may_write(uri):
+        if self._shell_may_write(uri):
             self._provider_call(lambda: self.resolver.insert(self.state, uri, values))
             self._changed()
 
     async def update(self, uri: str, values: Mapping[str, BindValue], where: str | None) -> None:
         """``content update`` of the rows matching ``where`` (not SMS rows: see insert)."""
-        if shell_may_write(uri):
+        if self._shell_may_write(uri):
             self._provider_call(lambda: self.resolver.update(self.state, uri, values, where))
             self._changed()
 
     async def delete(self, uri: str, where: str | None) -> None:
         """``content delete`` of the rows matching ``where`` (not SMS rows: see insert)."""
-        if shell_may_write(uri):
+        if self._shell_may_write(uri):
             self._provider_call(lambda: self.resolver.delete(self.state, uri, where))
             self._changed()
 

@@ -242,6 +242,13 @@ class App:
         as ``content query`` shows it; none by default."""
         return ()
 
+    def next_alarm_clock(self, overlay: Mapping[str, Any], now_ms: int, zone: str) -> int | None:
+        """Epoch ms of the soonest alarm clock this app has set with AlarmManager after
+        ``now_ms`` (its world data and ``overlay``, read in ``zone``); None by default. The
+        phone's next alarm is the soonest over every app (:func:`sim.android_state.
+        next_alarm_clock`), as AlarmManager's is."""
+        return None
+
     def handle(self, ctx: AppContext, event: Event) -> None:
         """Dispatch ``event`` to its handler; an unknown action is a template bug."""
         handler = self.handlers.get(event.action)

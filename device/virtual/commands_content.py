@@ -13,8 +13,7 @@ accessing provider:AUTHORITY`` and the Java exception on stderr (exit 1).
 
 Who writes matters: the shell's writes to the SMS providers are soft-rejected as Android
 rejects them (its ``WRITE_SMS`` app-op is ``MODE_IGNORED``: nothing is written, nothing is
-printed, exit 0; :func:`sim.apps.messages.provider.shell_may_write`); root's (``su 0
-content …``) are made.
+printed, exit 0; the provider's ``shell_writes``); root's (``su 0 content …``) are made.
 """
 
 from __future__ import annotations
@@ -22,7 +21,6 @@ from __future__ import annotations
 from typing import Any
 
 from device.virtual.shell_context import ROOT_UID, CommandContext, CommandFn
-from sim.apps.messages.provider import shell_may_write
 from sim.providers import ContentResolver, ProviderError, format_value, split_uri
 
 __all__ = ["COMMANDS", "where_argument"]
@@ -127,8 +125,7 @@ async def _execute(
                 f"Row: {index} " + ", ".join(f"{c}={format_value(v)}" for c, v in cells)
             )
         return
-    if ctx.uid != ROOT_UID and not shell_may_write(uri):
-        resolver.provider(split_uri(uri)[0])  # an unknown authority still fails loudly
+    if ctx.uid != ROOT_UID and not resolver.shell_may_write(uri):  # unknown: fails loudly
         return  # ContentProvider.Transport's soft rejection: no row, no output, exit 0
     if op == "insert":
         resolver.insert(state, uri, parsed["binds"])

@@ -4,7 +4,7 @@ It runs ``COMMAND`` as ``WHO`` (default ``root``; a uid or a name, the first of 
 comma-separated ``uid,gid,groups`` list), only for the shell or root (``su: not allowed``
 otherwise). Output as AOSP's: ``--help`` prints the usage on stderr, an unknown user is
 ``su: invalid uid/gid 'WHO'`` (exit 1). ``su 0 sh -c 'SCRIPT'`` runs the script as root.
-What root may do and the shell may not — write SMS (:func:`sim.apps.messages.provider.
+What root may do and the shell may not — write SMS (:meth:`sim.providers.ContentResolver.
 shell_may_write`) — follows from :attr:`~device.virtual.shell_context.CommandContext.uid`.
 A retail phone has no ``su`` (``/system/bin/sh: su: inaccessible or not found``, exit 127);
 the virtual phone has it so that tasks a retail phone cannot pose (an inbound SMS) still

@@ -118,6 +118,11 @@ class ContentResolver:
                     raise SimError(f"two providers claim the authority {authority!r}")
                 self.providers[authority] = provider
 
+    def shell_may_write(self, uri: str) -> bool:
+        """Whether the shell's write of ``uri`` reaches its provider (:attr:`Provider.
+        shell_writes`); an unknown authority raises :class:`UnknownAuthority`."""
+        return self.provider(split_uri(uri)[0]).shell_writes
+
     def provider(self, authority: str) -> Provider:
         """The provider of ``authority``; :class:`UnknownAuthority` if none."""
         if authority not in self.providers:

@@ -139,6 +139,10 @@ class Provider:
     root: str | None = None
     """The table a URI reaches when its path names no table: ``content://sms`` and
     ``content://sms/inbox`` are the ``sms`` table (and its ``inbox`` view) of ``sms``."""
+    shell_writes: bool = True
+    """Whether the shell's (uid 2000) writes reach it. Android's SMS providers drop them
+    silently (the shell's ``WRITE_SMS`` app-op is ``MODE_IGNORED``: no row, no output,
+    exit 0); root's are made."""
 
     def rooted(self, path: list[str]) -> list[str]:
         """``path`` with the :attr:`root` table put first when it names no table."""

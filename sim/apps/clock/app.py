@@ -30,6 +30,7 @@ from sim.apps.clock.alarms import (
     alarm_rows,
     delete_alarm,
     get_alarm,
+    next_alarm_ms,
     put_alarm,
     restore_alarm,
 )
@@ -66,6 +67,10 @@ class ClockApp(PickerHost, App):
             "timer": dict(overlay.get("timer") or {}),
             "stopwatch": dict(overlay.get("stopwatch") or {}),
         }
+
+    def next_alarm_clock(self, overlay: Mapping[str, Any], now_ms: int, zone: str) -> int | None:
+        """The soonest ring among the enabled alarms (repeat days honoured)."""
+        return next_alarm_ms(alarm_rows(self.world, overlay), now_ms, zone)
 
     def providers(self) -> tuple[Provider, ...]:
         """DeskClock's alarms table (:mod:`sim.apps.clock.provider`): not exported on a

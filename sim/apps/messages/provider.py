@@ -25,8 +25,8 @@ delete (a thread left empty is gone). The engine refuses an insert through a vie
 mode is ``MODE_IGNORED``, and ``ContentProvider.Transport`` then *soft-rejects* the call
 without an exception: ``insert`` returns ``content://sms/0`` (``rejectInsert``), ``update``
 and ``delete`` return 0. So on a phone, ``adb shell content insert --uri content://sms …``
-prints nothing, exits 0 and writes nothing — exactly what :func:`shell_may_write` makes the
-virtual phone's ``content`` and :class:`sim.android_state.SimAndroidState` do. Root
+prints nothing, exits 0 and writes nothing — what these providers' ``shell_writes=False``
+makes the virtual phone's ``content`` and :class:`sim.android_state.SimAndroidState` do. Root
 (``su 0 content …`` on the virtual phone) and the Messages app itself (the default SMS app)
 write.
 """
@@ -36,13 +36,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from bridge.android_contract import SMS_AUTHORITIES
 from sim.apps.messages import model
-from sim.providers.engine import split_uri
 from sim.providers.errors import ProviderError
 from sim.providers.table import Column, Provider, ProviderContext, ProviderTable, Values
 
-__all__ = ["messages_providers", "shell_may_write"]
+__all__ = ["messages_providers"]
 
 _APP = "messages"
 _UPDATABLE = {"read", "seen", "status", "locked", "body", "error_code"}
@@ -50,12 +48,6 @@ _INSERTABLE = set(model.COLUMNS) - {"_id"}
 Row = Mapping[str, Any]
 _THREAD_COLUMNS = ("date", "message_count", "recipient_ids", "snippet", "snippet_cs", "read",
                    "archived", "type", "error", "has_attachment")  # fmt: skip
-
-
-def shell_may_write(uri: str) -> bool:
-    """Whether the shell's write of ``uri`` reaches the provider (not an SMS authority,
-    whose writes its ignored ``WRITE_SMS`` app-op drops; see the module docstring)."""
-    return split_uri(uri)[0] not in SMS_AUTHORITIES
 
 
 def _integers(values: Row) -> None:
@@ -128,6 +120,6 @@ def messages_providers() -> tuple[Provider, ...]:
         read_only_reason="content://mms-sms/conversations is read-only here: write content://sms",
     )
     return (
-        Provider("sms", (sms,), root="sms", invalid_uri="Unknown URL"),
-        Provider("mms-sms", (threads,), invalid_uri="Unrecognized URI:"),
+        Provider("sms", (sms,), root="sms", invalid_uri="Unknown URL", shell_writes=False),
+        Provider("mms-sms", (threads,), invalid_uri="Unrecognized URI:", shell_writes=False),
     )

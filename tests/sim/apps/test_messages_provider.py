@@ -8,7 +8,6 @@ import pytest
 
 from bridge.android_contract import SMS, SMS_CONVERSATIONS, SMS_INBOX, SMS_SENT
 from sim.apps.messages import model
-from sim.apps.messages.provider import shell_may_write
 from sim.phone import Phone
 from sim.providers import ContentResolver, ProviderError
 from sim.state import InstanceState
@@ -83,7 +82,8 @@ def test_conversations_summarise_threads(resolver: ContentResolver) -> None:
         resolver.delete(state, SMS_CONVERSATIONS, None)
 
 
-def test_the_shell_may_write_everything_but_sms() -> None:
-    assert not shell_may_write(SMS) and not shell_may_write(SMS_INBOX)
-    assert not shell_may_write(SMS_CONVERSATIONS)
-    assert shell_may_write("content://com.android.contacts/raw_contacts")
+def test_the_shell_may_write_everything_but_sms(resolver: ContentResolver) -> None:
+    may_write = resolver.shell_may_write
+    assert not may_write(SMS) and not may_write(SMS_INBOX)
+    assert not may_write(SMS_CONVERSATIONS)
+    assert may_write("content://com.android.contacts/raw_contacts")
