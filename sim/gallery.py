@@ -28,7 +28,6 @@ from functools import cache, partial
 from importlib import resources
 from pathlib import Path
 
-from jinja2 import Environment, PackageLoader, StrictUndefined
 from pydantic import BaseModel, ConfigDict, Field
 
 from bridge.app_catalog import app_catalog
@@ -47,6 +46,7 @@ from sim.observe import page_nodes
 from sim.pages import PooledPage
 from sim.phone import ActionEvent, EdgeEvent, Phone
 from sim.pickers.formats import picker_strings
+from sim.render import page_template
 from sim.screen import system_strings
 from sim.simulator import SimConfig, Simulator
 from sim.state import InstanceState
@@ -396,10 +396,7 @@ async def run_gallery(
 
 def write_gallery_page(report: GalleryReport) -> Path:
     """Write ``index.html`` into the gallery's folder (next to its ``screens/``)."""
-    env = Environment(
-        loader=PackageLoader("sim", "templates"), autoescape=True, undefined=StrictUndefined
-    )
-    page = env.get_template("gallery_page.html").render(r=report, counts=report.counts())
+    page = page_template("gallery_page.html").render(r=report, counts=report.counts())
     path = report.out / "index.html"
     path.write_text(page, encoding="utf-8")
     return path

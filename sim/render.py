@@ -9,13 +9,31 @@ world data and typed text can never inject markup.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import cache
 from typing import Any
 
-from jinja2 import ChoiceLoader, Environment, PackageLoader, PrefixLoader, StrictUndefined
+from jinja2 import (
+    ChoiceLoader,
+    Environment,
+    PackageLoader,
+    PrefixLoader,
+    StrictUndefined,
+    Template,
+)
 
 from sim.app import App
 
-__all__ = ["TemplateRenderer"]
+__all__ = ["TemplateRenderer", "page_template"]
+
+
+@cache
+def page_template(name: str) -> Template:
+    """A page a person opens (not a phone screen) from ``sim/templates/``: the server's home
+    page and player, the gallery page. Loaded once."""
+    env = Environment(
+        loader=PackageLoader("sim", "templates"), autoescape=True, undefined=StrictUndefined
+    )
+    return env.get_template(name)
 
 
 class TemplateRenderer:

@@ -28,8 +28,6 @@ from fastapi import APIRouter, FastAPI, HTTPException, Request, Response
 from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html
 from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
-from jinja2 import Environment, PackageLoader, StrictUndefined
-from jinja2 import Template as JinjaTemplate
 from pydantic import BaseModel, ConfigDict
 
 from bridge.schema import Foreground, TaskInstance, Verdict
@@ -42,6 +40,7 @@ from sim.instance import Instance, ScreenPayload
 from sim.observe import foreground
 from sim.pages import PHONE_PAGE
 from sim.phone import PageEvent
+from sim.render import page_template
 
 if TYPE_CHECKING:
     from sim.env import SimEnv
@@ -101,15 +100,6 @@ class PlayStatus(BaseModel):
     route: str | None
 
 
-@cache
-def _page(name: str) -> JinjaTemplate:
-    """A server page's template from ``sim/templates/`` (the home page, the player)."""
-    env = Environment(
-        loader=PackageLoader("sim", "templates"), autoescape=True, undefined=StrictUndefined
-    )
-    return env.get_template(name)
-
-
 def _static(name: str) -> str:
     return resources.files("sim").joinpath("static").joinpath(name).read_text("utf-8")
 
@@ -128,7 +118,9 @@ def build_app(sim: Simulator) -> FastAPI:
     async def home() -> str:
         instances = [(i.id, foreground(i).package or "") for i in sim.instances.values()]
         apps = [app.label("en") for app in sim.phone.apps.values()]
-        return _page("home_page.html").render(instances=instances, tasks=len(sim.tasks), apps=apps)
+        return page_template("home_page.html").render(
+            instances=instances, tasks=len(sim.tasks), apps=apps
+        )
 
     @app.get(PHONE_PAGE, response_class=HTMLResponse, include_in_schema=False)
     async def phone_page() -> str:
@@ -137,7 +129,7 @@ def build_app(sim: Simulator) -> FastAPI:
     @app.get("/play/{instance_id}", response_class=HTMLResponse, include_in_schema=False)
     async def play(instance_id: str) -> str:
         _instance(sim, instance_id)
-        return _page("play_page.html").render(instance=instance_id)
+        return page_template("play_page.html").render(instance=instance_id)
 
     @app.get(
         "/api/instances/{instance_id}/screen",
