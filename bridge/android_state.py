@@ -20,9 +20,15 @@ Files are the shared storage as ``ls``/``stat`` show it (:class:`FileStat`, path
 under ``/sdcard``); a judge writes files only inside a task's own folder
 (:data:`TASK_FILES_ROOT`), never the user's.
 
-A world that cannot read something raises :class:`StateUnavailable` (a phone without a
-contacts provider, a ROM without ``cmd wifi status``); the judge then says so in its
-verdict instead of guessing.
+A world that cannot read something raises :class:`~bridge.errors.StateUnavailable` (a
+phone without a contacts provider, a ROM without ``cmd wifi status``); the judge then says
+so in its verdict instead of guessing.
+
+The protocol is composed of one small protocol per surface (:class:`SettingsState`,
+:class:`RowsState`, :class:`SmsState`, :class:`PropsState`, :class:`RadiosState`,
+:class:`ClockState`, :class:`AlarmsState`, :class:`AppsState`, :class:`FilesState`); each
+world implements a surface in a module of the same name (``sim.android_state.settings``,
+``device.android_state.settings``, …).
 """
 
 from __future__ import annotations
@@ -32,17 +38,23 @@ from typing import Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
-from bridge.errors import EnvError
-
 __all__ = [
     "NAMESPACES",
     "TASK_FILES_ROOT",
+    "AlarmsState",
     "AndroidState",
+    "AppsState",
     "BindValue",
+    "ClockState",
     "FileStat",
+    "FilesState",
     "Namespace",
+    "PropsState",
+    "RadiosState",
     "Row",
-    "StateUnavailable",
+    "RowsState",
+    "SettingsState",
+    "SmsState",
     "in_task_folder",
     "printed",
 ]
@@ -96,13 +108,8 @@ def printed(value: object) -> str | None:
     return str(value)
 
 
-class StateUnavailable(EnvError):
-    """This world cannot read or write that part of Android state (the message says what
-    and why); the judge records the gap rather than a pass or a fail."""
-
-
-class AndroidState(Protocol):
-    """Reads and writes of Android state; see the module docstring for value conventions."""
+class SettingsState(Protocol):
+    """Android's settings (``settings get/put/list/delete``), values as printed text."""
 
     async def get_setting(self, namespace: Namespace, key: str) -> str | None:
         """``settings get NAMESPACE KEY``: the printed value, None for ``null``."""
@@ -120,6 +127,10 @@ class AndroidState(Protocol):
         """``settings delete NAMESPACE KEY`` (an absent key is no error): how a key an
         episode added is taken away again (:mod:`bridge.restore`)."""
         ...
+
+
+class RowsState(Protocol):
+    """Provider rows (``content query/insert/update/delete``): contacts, calendar, …"""
 
     async def query(
         self,
@@ -143,21 +154,34 @@ class AndroidState(Protocol):
         """``content delete`` of the rows matching ``where``."""
         ...
 
+
+class SmsState(Protocol):
+    """SMS as the carrier and the system write them (the shell cannot)."""
+
     async def deliver_sms(self, address: str, body: str, date_ms: int, read: bool) -> None:
         """An inbound SMS as a carrier delivers it: a row of ``content://sms/inbox`` from
         ``address`` at ``date_ms``, in the thread of that address. The shell cannot write
         SMS (its ``WRITE_SMS`` app-op is ignored), so a world that cannot be made to
-        receive one raises :class:`StateUnavailable` (a retail phone without ``su``)."""
+        receive one raises :class:`~bridge.errors.StateUnavailable` (a retail phone without
+        ``su``)."""
         ...
 
     async def delete_sms(self, where: str) -> None:
         """Delete the SMS rows matching ``where`` as the system would (root, not the shell);
-        :class:`StateUnavailable` where the phone does not allow it."""
+        :class:`~bridge.errors.StateUnavailable` where the phone does not allow it."""
         ...
+
+
+class PropsState(Protocol):
+    """System properties (``getprop``)."""
 
     async def getprop(self, key: str) -> str:
         """A system property as ``getprop KEY`` prints it ("" when unset)."""
         ...
+
+
+class RadiosState(Protocol):
+    """What the radios are connected to: the Wi-Fi network, the paired Bluetooth devices."""
 
     async def wifi_ssid(self) -> str | None:
         """The Wi-Fi network the phone is connected to (None: off or not connected)."""
@@ -168,14 +192,26 @@ class AndroidState(Protocol):
         radio is left as it was)."""
         ...
 
+
+class ClockState(Protocol):
+    """The phone's clock and time zone."""
+
     async def now(self) -> tuple[int, str]:
         """The phone's clock: (epoch milliseconds, time-zone id such as ``Asia/Shanghai``)."""
         ...
+
+
+class AlarmsState(Protocol):
+    """The next alarm clock AlarmManager holds."""
 
     async def next_alarm(self) -> int | None:
         """The next alarm clock as epoch milliseconds (None: no alarm is set to ring), as
         ``dumpsys alarm`` reports it under ``Next alarm clock information:``."""
         ...
+
+
+class AppsState(Protocol):
+    """Starting an app and reading which one is in front."""
 
     async def start_app(self, package: str) -> None:
         """Start an app's launcher activity (``am start`` / ``monkey -p``)."""
@@ -184,6 +220,10 @@ class AndroidState(Protocol):
     async def foreground_package(self) -> str | None:
         """The package of the focused window (None: nothing focused)."""
         ...
+
+
+class FilesState(Protocol):
+    """The shared storage under ``/sdcard`` (:class:`FileStat`); writes only in a task folder."""
 
     async def stat_path(self, path: str) -> FileStat | None:
         """``stat`` of an absolute path under ``/sdcard`` (None: nothing is there)."""
@@ -206,3 +246,18 @@ class AndroidState(Protocol):
     async def remove(self, path: str) -> None:
         """``rm -rf`` (nothing there is no error); only inside a task folder."""
         ...
+
+
+class AndroidState(
+    SettingsState,
+    RowsState,
+    SmsState,
+    PropsState,
+    RadiosState,
+    ClockState,
+    AlarmsState,
+    AppsState,
+    FilesState,
+    Protocol,
+):
+    """Reads and writes of Android state; see the module docstring for value conventions."""

@@ -18,7 +18,8 @@ from collections.abc import Callable, Mapping
 
 import pytest
 
-from bridge.android_state import AndroidState, StateUnavailable
+from bridge.android_state import AndroidState
+from bridge.errors import StateUnavailable
 from device.android_state import SERVICE_COMMANDS, AdbAndroidState, bind_argument
 from device.errors import DeviceError
 from device.shell_output import (
@@ -269,7 +270,7 @@ class ScriptedShell:
 def test_adb_state_has_every_method_of_the_protocol() -> None:
     wanted = {
         name: inspect.signature(member)
-        for name, member in vars(AndroidState).items()
+        for name, member in inspect.getmembers(AndroidState)
         if inspect.iscoroutinefunction(member)
     }
     assert len(wanted) == 22
