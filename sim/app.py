@@ -37,7 +37,7 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from bridge.app_catalog import AOSP, AppIdentity, app_catalog
 from sim.errors import SimError
-from sim.state import InstanceState, Notification, OsState, Route
+from sim.state import InstanceState, Notification, OsState, Route, parse_overlay
 
 if TYPE_CHECKING:
     from sim.providers.table import Provider
@@ -50,6 +50,7 @@ __all__ = [
     "GalleryAction",
     "GalleryScreen",
     "Handler",
+    "check_overlays",
     "on",
 ]
 
@@ -157,6 +158,11 @@ class App:
     INTENT_ACTIONS: ClassVar[dict[str, str]] = {}
     """The implicit intents the app answers (its intent filters, ``am start -a ACTION``):
     action → the route path it opens."""
+    overlay_model: ClassVar[type[BaseModel] | None] = None
+    """The typed shape of the app's overlay (``sim/apps/<app>/state.py``, a
+    :class:`sim.state.OverlayModel`): every key its code writes, extra keys refused. The
+    simulator checks overlays against it where state enters or leaves an instance
+    (:func:`check_overlays`); None leaves the overlay unchecked."""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -209,6 +215,12 @@ class App:
         """The runtime overlay of a fresh instance (usually empty: world data is the base)."""
         return {}
 
+    def check_overlay(self, overlay: Mapping[str, Any]) -> None:
+        """Refuse an overlay that does not fit :attr:`overlay_model` (``OverlayInvalid``,
+        naming the app, the field and its value); nothing to check without a model."""
+        if self.overlay_model is not None:
+            parse_overlay(self.overlay_model, self.id, overlay)
+
     def view(self, overlay: Mapping[str, Any]) -> dict[str, Any]:
         """The app's effective data (world data with the overlay applied), for checks.
 
@@ -255,6 +267,17 @@ class App:
         if handler is None:
             raise SimError(f"app {self.id!r} has no handler for action {event.action!r}")
         handler(self, ctx, event)
+
+
+def check_overlays(apps: Mapping[str, App], state: InstanceState) -> None:
+    """Check every overlay of ``state`` against its app's model (:meth:`App.check_overlay`):
+    where state enters an instance (a task's start, a restore, a fork) or leaves it (a
+    snapshot). An overlay of an app not in ``apps`` is left as it is (a phone without it
+    never reads it). Microseconds per app: never run per step."""
+    for app_id, overlay in state.apps.items():
+        app = apps.get(app_id)
+        if app is not None:
+            app.check_overlay(overlay)
 
 
 class AppContext:

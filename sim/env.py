@@ -4,6 +4,10 @@ Each step advances the instance's own clock (never the host's), carries the acti
 a borrowed page, waits for the page runtime to report idle, and observes. Snapshots are the
 instance's JSON state plus the task being judged; a fork copies both, so a GRPO group starts
 from exactly one state and then evolves independently.
+
+Each app's overlay is checked against its typed model (:func:`sim.app.check_overlays`)
+where state enters an instance (a task's start state, a restore, a fork) and where it leaves
+(a snapshot): a bug in an app's writes fails loudly there, never costing a step.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from bridge.actuate import perform
 from bridge.errors import EnvUsageError
+from bridge.records import TaskInstance
 from bridge.schema import (
     Action,
     AnswerAction,
@@ -22,12 +27,12 @@ from bridge.schema import (
     Screenshot,
     StepResult,
     StepTimings,
-    TaskInstance,
     Verdict,
     WaitAction,
 )
 from bridge.uitree import to_xml
 from sim.actuate import SimActuator
+from sim.app import check_overlays
 from sim.apps.answersheet import pose_questions
 from sim.observe import observe
 from sim.state import InstanceState
@@ -91,6 +96,7 @@ class SimEnv:
             fields = [field.model_dump(exclude_none=True) for field in task.answer_fields]
             sheet = state.apps.setdefault("answersheet", {})
             pose_questions(sheet, task.instruction, fields)
+        check_overlays(self.sim.phone.apps, state)  # the task's start state enters
         self.instance.state = state
         self.instance.episode = episode
         self.instance.changed()
@@ -232,6 +238,7 @@ class SimEnv:
     def _load(self, snapshot: bytes) -> None:
         document = json.loads(snapshot)
         state = InstanceState.model_validate(document["state"])
+        check_overlays(self.sim.phone.apps, state)
         kept = document.get("episode")
         episode = None
         if kept is not None:
@@ -244,6 +251,7 @@ class SimEnv:
     async def fork(self, n: int) -> list[SimEnv]:
         """``n`` envs on new instances identical to this one (state, route, scroll, focus)."""
         self._check_open()
+        check_overlays(self.sim.phone.apps, self.instance.state)  # every child copies it
         forks = []
         for child in self.sim.fork_instance(self.instance, n):
             episode = self.instance.episode

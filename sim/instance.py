@@ -11,6 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from sim.app import check_overlays
 from sim.phone import Phone
 from sim.screen import render_screen
 from sim.state import InstanceState
@@ -60,5 +61,7 @@ class Instance:
         return self._screen
 
     def snapshot(self) -> bytes:
-        """The whole state as JSON bytes."""
+        """The whole state as JSON bytes; its app overlays are checked against their models
+        first (``OverlayInvalid``: a bug of the app that wrote one, caught as it leaves)."""
+        check_overlays(self.phone.apps, self.state)
         return self.state.model_dump_json().encode("utf-8")

@@ -18,11 +18,13 @@ actions give byte-identical snapshots.
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 from datetime import datetime, timedelta, timezone
-from typing import Any
+from typing import Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
+from sim.errors import OverlayInvalid
 from sim.phone_clock import (  # re-exported: the state is where most readers look
     DEFAULT_CLOCK_MS,
     SIM_UTC_OFFSET_HOURS,
@@ -43,12 +45,14 @@ __all__ = [
     "LauncherState",
     "Notification",
     "OsState",
+    "OverlayModel",
     "Route",
     "SystemDialog",
     "UIState",
     "default_settings",
     "int_list_param",
     "int_param",
+    "parse_overlay",
 ]
 
 
@@ -219,6 +223,33 @@ class UIState(_State):
     shade_open: bool = False
     recents_open: bool = False
     toast: str | None = None
+
+
+class OverlayModel(BaseModel):
+    """Base of an app's overlay model (``sim/apps/<app>/state.py``): the typed shape of
+    ``InstanceState.apps[app]``. Keys no code writes are refused, so a typo'd write fails.
+
+    The overlay itself stays plain JSON in the state (snapshots and forks copy it as such);
+    a model is what it is checked against at the boundaries (:func:`sim.app.check_overlays`)
+    and what typed readers parse it into (:func:`parse_overlay`). Defaults are those of the
+    readers: a key an app has not written yet reads as its default.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+
+_Overlay = TypeVar("_Overlay", bound=BaseModel)
+
+
+def parse_overlay(model: type[_Overlay], app: str, overlay: Mapping[str, Any]) -> _Overlay:
+    """``overlay`` of ``app`` as its ``model``; a mismatch is :class:`OverlayInvalid`
+    (naming the app, the first wrong field and its value): a bug in whatever wrote it."""
+    try:
+        return model.model_validate(overlay)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = ".".join(str(part) for part in first["loc"]) or "(the overlay)"
+        raise OverlayInvalid(app, field, first.get("input"), first["msg"]) from exc
 
 
 class InstanceState(_State):

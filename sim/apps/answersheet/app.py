@@ -11,6 +11,7 @@ import re
 from typing import Any
 
 from sim.app import App, AppContext, Event, GalleryScreen, on
+from sim.apps.answersheet.state import AnswerSheetState
 
 __all__ = ["AnswerSheetApp", "pose_questions"]
 
@@ -46,6 +47,7 @@ class AnswerSheetApp(App):
     """The AnswerSheet: one form per query task."""
 
     id = "answersheet"
+    overlay_model = AnswerSheetState
 
     def initial_overlay(self) -> dict[str, Any]:
         """An empty sheet."""

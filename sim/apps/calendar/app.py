@@ -30,6 +30,7 @@ from sim.apps.calendar import screens, views
 from sim.apps.calendar.editing import EditorHandlers, edit_event, leave, new_event
 from sim.apps.calendar.model import TABLES, delete_event, get_row, table_rows
 from sim.apps.calendar.provider import calendar_provider
+from sim.apps.calendar.state import CalendarState
 from sim.pickers import close_picker
 from sim.providers.table import Provider
 
@@ -40,6 +41,7 @@ class CalendarApp(EditorHandlers, App):
     """AOSP's Calendar: views, event card, editor, search (see the module docstring)."""
 
     id = "calendar"
+    overlay_model = CalendarState
     ACTIVITIES: ClassVar[dict[str, str]] = {
         "/event": ".EventInfoActivity",
         "/edit": ".event.EditEventActivity",

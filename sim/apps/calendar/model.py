@@ -15,7 +15,8 @@ date-times of the phone's zone (``2026-05-12T10:00``) or, for all-day events, da
 ``end`` exclusive (``2026-05-16`` … ``2026-05-17``), and ``reminders`` as a list of minutes;
 :func:`world_tables` turns them into rows (reminder ids in file order). The overlay of an
 instance is ``{"calendars"|"events"|"reminders": {"<_id>": row | None}, "next_id": {...}}``,
-None being a tombstone of a world row. Ids are integers that are never reused: a new row
+None being a tombstone of a world row (typed for readers:
+:class:`sim.apps.calendar.state.CalendarState`). Ids are integers that are never reused: a new row
 gets one more than any id the table ever had (``next_id``), as SQLite's AUTOINCREMENT.
 
 Deleting an event removes it and its reminders (a local calendar has no sync adapter to
@@ -29,6 +30,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import date
 from typing import Any
 
+from pydantic import BaseModel
+
+from sim.apps.calendar.state import Table, calendar_state
 from sim.apps.calendar.times import event_days, parse_world_time
 from sim.state import TIME_ZONE
 
@@ -59,7 +63,7 @@ __all__ = [
     "world_tables",
 ]
 
-TABLES = ("calendars", "events", "reminders")
+TABLES: tuple[Table, ...] = ("calendars", "events", "reminders")
 LOCAL_ACCOUNT = "LOCAL"
 """``CalendarContract.ACCOUNT_TYPE_LOCAL``."""
 OWNER_ACCESS = 700
@@ -103,7 +107,7 @@ _LABELS = "labels"
 that label, the provider prints ``calendar_displayName``."""
 
 
-def normalize(table: str, row: Mapping[str, Any]) -> Row:
+def normalize(table: Table, row: Mapping[str, Any]) -> Row:
     """A row of ``table`` with every column present, ints as ints, flags as 0/1."""
     out: Row = {"_id": int(row["_id"])}
     for column, default in _DEFAULTS[table].items():
@@ -143,45 +147,50 @@ def world_tables(world: Mapping[str, Any]) -> dict[str, list[Row]]:
     return {"calendars": calendars, "events": events, "reminders": reminders}
 
 
-def table_rows(world: Mapping[str, Any], overlay: Mapping[str, Any], table: str) -> list[Row]:
+def _stored(row: BaseModel) -> Row:
+    """A changed row as the overlay holds it (the columns it was stored with)."""
+    return row.model_dump(by_alias=True, exclude_unset=True)
+
+
+def table_rows(world: Mapping[str, Any], overlay: Mapping[str, Any], table: Table) -> list[Row]:
     """The effective rows of ``table``: world rows with the overlay applied, by ``_id``."""
     by_id = {row["_id"]: row for row in world_tables(world)[table]}
-    for key, row in (overlay.get(table) or {}).items():
+    for key, row in calendar_state(overlay).changed(table).items():
         if row is None:
             by_id.pop(int(key), None)
         else:
-            by_id[int(key)] = normalize(table, {**row, "_id": int(key)})
+            by_id[int(key)] = normalize(table, {**_stored(row), "_id": int(key)})
     return [by_id[i] for i in sorted(by_id)]
 
 
 def get_row(
-    world: Mapping[str, Any], overlay: Mapping[str, Any], table: str, row_id: int
+    world: Mapping[str, Any], overlay: Mapping[str, Any], table: Table, row_id: int
 ) -> Row | None:
     """The effective row ``row_id`` of ``table``, None if there is none (or it was deleted)."""
-    changed = overlay.get(table) or {}
+    changed = calendar_state(overlay).changed(table)
     if str(row_id) in changed:
         found = changed[str(row_id)]
-        return None if found is None else normalize(table, {**found, "_id": row_id})
+        return None if found is None else normalize(table, {**_stored(found), "_id": row_id})
     return next((r for r in world_tables(world)[table] if r["_id"] == row_id), None)
 
 
-def _mint(world: Mapping[str, Any], overlay: dict[str, Any], table: str) -> int:
-    counters = overlay.setdefault("next_id", {})
+def _mint(world: Mapping[str, Any], overlay: dict[str, Any], table: Table) -> int:
+    state = calendar_state(overlay)
     known = [r["_id"] for r in world_tables(world)[table]]
-    known += [int(k) for k in overlay.get(table) or {}]
-    number = max(int(counters.get(table, 1)), max(known, default=0) + 1)
-    counters[table] = number + 1
+    known += [int(k) for k in state.changed(table)]
+    number = max(state.next_id.get(table, 1), max(known, default=0) + 1)
+    overlay.setdefault("next_id", {})[table] = number + 1
     return number
 
 
-def put_row(world: Mapping[str, Any], overlay: dict[str, Any], table: str, row: Row) -> int:
+def put_row(world: Mapping[str, Any], overlay: dict[str, Any], table: Table, row: Row) -> int:
     """Create (no ``_id``) or replace a row of ``table``; returns its ``_id``."""
     row_id = int(row["_id"]) if row.get("_id") is not None else _mint(world, overlay, table)
     overlay.setdefault(table, {})[str(row_id)] = normalize(table, {**row, "_id": row_id})
     return row_id
 
 
-def _drop(world: Mapping[str, Any], overlay: dict[str, Any], table: str, row_id: int) -> None:
+def _drop(world: Mapping[str, Any], overlay: dict[str, Any], table: Table, row_id: int) -> None:
     changed = overlay.setdefault(table, {})
     if any(r["_id"] == row_id for r in world_tables(world)[table]):
         changed[str(row_id)] = None
@@ -287,8 +296,10 @@ def remove_reminder(world: Mapping[str, Any], overlay: dict[str, Any], reminder_
 
 def default_reminder(world: Mapping[str, Any], overlay: Mapping[str, Any]) -> int:
     """Minutes of the default reminder of new events (:data:`NO_REMINDER`: none)."""
-    settings = {**world.get("settings", {}), **(overlay.get("settings") or {})}
-    return int(settings.get("default_reminder", 10))
+    own = calendar_state(overlay).settings
+    if own is not None and own.default_reminder is not None:
+        return own.default_reminder
+    return int(world.get("settings", {}).get("default_reminder", 10))
 
 
 # ---- what the views list

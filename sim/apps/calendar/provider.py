@@ -37,6 +37,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from sim.apps.calendar import model
+from sim.apps.calendar.state import Table
 from sim.apps.calendar.times import DAY_MS, utc_date, utc_midnight_ms
 from sim.providers.errors import UNSUPPORTED_OPERATION, ProviderError
 from sim.providers.table import Column, Provider, ProviderContext, ProviderTable, Values
@@ -82,7 +83,7 @@ Row = Mapping[str, Any]
 # ---- state
 
 
-def _rows(table: str, ctx: ProviderContext) -> list[dict[str, Any]]:
+def _rows(table: Table, ctx: ProviderContext) -> list[dict[str, Any]]:
     return model.table_rows(ctx.world(_APP), ctx.overlay(_APP), table)
 
 

@@ -4,7 +4,8 @@ next one rings.
 An alarm is ``{"id", "hour", "minute", "days", "label", "enabled"}``: ``days`` lists the
 weekdays it repeats on (0 Monday … 6 Sunday, as :meth:`datetime.date.weekday`), empty for a
 one-time alarm. The overlay of an instance is ``{"alarms": {"<id>": row | None},
-"next_id": n}``, None a tombstone of a world alarm; ids are never reused.
+"next_id": n}``, None a tombstone of a world alarm; ids are never reused. Readers take it
+typed (:class:`sim.apps.clock.state.ClockState`); writers store plain JSON.
 
 When an alarm rings is local wall time in the phone's zone: the first ``HH:MM:00`` strictly
 after now on one of its days (any day for a one-time alarm). :func:`next_alarm_ms` is the
@@ -18,6 +19,8 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
+
+from sim.apps.clock.state import clock_state
 
 __all__ = [
     "EVERY_DAY",
@@ -62,11 +65,11 @@ def normalize_alarm(row: Mapping[str, Any]) -> Alarm:
 def alarm_rows(world: Mapping[str, Any], overlay: Mapping[str, Any]) -> list[Alarm]:
     """The effective alarms, sorted by time of day (then id), as the Alarm tab lists them."""
     by_id = {int(a["id"]): normalize_alarm(a) for a in world.get("alarms", [])}
-    for key, row in (overlay.get("alarms") or {}).items():
+    for key, row in clock_state(overlay).alarms.items():
         if row is None:
             by_id.pop(int(key), None)
         else:
-            by_id[int(key)] = normalize_alarm(row)
+            by_id[int(key)] = normalize_alarm(row.model_dump())
     return sorted(by_id.values(), key=lambda a: (a["hour"], a["minute"], a["id"]))
 
 
@@ -79,9 +82,10 @@ def put_alarm(world: Mapping[str, Any], overlay: dict[str, Any], row: Mapping[st
     """Create (``id`` None or absent) or replace an alarm; the stored row."""
     data = dict(row)
     if data.get("id") is None:
+        state = clock_state(overlay)
         taken = [int(a["id"]) for a in world.get("alarms", [])]
-        taken += [int(k) for k in overlay.get("alarms") or {}]
-        data["id"] = max([int(overlay.get("next_id", 0)) - 1, *taken], default=0) + 1
+        taken += [int(k) for k in state.alarms]
+        data["id"] = max([(state.next_id or 0) - 1, *taken], default=0) + 1
         overlay["next_id"] = data["id"] + 1
     alarm = normalize_alarm(data)
     overlay.setdefault("alarms", {})[str(alarm["id"])] = alarm

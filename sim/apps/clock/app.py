@@ -36,6 +36,7 @@ from sim.apps.clock.alarms import (
 )
 from sim.apps.clock.cities import find_city, selected_cities, set_selected
 from sim.apps.clock.provider import clock_provider
+from sim.apps.clock.state import ClockState
 from sim.apps.clock.timers import MAX_INPUT, input_ms, stopwatch_elapsed, timer_left
 from sim.pickers import PickerHost, close_picker, open_time_picker
 from sim.providers.table import Provider
@@ -50,6 +51,7 @@ class ClockApp(PickerHost, App):
     """AOSP's DeskClock: Alarm, Clock, Timer and Stopwatch tabs (see the module docstring)."""
 
     id = "clock"
+    overlay_model = ClockState
     ACTIVITIES: ClassVar[dict[str, str]] = {
         "/cities": ".worldclock.CitySelectionActivity",
     }

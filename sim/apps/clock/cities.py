@@ -14,6 +14,8 @@ from datetime import datetime, timedelta, timezone
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from sim.apps.clock.state import clock_state
+
 __all__ = [
     "CITIES",
     "City",
@@ -81,7 +83,7 @@ def find_city(city_id: str) -> City | None:
 
 def selected_cities(world: Mapping[str, Any], overlay: Mapping[str, Any]) -> list[City]:
     """The world clocks on the Clock tab, in the order they were added."""
-    ids = overlay.get("cities")
+    ids = clock_state(overlay).cities
     if ids is None:
         ids = world.get("cities", [])
     return [city for city_id in ids if (city := find_city(str(city_id))) is not None]

@@ -17,6 +17,7 @@ from sim.app import AppContext
 from sim.apps.clock.alarms import alarm_rows
 from sim.apps.clock.cities import city_time, search_cities, selected_cities
 from sim.apps.clock.labels import day_names, repeat_summary, world_line
+from sim.apps.clock.state import StopwatchState, TimerState, clock_state
 from sim.apps.clock.timers import (
     input_parts,
     stopwatch_elapsed,
@@ -136,9 +137,9 @@ def clock_values(ctx: AppContext) -> Values:
 
 def timer_values(ctx: AppContext) -> Values:
     """The Timer tab: the keypad while setting, else the countdown and its buttons."""
-    timer = overlay(ctx).get("timer") or {}
-    if "duration_ms" not in timer:
-        hours, minutes, seconds = input_parts(str(timer.get("input", "")))
+    timer = clock_state(overlay(ctx)).timer or TimerState()
+    if timer.duration_ms is None:
+        hours, minutes, seconds = input_parts(timer.input)
         return {
             "setting": True,
             "parts": [
@@ -146,10 +147,10 @@ def timer_values(ctx: AppContext) -> Values:
                 {"value": f"{minutes:02d}", "unit": ctx.t("minutes_unit"), "rid": "minutes"},
                 {"value": f"{seconds:02d}", "unit": ctx.t("seconds_unit"), "rid": "seconds"},
             ],
-            "can_start": bool(str(timer.get("input", "")).strip("0")),
+            "can_start": bool(timer.input.strip("0")),
         }
     left = timer_left(timer, ctx.os.clock_ms)
-    running = timer.get("since") is not None
+    running = timer.since is not None
     return {
         "setting": False,
         "left": timer_text(left),
@@ -160,9 +161,9 @@ def timer_values(ctx: AppContext) -> Values:
 
 def stopwatch_values(ctx: AppContext) -> Values:
     """The Stopwatch tab: the time run, its buttons, the laps newest first."""
-    watch = overlay(ctx).get("stopwatch") or {}
+    watch = clock_state(overlay(ctx)).stopwatch or StopwatchState()
     elapsed = stopwatch_elapsed(watch, ctx.os.clock_ms)
-    laps = [int(ms) for ms in watch.get("laps", [])]
+    laps = list(watch.laps)
     rows = []
     for index, total in enumerate(laps):
         previous = laps[index - 1] if index else 0
@@ -175,8 +176,8 @@ def stopwatch_values(ctx: AppContext) -> Values:
         )
     return {
         "elapsed": stopwatch_text(elapsed),
-        "running": watch.get("since") is not None,
-        "started": elapsed > 0 or watch.get("since") is not None,
+        "running": watch.since is not None,
+        "started": elapsed > 0 or watch.since is not None,
         "laps": list(reversed(rows)),
     }
 

@@ -14,6 +14,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from sim.apps.clock.state import StopwatchState, TimerState, stopwatch_state, timer_state
+
 __all__ = [
     "MAX_INPUT",
     "input_ms",
@@ -40,12 +42,12 @@ def input_ms(digits: str) -> int:
     return ((hours * 60 + minutes) * 60 + seconds) * 1000
 
 
-def timer_left(timer: Mapping[str, Any], now_ms: int) -> int:
+def timer_left(timer: TimerState | Mapping[str, Any], now_ms: int) -> int:
     """Milliseconds left on a started timer (0 once it has run out)."""
-    left = int(timer.get("left_ms", 0))
-    since = timer.get("since")
-    if since is not None:
-        left -= now_ms - int(since)
+    typed = timer if isinstance(timer, TimerState) else timer_state(timer)
+    left = typed.left_ms
+    if typed.since is not None:
+        left -= now_ms - typed.since
     return max(0, left)
 
 
@@ -58,11 +60,11 @@ def timer_text(ms: int) -> str:
     return f"{hours}:{minutes:02d}:{seconds:02d}" if hours else f"{minutes:02d}:{seconds:02d}"
 
 
-def stopwatch_elapsed(stopwatch: Mapping[str, Any], now_ms: int) -> int:
+def stopwatch_elapsed(stopwatch: StopwatchState | Mapping[str, Any], now_ms: int) -> int:
     """Milliseconds the stopwatch has run."""
-    total = int(stopwatch.get("total_ms", 0))
-    since = stopwatch.get("since")
-    return total + (now_ms - int(since) if since is not None else 0)
+    typed = stopwatch if isinstance(stopwatch, StopwatchState) else stopwatch_state(stopwatch)
+    since = typed.since
+    return typed.total_ms + (now_ms - since if since is not None else 0)
 
 
 def stopwatch_text(ms: int) -> str:

@@ -31,6 +31,7 @@ from sim.apps.contacts.model import (
     validate,
 )
 from sim.apps.contacts.provider import contacts_provider
+from sim.apps.contacts.state import ContactsState
 from sim.providers.table import Provider
 from sim.state import Route
 
@@ -41,6 +42,7 @@ class ContactsApp(App):
     """Android's Contacts: favourites, A–Z list with pinyin order, search, create/edit/delete."""
 
     id = "contacts"
+    overlay_model = ContactsState
     ACTIVITIES: ClassVar[dict[str, str]] = {
         "/contact": ".quickcontact.QuickContactActivity",
         "/edit": ".activities.ContactEditorActivity",

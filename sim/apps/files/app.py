@@ -31,6 +31,7 @@ from sim import storage as sdcard
 from sim.app import App, AppContext, Event, GalleryAction, GalleryScreen, on
 from sim.apps.files import screens
 from sim.apps.files.screens import DOWNLOADS, FIELD_KEY
+from sim.apps.files.state import FilesState
 from sim.state import int_list_param
 
 __all__ = ["FilesApp"]
@@ -71,6 +72,7 @@ class FilesApp(App):
     """AOSP's Files (DocumentsUI); see the module docstring."""
 
     id = "files"
+    overlay_model = FilesState
     ACTIVITIES: ClassVar[dict[str, str]] = {
         "/pick": ".picker.PickActivity",
         "/view": ".viewer.TextViewActivity",

@@ -30,6 +30,7 @@ from pydantic import JsonValue
 from sim.app import App, AppContext, Event, GalleryAction, GalleryScreen, on
 from sim.apps.messages import model, screens
 from sim.apps.messages.provider import messages_providers
+from sim.apps.messages.state import MessagesState
 from sim.providers.table import Provider
 from sim.state import int_list_param
 
@@ -40,6 +41,7 @@ class MessagesApp(App):
     """AOSP Messaging: the conversation list, threads, new conversations and search."""
 
     id = "messages"
+    overlay_model = MessagesState
     ACTIVITIES: ClassVar[dict[str, str]] = {
         "/thread": ".ui.conversation.ConversationActivity",
         "/new": ".ui.conversation.ConversationActivity",

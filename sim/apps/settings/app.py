@@ -34,6 +34,7 @@ from sim.apps.settings.pages import (
     dialog_values,
     read_overlay,
 )
+from sim.apps.settings.state import SettingsState
 from sim.errors import SimError
 from sim.state import Route
 
@@ -61,6 +62,7 @@ class SettingsApp(App):
     """Android Settings in the style of Xiaomi HyperOS; see the module docstring."""
 
     id = "settings"
+    overlay_model = SettingsState
     EXPORTED = {page.activity: path for path, page in PAGES.items()}
     INTENT_ACTIONS = {
         "android.settings.SETTINGS": "/",
