@@ -23,9 +23,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from bridge.actuate import perform
 from bridge.app_catalog import app_catalog
-from bridge.errors import EnvUsageError
-from bridge.judge import StartRecord, TaskNotPosed, judge, pose
+from bridge.errors import EnvUsageError, TaskNotPosed
+from bridge.judge import StartRecord, judge, pose
+from bridge.records import TaskInstance
 from bridge.restore import Found, put_back, remember
+from bridge.retail import NO_SPEC, retail_can_pose, retail_refusal
 from bridge.schema import (
     Action,
     AnswerAction,
@@ -37,7 +39,6 @@ from bridge.schema import (
     Screenshot,
     StepResult,
     StepTimings,
-    TaskInstance,
     UINode,
     UIStatus,
     Verdict,
@@ -210,10 +211,10 @@ class AndroidEnv:
 
     async def _reset(self, task: TaskInstance, spec: TaskSpec) -> Observation:
         backend = await self.open()
-        if spec.requires and backend.kind == "device":
-            reasons = "; ".join(f"{r.fact}: {r.reason}" for r in spec.requires)
+        refusal = retail_refusal(task) if backend.kind == "device" else None
+        if refusal is not None:
             raise TaskUnsupported(
-                f"{task.task_id} runs only in the simulator and on the virtual phone ({reasons})"
+                f"{task.task_id} runs only in the simulator and on the virtual phone ({refusal})"
             )
         driver = self.driver
         for app_id in spec.apps:
@@ -228,7 +229,7 @@ class AndroidEnv:
             self._start = await pose(spec, state)
         except TaskNotPosed as exc:
             raise TaskNotPosed(_with_leftovers(str(exc), backend.serial)) from exc
-        if not spec.requires:
+        if retail_can_pose(task):  # the others may pose a locale themselves (SetLanguage-v1)
             await self._check_language(task)
         await driver.key("home")
         await self._dismiss_system_dialogs()
@@ -463,10 +464,7 @@ class _UI(NamedTuple):
 
 def _spec_of(task: TaskInstance) -> TaskSpec:
     if task.spec is None:
-        raise TaskUnsupported(
-            f"{task.task_id} carries no spec: instantiate it with the simulator's task "
-            "registry (transfer-eval and `mgb device run` do) so it is posed and judged as there"
-        )
+        raise TaskUnsupported(f"{task.task_id} {NO_SPEC}")
     return task.spec
 
 

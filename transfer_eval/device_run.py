@@ -16,14 +16,10 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from bridge.breaker import InfraBreaker
 from bridge.guard import ActionGuard
+from bridge.records import EpisodeRecord, TaskInstance
+from bridge.retail import retail_refusal
 from bridge.runner import EpisodeJob, run_episodes
-from bridge.schema import (
-    BackendInfo,
-    EpisodeRecord,
-    Foreground,
-    ScreenSpec,
-    TaskInstance,
-)
+from bridge.schema import BackendInfo, Foreground, ScreenSpec
 from bridge.trajectory import RunManifest, RunStore
 from device.adb import AdbTarget, AttachedDevice
 from device.driver import AndroidDriver
@@ -132,18 +128,19 @@ def check_tasks(tasks: Sequence[str], registry: TaskRegistry | None = None) -> N
         registry.get(task_id)
 
 
-def check_retail(tasks: Sequence[str]) -> None:
-    """Raise ``TaskUnsupported`` naming the tasks a retail phone cannot be made to pose (their
-    specs' ``requires``, with the reasons)."""
-    registry = default_registry()
+def check_retail(tasks: Sequence[str], registry: TaskRegistry | None = None) -> None:
+    """Raise ``TaskUnsupported`` naming the tasks a retail phone cannot be made to pose, each
+    with :func:`bridge.retail.retail_refusal`'s reason."""
+    registry = default_registry() if registry is None else registry
     refused = []
     for task_id in tasks:
-        spec = registry.instantiate(task_id, 0).spec
-        if spec is not None and spec.requires:
-            refused.append(f"{task_id} ({'; '.join(r.reason for r in spec.requires)})")
+        reason = retail_refusal(registry.instantiate(task_id, 0))
+        if reason is not None:
+            refused.append(f"{task_id} ({reason})")
     if refused:
         raise TaskUnsupported(
-            "these tasks run only in the simulator and on the virtual phone: " + ", ".join(refused)
+            "a retail phone cannot pose these tasks (a spec that requires a fact runs only in "
+            "the simulator and on the virtual phone): " + ", ".join(refused)
         )
 
 
@@ -166,7 +163,8 @@ async def run_device(
 
     Raises:
         UnknownTask: no template has a task id (nothing is run).
-        TaskUnsupported: a task's spec requires a fact a retail phone cannot hold.
+        TaskUnsupported: a real phone, and a task a retail phone cannot pose
+            (:func:`bridge.retail.retail_refusal`).
         DeviceError: the phone cannot be reached (a wrong serial, no adb server).
         ProfileError: an unknown profile name.
         ValueError: an unknown policy spec.

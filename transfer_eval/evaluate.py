@@ -7,11 +7,11 @@ import asyncio
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from bridge.errors import BridgeError
+from bridge.records import EpisodeRecord
 from bridge.run_lock import check_unlocked
-from bridge.schema import EpisodeRecord
 from bridge.trajectory import RunStore
 from transfer_eval.episode_table import closing_line, nothing_measured
+from transfer_eval.errors import NothingMeasured
 from transfer_eval.finalize import write_reports
 from transfer_eval.paired import Cell, PairedConfig, run_paired
 from transfer_eval.progress import ProgressLog, finished_before
@@ -20,11 +20,7 @@ from transfer_eval.report_md import terminal_headline
 from transfer_eval.resume_notes import announce_resume
 from transfer_eval.suites import load_suite
 
-__all__ = ["NothingMeasured", "evaluate"]
-
-
-class NothingMeasured(BridgeError, RuntimeError):
-    """Every cell of the run was an infra error: there is nothing to report."""
+__all__ = ["evaluate"]
 
 
 def evaluate(config: PairedConfig, console: Console) -> Report:
@@ -70,7 +66,7 @@ def evaluate(config: PairedConfig, console: Console) -> Report:
         )
 
     try:
-        run = run_paired(config, on_done=done, on_start=progress.start)
+        run = run_paired(config, on_done=done, on_start=progress.start, suite=suite)
         store, cells, backend = asyncio.run(run)
         progress.update(bar, completed=total)
     finally:

@@ -3,8 +3,8 @@
 Each (task, policy, world, repeat) cell is one episode in the run directory, so a killed run
 resumes with exactly the missing cells and ends with the same report. Simulator cells run
 in parallel on the page pool; device cells run one at a time on the phone, posed and judged
-by the same bound spec as their simulator twins (on a real phone, tasks whose spec requires a
-fact a retail phone cannot hold are left out of both worlds, so pairs stay pairs). Infra
+by the same bound spec as their simulator twins (on a real phone, tasks a retail phone cannot
+pose, :mod:`bridge.retail`, are left out of both worlds, so pairs stay pairs). Infra
 errors are retried a bounded number of times and then reported apart — they never count as
 policy failures; the same infra error ending ``infra_errors_in_a_row`` cells of one world
 in a row stops the run (:mod:`bridge.breaker`). A guard, when asked for, ends episodes of both
@@ -30,8 +30,9 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
 from bridge.breaker import InfraBreaker
 from bridge.env import Env
 from bridge.errors import TrajectoryError
+from bridge.records import EpisodeRecord, TaskInstance
+from bridge.retail import retail_can_pose
 from bridge.runner import EpisodeJob, gather_or_cancel, run_episodes
-from bridge.schema import EpisodeRecord, TaskInstance
 from bridge.trajectory import RunManifest, RunStore
 from device.adb import AdbTarget
 from device.env import AndroidEnv, AndroidEnvConfig, ui_locale
@@ -202,8 +203,8 @@ def _cells(
     cells = []
     for entry in suite.instances(lang):
         task = sims.tasks.instantiate(entry.task_id, entry.seed, entry.lang)
-        if retail and task.spec is not None and task.spec.requires:
-            continue  # simulator and virtual phone only (the spec says why)
+        if retail and not retail_can_pose(task):
+            continue  # simulator and virtual phone only (bridge.retail.retail_refusal says why)
         template = sims.tasks.get(entry.task_id)
         for repeat in range(repeats):
             for role in ROLES:
@@ -252,6 +253,7 @@ async def _twin_base(config: PairedConfig, phone: _Phone) -> InstanceState | Non
 
 async def _run_grid(
     config: PairedConfig,
+    suite: Suite,
     store: RunStore,
     phone: _Phone,
     lang: str | None,
@@ -259,7 +261,7 @@ async def _run_grid(
 ) -> list[Cell]:
     async with sim_envs(config.source, pages=config.sim_pages) as sims:
         retail = phone.backend == "device"
-        cells = _cells(sims, load_suite(config.suite), config.repeats, lang, retail)
+        cells = _cells(sims, suite, config.repeats, lang, retail)
 
         base = await _twin_base(config, phone)
 
@@ -357,8 +359,9 @@ _NOT_MEASURED = {"out", "source", "infra_errors_in_a_row"}
 """Settings of how a run is carried out, not of what it measures: a resume may change them."""
 
 
-def _manifest(config: PairedConfig) -> RunManifest:
-    suite = load_suite(config.suite)
+def _manifest(config: PairedConfig, suite: Suite | None = None) -> RunManifest:
+    """The run's manifest; ``suite``: ``config.suite`` loaded (loaded here when not given)."""
+    suite = load_suite(config.suite) if suite is None else suite
     return RunManifest(
         config=config.model_dump(mode="json", exclude=_NOT_MEASURED),
         versions={**run_versions(), **run_provenance(config)},
@@ -404,13 +407,15 @@ async def run_paired(
     config: PairedConfig,
     on_done: Callable[[EpisodeRecord], None] | None = None,
     on_start: Callable[[], None] | None = None,
+    suite: Suite | None = None,
 ) -> tuple[RunStore, list[Cell], str]:
     """Run (or resume) every missing cell; returns the store, the grid and the phone backend.
 
     Every check comes before the run directory is made (a refused command leaves nothing
     that would refuse the corrected one); ``on_start`` is called once they all passed (to
-    show progress from then on). The returned store holds the run's lock: close it
-    (``with store:``) once the reports are written.
+    show progress from then on). ``suite``: ``config.suite`` already loaded (a selection
+    takes a while to resolve; loaded here when not given). The returned store holds the run's
+    lock: close it (``with store:``) once the reports are written.
 
     Raises:
         TrajectoryError: ``config.out`` holds a run with other settings or another harness
@@ -420,7 +425,8 @@ async def run_paired(
     """
     for spec in (config.base, config.trained):
         await preflight(spec)  # before the phone or the simulator is touched
-    manifest = _manifest(config)
+    suite = load_suite(config.suite) if suite is None else suite
+    manifest = _manifest(config, suite)
     _check_fingerprints(config.out, manifest)
     lang = await check_phone(config)
     store = RunStore.create(config.out, manifest, resume=True, lock=True)
@@ -428,7 +434,7 @@ async def run_paired(
         if on_start is not None:
             on_start()
         with _phone(config) as phone:
-            cells = await _run_grid(config, store, phone, lang, on_done)
+            cells = await _run_grid(config, suite, store, phone, lang, on_done)
     except BaseException:
         store.close()
         raise

@@ -29,10 +29,10 @@ from pydantic import (
     model_validator,
 )
 
-from bridge.errors import BridgeError
+from bridge.retail import retail_can_pose
+from transfer_eval.errors import SuiteError
 
 if TYPE_CHECKING:
-    from bridge.schema import TaskInstance
     from sim.tasks.registry import TaskRegistry
 
 _Set = TypeVar("_Set", "Suite", "Split")
@@ -41,21 +41,15 @@ __all__ = [
     "SeedRange",
     "Split",
     "Suite",
-    "SuiteError",
     "SuiteGrid",
     "SuiteInstance",
     "SuiteSelect",
     "SuiteTask",
     "load_split",
     "load_suite",
-    "retail_can_pose",
     "split_names",
     "suite_names",
 ]
-
-
-class SuiteError(BridgeError, ValueError):
-    """A suite that cannot be found or read; the message lists the shipped ones."""
 
 
 class SuiteTask(BaseModel):
@@ -104,18 +98,12 @@ class SuiteGrid(BaseModel):
         ]
 
 
-def retail_can_pose(task: TaskInstance) -> bool:
-    """Whether a retail phone (no root) can pose and judge ``task``: it has a bound spec that
-    requires no fact only the simulator and the virtual phone can be made to hold."""
-    return task.spec is not None and not task.spec.requires
-
-
 class SuiteSelect(BaseModel):
     """Every task of the registry passing each filter given (an absent one passes all), in
     task-id order, once each at ``seed``, in ``lang`` (default: the suite's). ``retail``:
-    whether a retail phone can pose it at that seed (:func:`retail_can_pose`); ``apps``: it
-    uses one of them (a cross-app task counts for each of its apps); ``levels``, ``kinds``:
-    its template's."""
+    whether a retail phone can pose it at that seed (:func:`bridge.retail.retail_can_pose`);
+    ``apps``: it uses one of them (a cross-app task counts for each of its apps); ``levels``,
+    ``kinds``: its template's."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 

@@ -8,17 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from bridge.schema import TaskInstance
+from bridge.records import TaskInstance
+from bridge.retail import retail_can_pose
 from bridge.taskspec import Requirement, TaskSpec
 from sim.tasks.registry import TaskRegistry, default_registry
-from transfer_eval.suites import (
-    SuiteError,
-    SuiteTask,
-    load_split,
-    load_suite,
-    retail_can_pose,
-    suite_names,
-)
+from transfer_eval.errors import SuiteError
+from transfer_eval.suites import SuiteTask, load_split, load_suite, suite_names
 
 
 @pytest.mark.parametrize("name", suite_names())
