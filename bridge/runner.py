@@ -2,9 +2,11 @@
 
 :func:`run_episode` plays one task: reset env and policy, act and step until the policy
 finishes or answers, the env reports ``done`` or ``task.max_steps`` steps were taken, then
-ask the env for its verdict. :func:`run_episodes` runs many concurrently, each with its own
-env and policy, records them in a :class:`~bridge.trajectory.RunStore` and skips what an
-interrupted run already finished.
+ask the env for its verdict. It is a loop over a :class:`bridge.episode.Episode`, the
+stepwise episode that holds the termination rule and writes the records; the console drives
+the same object one approved step at a time. :func:`run_episodes` runs many concurrently,
+each with its own env and policy, records them in a :class:`~bridge.trajectory.RunStore`
+and skips what an interrupted run already finished.
 
 Decisions:
     * An output without an action (``PolicyOutput.action is None``) is an *invalid step*:
@@ -50,40 +52,20 @@ import logging
 import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
-from functools import partial
-from typing import Any, Literal, TypeVar
+from typing import Any
 
-from bridge.env import Env, RestoringEnv, StartObserving
-from bridge.failures import InfraFailure, classify, guarded
-from bridge.guard import ActionGuard, GuardStop
-from bridge.outcome import Termination, episode_outcome
-from bridge.outcome import classify as classify_outcome
+from bridge.env import Env
+from bridge.episode import Episode, EpisodeSettings, TreeXml
+from bridge.errors import InfraFailure
+from bridge.failures import classify, guarded
+from bridge.guard import ActionGuard
 from bridge.policy import Policy
-from bridge.schema import (
-    Action,
-    AnswerAction,
-    BackendInfo,
-    EpisodeRecord,
-    FinishAction,
-    Observation,
-    ObservedState,
-    PolicyContext,
-    PolicyOutput,
-    Restoration,
-    StepRecord,
-    StepResult,
-    TaskInstance,
-    Verdict,
-)
+from bridge.records import EpisodeRecord, TaskInstance
+from bridge.schema import BackendInfo, Observation
 from bridge.trajectory import EpisodeWriter, RunStore
 
 __all__ = ["EpisodeJob", "TreeXml", "gather_or_cancel", "run_episode", "run_episodes"]
 
-TreeXml = Callable[[Observation], str | None]
-"""Turns an observation into the UI tree XML saved for its step (e.g. ``bridge.uitree``)."""
-
-_Termination = Literal["finish", "answer", "max_steps", "guard"]
-_T = TypeVar("_T")
 _log = logging.getLogger(__name__)
 
 
@@ -111,160 +93,16 @@ class _Settings:
     on_episode_done: Callable[[EpisodeRecord], None] | None = None
 
 
-async def _env_call(
-    call: Callable[[], Awaitable[object]], timeout_s: float, what: str, returns: type[_T]
-) -> _T:
-    return _expect(await guarded(call, "env", what, timeout_s), returns, what)
-
-
-async def _policy_call(
-    call: Callable[[], Awaitable[object]], timeout_s: float | None, what: str, returns: type[_T]
-) -> _T:
-    return _expect(await guarded(call, "policy", what, timeout_s), returns, what)
-
-
-def _expect(value: object, returns: type[_T], what: str) -> _T:
-    if not isinstance(value, returns):  # a bug of the env or policy, not its infrastructure
-        raise TypeError(f"{what} returned {type(value).__name__}, not {returns.__name__}")
-    return value
-
-
-@dataclass
-class _Episode:
-    """The state of one episode while it is played."""
-
-    policy: Policy
-    env: Env
-    task: TaskInstance
-    writer: EpisodeWriter | None
-    settings: _Settings
-    guard: ActionGuard | None = None
-    steps: int = 0
-    invalid: int = 0
-    final_action: Action | None = None
-    backend: BackendInfo | None = None
-    stop: GuardStop | None = None
-    start_state: ObservedState | None = None
-    restoration: Restoration | None = None
-
-    async def play(self, start: Observation | None = None) -> _Termination:
-        timeout = self.settings.step_timeout_s
-        task = self.task
-        if start is None:
-            begin = partial(self.env.reset, task)
-            obs = await _env_call(begin, timeout, "env.reset", Observation)
-            if isinstance(self.env, StartObserving):
-                self.start_state = self.env.start_state()
-        else:
-            obs = start  # an env already set up for the task (a fork): no reset
-        self.backend = obs.backend
-        context = PolicyContext.for_task(task, obs.backend)
-        reset = partial(self.policy.reset, task.instruction, context)
-        await _policy_call(reset, self.settings.policy_timeout_s, "policy.reset", object)
-        for _ in range(task.max_steps):
-            obs, termination = await self._step(obs)
-            if termination is not None:
-                return termination
-        return "max_steps"
-
-    async def _step(self, obs: Observation) -> tuple[Observation, _Termination | None]:
-        started = time.perf_counter()
-        act = partial(self.policy.act, obs)
-        out = await _policy_call(act, self.settings.policy_timeout_s, "policy.act", PolicyOutput)
-        policy_ms = (time.perf_counter() - started) * 1000.0
-        invalid = out.action is None
-        record = StepRecord(
-            step=self.steps, observation=obs, output=out, invalid=invalid, policy_ms=policy_ms
-        )
-        action = out.action
-        if action is None:
-            self.invalid += 1
-            await self._save(record)
-            return _after_invalid(obs, out), None
-        self.final_action = action
-        if self.guard is not None and (stop := self.guard.before(action, obs)) is not None:
-            self.stop = stop
-            await self._save(record)
-            return obs, "guard"
-        try:
-            step = partial(self.env.step, action)
-            result = await _env_call(step, self.settings.step_timeout_s, "env.step", StepResult)
-        except InfraFailure:
-            await self._save(record)
-            raise
-        await self._save(record.model_copy(update={"result": result}))
-        if self.guard is not None and (stop := self.guard.after(result.observation)) is not None:
-            self.stop = stop
-            return result.observation, "guard"
-        return result.observation, _termination(action, result)
-
-    async def _save(self, record: StepRecord) -> None:
-        self.steps += 1
-        if self.writer is not None:
-            await asyncio.to_thread(_persist, self.writer, record, self.settings.tree_xml)
-
-    def record(
-        self,
-        episode_id: str,
-        started: float,
-        fallback: BackendInfo | None,
-        *,
-        verdict: Verdict | None = None,
-        termination: _Termination | None = None,
-        failure: InfraFailure | None = None,
-    ) -> EpisodeRecord:
-        ended: Termination = "infra_error" if failure or not termination else termination
-        ending = classify_outcome(ended, verdict, self.final_action)  # bridge.outcome's rule
-        return EpisodeRecord(
-            episode_id=episode_id,
-            task=self.task,
-            policy=self.policy.name,
-            backend=self.backend or fallback,
-            outcome=episode_outcome(ending),
-            outcome_class=ending,
-            termination=ended,
-            verdict=verdict,
-            steps=self.steps,
-            invalid_steps=self.invalid,
-            final_action=self.final_action,
-            error=str(failure) if failure else None,
-            error_source=failure.source if failure else None,
-            duration_s=time.perf_counter() - started,
-            stop_reason=self.stop.reason if self.stop and not failure else None,
-            start_state=self.start_state,
-            restoration=self.restoration,
-        )
-
-    async def put_back(self) -> None:
-        """Let a world that outlives its episodes undo this one (:class:`RestoringEnv`); a
-        failure is recorded as not restored (the verdict stands) and the next pose, which
-        checks the phone, names what was left."""
-        if not isinstance(self.env, RestoringEnv):
-            return
-        try:
-            self.restoration = await _env_call(
-                self.env.put_back, self.settings.step_timeout_s, "env.put_back", Restoration
-            )
-        except InfraFailure as failure:
-            self.restoration = Restoration(not_restored=[f"putting the phone back: {failure}"])
-
-
-def _persist(writer: EpisodeWriter, record: StepRecord, tree_xml: TreeXml | None) -> None:
-    xml = tree_xml(record.observation) if tree_xml is not None else None
-    writer.write_step(record, record.observation.screenshot, xml)
-
-
-def _after_invalid(obs: Observation, out: PolicyOutput) -> Observation:
-    error = f"invalid policy output: {out.error}"
-    return obs.model_copy(update={"step": obs.step + 1, "last_action_error": error})
-
-
-def _termination(action: Action, result: StepResult) -> _Termination | None:
-    if isinstance(action, AnswerAction):
-        return "answer"
-    if isinstance(action, FinishAction) or result.done:
-        return "finish"
-    return None
+async def _play(episode: Episode, policy: Policy, start: Observation | None = None) -> None:
+    """Play ``episode`` with ``policy`` until it is over: begin it (from ``start``, with no
+    reset, when given), reset the policy, then act and step. The loop of
+    :func:`run_episode`; :meth:`Episode.end` is left to the caller."""
+    if await episode.begin(start) is None or not await episode.reset_policy(policy):
+        return
+    while episode.termination is None:
+        decision = await episode.ask(policy)
+        if decision is not None:
+            await episode.step(decision.output, policy_ms=decision.policy_ms)
 
 
 async def run_episode(
@@ -283,8 +121,9 @@ async def run_episode(
 ) -> EpisodeRecord:
     """Play ``task`` with ``policy`` in ``env`` and return the episode's record.
 
-    The one episode loop: runs, evaluation and GRPO's rollouts all play through it, so
-    termination, outcome and infra errors mean the same everywhere.
+    The one episode loop: runs, evaluation and GRPO's rollouts all play through it (and
+    the console steps the same :class:`~bridge.episode.Episode`), so termination, outcome
+    and infra errors mean the same everywhere.
 
     Args:
         policy: Decides the actions; reset here for the task.
@@ -308,17 +147,19 @@ async def run_episode(
         EnvUsageError: the env was used out of order (never recorded as ``infra_error``).
         Exception: any other exception that is not infrastructure (a bug), unchanged.
     """
-    started = time.perf_counter()
-    settings = _Settings(step_timeout_s, policy_timeout_s, tree_xml)
-    episode = _Episode(policy, env, task, writer, settings, guard)
-    try:
-        termination = await episode.play(start)
-        verdict = await _env_call(env.verdict, step_timeout_s, "env.verdict", Verdict)
-    except InfraFailure as failure:
-        await episode.put_back()
-        return episode.record(episode_id, started, backend, failure=failure)
-    await episode.put_back()
-    return episode.record(episode_id, started, backend, verdict=verdict, termination=termination)
+    settings = EpisodeSettings(step_timeout_s, policy_timeout_s, tree_xml)
+    episode = Episode(
+        env,
+        task,
+        episode_id=episode_id,
+        policy=policy.name,
+        writer=writer,
+        settings=settings,
+        guard=guard,
+        backend=backend,
+    )
+    await _play(episode, policy, start)
+    return await episode.end()
 
 
 async def run_episodes(

@@ -27,7 +27,7 @@ from bridge.env import Env
 from bridge.errors import TrajectoryError
 from bridge.guard import ActionGuard
 from bridge.policy import Policy
-from bridge.schema import TaskInstance
+from bridge.records import TaskInstance
 from bridge.taskspec import TaskSpec
 from bridge.trajectory import RunManifest, RunStore
 from device.adb import AdbTarget
@@ -41,19 +41,16 @@ from transfer_eval.console.live import LiveFeed
 from transfer_eval.console.server import build_console_app
 from transfer_eval.console.session import ConsoleSession
 from transfer_eval.device_run import describe_device
+from transfer_eval.errors import ConsoleSetupError
 from transfer_eval.guards import task_guard
 from transfer_eval.jobs import attended, episode_id
 from transfer_eval.policy_factory import policy_factory, run_versions, tree_xml
 
-__all__ = ["ConsoleConfig", "ConsoleSetupError", "RunningConsole", "check_config", "open_console"]
+__all__ = ["ConsoleConfig", "RunningConsole", "check_config", "open_console"]
 
 FREE_TASK = "console/free"
 """The task id of a console started without ``--task`` (no checks; the person's goal)."""
 GuardChoice = Literal["auto", "off", "apps", "all"]
-
-
-class ConsoleSetupError(ValueError):
-    """A console option that cannot work; the message names it and what to do."""
 
 
 class ConsoleConfig(BaseModel):

@@ -19,11 +19,13 @@ from pydantic import BaseModel, ConfigDict
 
 from bridge.app_catalog import app_catalog
 from bridge.errors import BridgeError, UITreeError
-from bridge.schema import Action, Observation, StepRecord, UINode, Verdict
+from bridge.records import StepRecord
+from bridge.schema import Action, Observation, UINode, Verdict
 from bridge.uitree import UITree
 from sim.server import require_token
 from transfer_eval.console.live import LiveFeed
-from transfer_eval.console.session import Breakpoints, ConsoleError, ConsoleSession, Proposal
+from transfer_eval.console.session import Breakpoints, ConsoleSession, Proposal
+from transfer_eval.errors import ConsoleError
 from transfer_eval.pages import page_template
 
 __all__ = ["build_console_app", "session_state"]

@@ -13,9 +13,17 @@ Decisions:
     * One operation at a time (an ``asyncio.Lock``); a second one while a step runs is a
       :class:`ConsoleBusy`, which the page shows, never a queue of clicks on a moving
       screen.
-    * An episode ends when an action ends it (``finish``, ``answer``), at ``max_steps``, by
-      :meth:`finish`, or by :meth:`reset` (termination ``stopped``, with the reason) — it is
-      then judged and committed; an episode without steps is dropped, not committed.
+    * An episode is the runner's stepwise :class:`bridge.episode.Episode`: the console
+      decides who acts, the episode executes, records and ends the step, so termination,
+      outcomes, infra errors, records and putting a phone back are the runner's. It ends
+      when an action ends it (``finish``, ``answer``, or a result that says ``done``), at
+      ``max_steps``, by :meth:`finish`, by an infrastructure failure of the env or the
+      policy (``infra_error``; the error is raised to the page after the episode is
+      committed), or by :meth:`reset` and :meth:`close` (``stopped``, with the reason);
+      it is then judged and committed. An episode stopped without steps is dropped, not
+      committed (the phone is still put back).
+    * The guard does not end a console episode as it ends a run's: a person is there, so
+      it is not given to the episode; it marks a proposal and makes :meth:`run` pause.
     * Overriding a proposal, or re-asking after the instruction was edited, does not undo
       what the policy remembers of its proposal: the console shows the policy's mind, it
       does not edit it. Editing the instruction resets the policy with the new one.
@@ -37,50 +45,29 @@ import logging
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NoReturn
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from bridge.actuate import TargetError, placement
+from bridge.actuate import placement
 from bridge.env import Env, LiveScreen
-from bridge.errors import BridgeError, CoordinateError
+from bridge.episode import DecidedBy, Episode, EpisodeSettings
+from bridge.errors import BridgeError, CoordinateError, TargetError
 from bridge.guard import ActionGuard, GuardStop
-from bridge.outcome import classify, episode_outcome
 from bridge.policy import Policy
-from bridge.schema import (
-    Action,
-    EpisodeRecord,
-    FinishAction,
-    Observation,
-    PolicyContext,
-    PolicyOutput,
-    StepRecord,
-    StepResult,
-    TaskInstance,
-    Verdict,
-)
-from bridge.trajectory import EpisodeWriter, RunStore
+from bridge.records import EpisodeRecord, StepRecord, TaskInstance
+from bridge.schema import Action, FinishAction, Observation, PolicyOutput, StepResult, Verdict
+from bridge.trajectory import RunStore
+from transfer_eval.errors import ConsoleBusy, ConsoleError
 
 __all__ = [
     "Breakpoints",
-    "ConsoleBusy",
-    "ConsoleError",
     "ConsoleSession",
     "DecidedBy",
     "Proposal",
 ]
 
-DecidedBy = Literal["policy", "approved", "override", "human"]
 _log = logging.getLogger(__name__)
-
-
-class ConsoleError(BridgeError, RuntimeError):
-    """An operation the console cannot do now (no policy, the episode is over); the message
-    says what to do instead."""
-
-
-class ConsoleBusy(ConsoleError):
-    """Another operation (a step, a proposal) is still running."""
 
 
 class Breakpoints(BaseModel):
@@ -125,18 +112,6 @@ class Proposal:
     problem: str | None = None
     """Why it cannot run as proposed (an element not on screen), as the step would say."""
     guard: GuardStop | None = None
-
-
-@dataclass
-class _Episode:
-    """The episode being recorded."""
-
-    episode_id: str
-    writer: EpisodeWriter
-    started: float
-    steps: int = 0
-    invalid: int = 0
-    final_action: Action | None = None
 
 
 class ConsoleSession:
@@ -184,8 +159,8 @@ class ConsoleSession:
         self._make_policy = make_policy
         self._policy: Policy | None = None
         self._prefix = episode_prefix
-        self._tree_xml = tree_xml
-        self._episode: _Episode | None = None
+        self._settings = EpisodeSettings(tree_xml=tree_xml)
+        self._episode: Episode | None = None
         self._lock = asyncio.Lock()
         self._changed = asyncio.Condition()
         self._runner: asyncio.Task[None] | None = None
@@ -245,7 +220,7 @@ class ConsoleSession:
         await self.pause()
         async with self._lock:
             if self._episode is not None:
-                await self._end("stopped", "the console was closed")
+                await self._stop("the console was closed")
         await self.env.close()
 
     # ---- the person's operations
@@ -283,6 +258,7 @@ class ConsoleSession:
             self.instruction = text
             if self._policy is None:
                 return None
+            self._check_running()
             await self._reset_policy()
             return await self._propose()
 
@@ -306,8 +282,7 @@ class ConsoleSession:
         await self.pause()
         async with self._operation("resetting"):
             if self._episode is not None:
-                step = self._episode.steps
-                await self._end("stopped", f"reset by a person after {step} steps")
+                await self._stop(f"reset by a person after {self._episode.steps} steps")
             await self._begin()
 
     async def set_mode(self, mode: Literal["step", "run"]) -> None:
@@ -406,21 +381,35 @@ class ConsoleSession:
         return self.notice or self.breakpoints.after(seen, record.result.observation)
 
     async def _reset_policy(self) -> None:
-        assert self._policy is not None and self.frozen is not None
-        context = PolicyContext.for_task(self.task, self.frozen.backend)
-        await self._policy.reset(self.instruction, context)
+        assert self._policy is not None and self._episode is not None
+        if not await self._episode.reset_policy(self._policy, self.instruction):
+            await self._failed()
 
     async def _begin(self) -> None:
-        observation = await self.env.reset(self.task)
-        self._freeze(observation)
         self.proposal, self.last, self.verdict, self.ended = None, None, None, None
         self.history, self.notice = [], None
         self._policy = self._make_policy() if self._make_policy is not None else None
-        if self._policy is not None:
-            await self._reset_policy()
         episode_id = self._next_episode_id()
         writer = self.store.begin_episode(episode_id)
-        self._episode = _Episode(episode_id, writer, time.perf_counter())
+        episode = Episode(
+            self.env,
+            self.task,
+            episode_id=episode_id,
+            policy=self.policy_name or "person",
+            writer=writer,
+            settings=self._settings,
+        )
+        try:
+            observation = await episode.begin()
+        except BaseException:
+            writer.close()  # a bug or misuse: nothing was recorded, the id stays free
+            raise
+        self._episode = episode
+        if observation is None:
+            await self._failed()
+        self._freeze(observation)
+        if self._policy is not None:
+            await self._reset_policy()
         if self.judged:
             self.verdict = await self.env.verdict()
 
@@ -439,43 +428,41 @@ class ConsoleSession:
         self._check_running()
         if self._policy is None:
             raise ConsoleError(self._no_policy("to ask"))
-        seen = self.frozen
-        assert seen is not None and self._episode is not None
-        started = time.perf_counter()
-        output = await self._policy.act(seen.model_copy(update={"step": self._episode.steps}))
-        policy_ms = (time.perf_counter() - started) * 1000
-        self.proposal = _placed(output, self._episode.steps, policy_ms, seen, self.guard)
+        episode = self._episode
+        assert episode is not None and episode.observation is not None
+        seen = episode.observation
+        decision = await episode.ask(self._policy)
+        if decision is None:
+            await self._failed()
+        output, policy_ms = decision.output, decision.policy_ms
+        self.proposal = _placed(output, episode.steps, policy_ms, seen, self.guard)
         return self.proposal
 
     async def _execute(
         self, output: PolicyOutput, decided_by: DecidedBy, proposal: Proposal | None
     ) -> StepRecord:
         self._check_running()
-        episode, seen = self._episode, self.frozen
-        assert episode is not None and seen is not None and output.action is not None
-        result = await self.env.step(output.action)
-        self._freeze(result.observation)
-        record = StepRecord(
-            step=episode.steps,
-            observation=seen.model_copy(update={"step": episode.steps}),
-            output=output,
-            result=result,
+        episode = self._episode
+        assert episode is not None and output.action is not None
+        stepped = await episode.step(
+            output,
             policy_ms=proposal.policy_ms if proposal and decided_by != "override" else 0.0,
             decided_by=decided_by,
             proposal=proposal.output if proposal and decided_by == "override" else None,
         )
-        await asyncio.to_thread(self._write, episode, record)
-        episode.steps += 1
-        episode.final_action = output.action
+        record = stepped.record
+        assert episode.observation is not None
+        self._freeze(episode.observation)
         self.proposal, self.last = None, record
         self.history.append(record)
-        if self.judged:
+        if episode.failure is not None:
+            await self._failed()
+        assert record.result is not None  # no guard in a console episode stops before a step
+        self.notice = self._after(record.result)
+        if stepped.termination is not None:
+            await self._end()  # its verdict is the one shown
+        elif self.judged:
             self.verdict = await self.env.verdict()
-        self.notice = self._after(result)
-        if result.done:
-            await self._end("answer" if output.action.type == "answer" else "finish", None)
-        elif episode.steps >= self.task.max_steps:
-            await self._end("max_steps", None)
         return record
 
     def _after(self, result: StepResult) -> str | None:
@@ -484,38 +471,37 @@ class ConsoleSession:
         stop = self.guard.after(result.observation)
         return f"guard: {stop.reason}" if stop is not None else None
 
-    def _write(self, episode: _Episode, record: StepRecord) -> None:
-        tree = self._tree_xml(record.observation) if self._tree_xml else None
-        episode.writer.write_step(record, tree_xml=tree)
-
-    async def _end(
-        self, termination: Literal["finish", "answer", "max_steps", "stopped"], reason: str | None
-    ) -> None:
-        episode, self._episode = self._episode, None
+    async def _stop(self, reason: str) -> None:
+        """End the episode as ``stopped`` (a person's reset, the console closing); one
+        without steps is dropped and its id reused."""
+        episode = self._episode
         assert episode is not None
         if episode.steps == 0:
-            episode.writer.close()  # nothing happened: the next begin reuses the id
+            self._episode = None
+            await episode.abandon()
+            if episode.writer is not None:
+                episode.writer.close()
             return
-        verdict = await self.env.verdict()
-        outcome_class = classify(termination, verdict, episode.final_action)
-        record = EpisodeRecord(
-            episode_id=episode.episode_id,
-            task=self.task.model_copy(update={"instruction": self.instruction}),
-            policy=self.policy_name or "person",
-            backend=self.frozen.backend if self.frozen else None,
-            outcome=episode_outcome(outcome_class),
-            outcome_class=outcome_class,
-            termination=termination,
-            verdict=verdict,
-            steps=episode.steps,
-            invalid_steps=episode.invalid,
-            final_action=episode.final_action,
-            duration_s=time.perf_counter() - episode.started,
-            stop_reason=reason,
-        )
-        await asyncio.to_thread(episode.writer.finish, record)
-        self.verdict, self.ended, self.proposal = verdict, record, None
-        ending = f"episode over: {record.outcome} ({termination})"
+        episode.stop(reason)
+        await self._end()
+
+    async def _failed(self) -> NoReturn:
+        """Commit the episode an infrastructure failure ended, then raise that failure."""
+        episode = self._episode
+        assert episode is not None and episode.failure is not None
+        await self._end()
+        raise episode.failure.error
+
+    async def _end(self) -> None:
+        """Judge, put back and commit the ended episode (the runner's way)."""
+        episode, self._episode = self._episode, None
+        assert episode is not None
+        episode.task = self.task.model_copy(update={"instruction": self.instruction})
+        record = await episode.end(commit=True)
+        self.verdict, self.ended, self.proposal = record.verdict, record, None
+        ending = f"episode over: {record.outcome} ({record.termination})"
+        if record.error:
+            ending = f"{ending}: {record.error}"
         self.notice = f"{self.notice}; {ending}" if self.notice else ending
 
 
