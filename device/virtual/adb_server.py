@@ -27,7 +27,7 @@ import adbutils
 
 from device.adb import adb_binary
 from device.host_process import HostProcess
-from device.virtual.errors import PrivateAdbServerError
+from device.virtual.errors import AdbPortTaken, PrivateAdbServerError
 
 __all__ = ["DEFAULT_ADB_PORT", "PrivateAdbServer", "adb_binary", "free_port"]
 
@@ -63,6 +63,8 @@ class PrivateAdbServer:
         usb: bool = False,
     ) -> None:
         self.port = port or free_port()
+        self._port_is_ours = not port
+        """Whether we picked the port (then another may take it first: we pick again)."""
         self.adb_path = adb_path or adb_binary()
         self.android_user_home = android_user_home
         self.usb = usb
@@ -153,7 +155,19 @@ class PrivateAdbServer:
     # ---- lifecycle
     def start(self, timeout: float = 30.0) -> PrivateAdbServer:
         """Start the server (``adb -P PORT server nodaemon``, our child) and wait until it
-        answers."""
+        answers. A port we picked ourselves that another process took in the meantime (it
+        was free a moment ago) is picked again, up to three times."""
+        attempts = 1
+        while True:
+            try:
+                return self._start(timeout)
+            except AdbPortTaken:
+                if not self._port_is_ours or attempts == 3:
+                    raise
+                log.info("port %d was taken before adb could listen: picking another", self.port)
+                self.port, attempts = free_port(), attempts + 1
+
+    def _start(self, timeout: float) -> PrivateAdbServer:
         if self._version() is not None:
             log.warning(
                 "an adb server already answers on port %d: using it (and leaving it "
@@ -183,7 +197,10 @@ class PrivateAdbServer:
                 if child.poll() is not None:
                     errors.seek(0)
                     said = errors.read().decode(errors="replace").strip()[-500:]
-                    raise PrivateAdbServerError(
+                    self._child = None
+                    taken = "Address already in use" in said
+                    failure = AdbPortTaken if taken else PrivateAdbServerError
+                    raise failure(
                         f"adb -P {self.port} server nodaemon exited ({child.returncode}): {said}"
                     )
                 if time.monotonic() > deadline:
