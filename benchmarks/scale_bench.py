@@ -45,6 +45,7 @@ from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, PositiveInt
 
+from bridge.records import TaskInstance
 from bridge.schema import (
     Action,
     KeyAction,
@@ -53,7 +54,6 @@ from bridge.schema import (
     StepResult,
     TapAction,
     Target,
-    TaskInstance,
 )
 from scaleout.host import HostConfig
 from scaleout.pool import EnvPool

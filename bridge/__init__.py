@@ -16,14 +16,14 @@ from bridge.errors import (
     UITreeError,
 )
 from bridge.policy import Policy
+from bridge.records import EpisodeRecord, StepRecord, TaskInstance
 from bridge.runner import EpisodeJob, run_episode, run_episodes
 from bridge.schema import (
     SCHEMA_VERSION,
     Action,
     AnswerField,
     BackendInfo,
-    Check,
-    EpisodeRecord,
+    CheckResult,
     ExecutedAction,
     Foreground,
     Observation,
@@ -32,11 +32,9 @@ from bridge.schema import (
     PolicyOutput,
     Screenshot,
     ScreenSpec,
-    StepRecord,
     StepResult,
     StepTimings,
     Target,
-    TaskInstance,
     UINode,
     UIStatus,
     Verdict,
@@ -51,7 +49,7 @@ __all__ = [
     "AnswerField",
     "BackendInfo",
     "BridgeError",
-    "Check",
+    "CheckResult",
     "CoordinateError",
     "Env",
     "EnvError",

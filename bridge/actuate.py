@@ -33,7 +33,7 @@ from typing import Protocol
 from bridge.actions import KeyName, Point, Target
 from bridge.app_catalog import app_catalog
 from bridge.coords import IntPoint, Size, normalized_to_pixel, pixel_to_normalized
-from bridge.errors import CoordinateError
+from bridge.errors import CoordinateError, TargetError
 from bridge.gestures import scroll_path
 from bridge.schema import (
     Action,
@@ -65,7 +65,6 @@ __all__ = [
     "Outcome",
     "Performed",
     "Placement",
-    "TargetError",
     "perform",
     "placement",
     "resolve",
@@ -80,10 +79,6 @@ flings (Android's velocity tracker forgets a pointer still for 40 ms)."""
 
 NOT_FOCUSED = "no text field is focused: tap a text field (or give `type` a target) first"
 """The step error for typing with nothing to type into."""
-
-
-class TargetError(ValueError):
-    """A target the agent gave that cannot be resolved (an agent mistake, not a crash)."""
 
 
 @dataclass(frozen=True)

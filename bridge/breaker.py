@@ -19,7 +19,7 @@ from collections.abc import Callable
 
 from bridge.errors import InfraErrorsInARow
 from bridge.failures import error_class
-from bridge.schema import EpisodeRecord
+from bridge.records import EpisodeRecord
 
 __all__ = ["InfraBreaker"]
 

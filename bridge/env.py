@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
+from bridge.records import TaskInstance
 from bridge.schema import (
     Action,
     Observation,
@@ -18,7 +19,6 @@ from bridge.schema import (
     Restoration,
     Screenshot,
     StepResult,
-    TaskInstance,
     Verdict,
 )
 

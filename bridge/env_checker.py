@@ -20,30 +20,26 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from bridge.env import Env, ForkableEnv
-from bridge.errors import BridgeError, EnvUsageError
+from bridge.errors import EnvCheckError, EnvUsageError
+from bridge.records import TaskInstance
 from bridge.schema import (
     Action,
     Observation,
     StepResult,
     TapAction,
     Target,
-    TaskInstance,
     UIStatus,
     Verdict,
     WaitAction,
 )
 
-__all__ = ["EnvCheckError", "check_env", "policy_view"]
+__all__ = ["check_env", "policy_view"]
 
 _NODE_FIELDS = (
     "text", "content_desc", "resource_id", "class_name", "bounds_px", "checkable", "checked",
     "clickable", "long_clickable", "editable", "focusable", "focused", "scrollable", "enabled",
     "selected", "password",
 )  # fmt: skip
-
-
-class EnvCheckError(BridgeError, AssertionError):
-    """An env broke the contract; the message lists every problem found."""
 
 
 def policy_view(observation: Observation) -> dict[str, Any]:

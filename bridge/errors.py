@@ -14,10 +14,19 @@ are converted at one boundary per package with ``raise X from exc``.
      ├── InfraErrorsInARow     a run stopped by its breaker: one infra error, N episodes in a row
      ├── EnvError              the environment's infrastructure failed: the episode ends as
      │    │                    ``infra_error``, never as a policy failure
-     │    └── EnvTimeout       an env call did not finish within its time budget
+     │    ├── EnvTimeout       an env call did not finish within its time budget
+     │    ├── StateUnavailable this world cannot read or write that part of Android state
+     │    └── TaskNotPosed     the world did not take the task's start state, or its goal
+     │                         already held after posing
      ├── EnvUsageError         the env was used wrongly (a step before reset, a verdict after
      │                         close): a bug in the caller, never retried as infrastructure
      └── PolicyError           the policy's infrastructure failed (endpoint down, crash)
+
+Two exceptions travel inside our code only: ``InfraFailure`` wraps an env's or a policy's
+mapped error on its way from the call that failed to the runner, which ends the episode as
+``infra_error`` (:mod:`bridge.failures`); ``TargetError`` (a ValueError) is an agent's target
+that cannot be resolved, which actuation turns into a step error. ``EnvCheckError`` (an
+AssertionError too) is an env that broke the contract (:mod:`bridge.env_checker`).
 
 Agent mistakes (a tap on an element that does not exist, unparseable model output) are not
 exceptions: they come back as ``last_action_error`` / invalid steps and the episode goes on.
@@ -25,17 +34,25 @@ exceptions: they come back as ``last_action_error`` / invalid steps and the epis
 
 from __future__ import annotations
 
+from typing import Literal
+
 __all__ = [
     "BridgeError",
     "CoordinateError",
+    "EnvCheckError",
     "EnvError",
     "EnvTimeout",
     "EnvUsageError",
     "InfraErrorsInARow",
+    "InfraFailure",
     "PolicyError",
     "RunLocked",
+    "StateUnavailable",
+    "TargetError",
+    "TaskNotPosed",
     "TrajectoryError",
     "UITreeError",
+    "describe",
 ]
 
 
@@ -73,6 +90,16 @@ class EnvTimeout(EnvError):
     """An environment call exceeded its time budget."""
 
 
+class StateUnavailable(EnvError):
+    """This world cannot read or write that part of Android state (the message says what
+    and why); the judge records the gap rather than a pass or a fail."""
+
+
+class TaskNotPosed(EnvError):
+    """The world did not take the task's start state (a write was refused, a truth could
+    not be read) or the goal already holds after posing."""
+
+
 class EnvUsageError(BridgeError, RuntimeError):
     """An env was called out of order or after ``close()``: the caller's bug, not the
     world's. The runner stops on it (it is never an ``infra_error``, never retried)."""
@@ -80,3 +107,26 @@ class EnvUsageError(BridgeError, RuntimeError):
 
 class PolicyError(BridgeError):
     """The policy's infrastructure failed (model endpoint unreachable, adapter crash)."""
+
+
+class TargetError(ValueError):
+    """A target the agent gave that cannot be resolved (an agent mistake, not a crash)."""
+
+
+class EnvCheckError(BridgeError, AssertionError):
+    """An env broke the contract; the message lists every problem found."""
+
+
+def describe(exc: BaseException) -> str:
+    """``"EnvError: the phone went away"``: the text recorded as an episode's ``error``."""
+    return f"{type(exc).__name__}: {exc}" if str(exc) else repr(exc)
+
+
+class InfraFailure(Exception):
+    """An infrastructure failure of the env or the policy: ends the episode as
+    ``infra_error``. ``error`` is the mapped exception (also the ``__cause__``)."""
+
+    def __init__(self, source: Literal["env", "policy"], error: BaseException) -> None:
+        super().__init__(describe(error))
+        self.source: Literal["env", "policy"] = source
+        self.error = error

@@ -29,14 +29,12 @@ import re
 from collections.abc import Awaitable, Callable
 from typing import Literal, TypeVar
 
-from bridge.errors import EnvError, EnvTimeout, EnvUsageError, PolicyError
+from bridge.errors import EnvError, EnvTimeout, EnvUsageError, InfraFailure, PolicyError
 
 __all__ = [
     "FailureKind",
     "FailureSource",
-    "InfraFailure",
     "classify",
-    "describe",
     "error_class",
     "guarded",
 ]
@@ -59,25 +57,10 @@ def classify(exc: BaseException) -> FailureKind:
     return "bug"
 
 
-def describe(exc: BaseException) -> str:
-    """``"EnvError: the phone went away"``: the text recorded as an episode's ``error``."""
-    return f"{type(exc).__name__}: {exc}" if str(exc) else repr(exc)
-
-
 def error_class(error: str) -> str:
     """The exception class an episode's recorded ``error`` (:func:`describe`'s text) names:
     ``"EnvError"`` for ``"EnvError: the phone went away"`` (or ``"EnvError()"``)."""
     return re.split(r"[:(]", error, maxsplit=1)[0].strip()
-
-
-class InfraFailure(Exception):
-    """An infrastructure failure of the env or the policy: ends the episode as
-    ``infra_error``. ``error`` is the mapped exception (also the ``__cause__``)."""
-
-    def __init__(self, source: FailureSource, error: BaseException) -> None:
-        super().__init__(describe(error))
-        self.source: FailureSource = source
-        self.error = error
 
 
 async def guarded(

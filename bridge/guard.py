@@ -24,16 +24,16 @@ from importlib import resources
 
 from pydantic import BaseModel, ConfigDict
 
-from bridge.actuate import TargetError, resolve
+from bridge.actuate import resolve
 from bridge.app_catalog import app_catalog
-from bridge.errors import CoordinateError
+from bridge.errors import CoordinateError, TargetError
+from bridge.records import TaskInstance
 from bridge.schema import (
     Action,
     DoubleTapAction,
     LongPressAction,
     Observation,
     TapAction,
-    TaskInstance,
     TypeAction,
     UINode,
 )

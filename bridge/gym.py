@@ -46,8 +46,9 @@ from pydantic import ValidationError
 
 from bridge.actions import Action, AnswerAction, FinishAction, parse_action
 from bridge.errors import EnvError, EnvUsageError
+from bridge.records import TaskInstance
 from bridge.reward import shaped_reward
-from bridge.schema import ExecutedAction, Observation, Screenshot, TaskInstance, Verdict
+from bridge.schema import ExecutedAction, Observation, Screenshot, Verdict
 from bridge.sync import EnvFactory, LoopThread, SyncEnv
 from bridge.uitree_text import render_text
 
@@ -120,7 +121,7 @@ class PhoneGymEnv(gymnasium.Env[dict[str, Any], str]):
     Args:
         make_env: an async factory of the bridge env, e.g. ``sim.env`` for a simulator.
         task: the task ``reset()`` poses when its options give none: a
-            :class:`~bridge.schema.TaskInstance` (``reset(seed=s)`` then overrides its seed;
+            :class:`~bridge.records.TaskInstance` (``reset(seed=s)`` then overrides its seed;
             its parameters stay as drawn), or a :data:`TaskSampler` called with the reset's
             seed (a seed drawn from ``np_random`` when none is given).
         reward: ``"terminal"`` or ``"dense"``.

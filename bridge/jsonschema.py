@@ -13,7 +13,7 @@ from typing import Any
 from pydantic import TypeAdapter
 from typing_extensions import TypeForm
 
-from bridge import schema
+from bridge import records, schema
 from bridge.durable import write_atomic
 
 __all__ = ["EXPORTED", "json_schemas", "write_json_schemas"]
@@ -23,10 +23,10 @@ EXPORTED: dict[str, TypeForm[Any]] = {
     "observation": schema.Observation,
     "step_result": schema.StepResult,
     "policy_output": schema.PolicyOutput,
-    "task_instance": schema.TaskInstance,
+    "task_instance": records.TaskInstance,
     "verdict": schema.Verdict,
-    "step_record": schema.StepRecord,
-    "episode_record": schema.EpisodeRecord,
+    "step_record": records.StepRecord,
+    "episode_record": records.EpisodeRecord,
 }
 """File stem -> exported type. Action is a union, so it goes through a TypeAdapter."""
 

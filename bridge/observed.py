@@ -23,9 +23,9 @@ from pydantic import JsonValue
 
 from bridge.android_state import NAMESPACES, TASK_FILES_ROOT, AndroidState, Row
 from bridge.schema import ObservedState
-from bridge.spec_files import bind_path, folder_tree
-from bridge.spec_rows import read_rows
-from bridge.taskspec import RowsSelector, TaskSpec
+from bridge.spec.files import bind_path, folder_tree
+from bridge.spec.rows import RowsSelector, read_rows
+from bridge.taskspec import TaskSpec
 
 __all__ = ["ObservedState", "observe", "row_digest", "side_effects", "volatile_settings"]
 

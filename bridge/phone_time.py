@@ -1,4 +1,4 @@
-"""Times on the phone's own clock: what a spec's :class:`~bridge.taskspec.LocalTime` means on
+"""Times on the phone's own clock: what a spec's :class:`~bridge.spec.clock.LocalTime` means on
 a given phone, and epoch milliseconds as people say them.
 
 A task names times relative to the phone's today ("the day after tomorrow at 14:00"), so it
@@ -10,10 +10,13 @@ means the same on a phone whose date and zone are not the simulator's; the judge
 from __future__ import annotations
 
 from datetime import datetime, time, timedelta, timezone
+from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from bridge.errors import EnvError
-from bridge.taskspec import LocalTime, TimeAs
+
+if TYPE_CHECKING:  # the spec's clock surface builds on this module
+    from bridge.spec.clock import LocalTime, TimeAs
 
 __all__ = [
     "local_clock",

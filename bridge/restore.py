@@ -44,27 +44,17 @@ from bridge.android_state import (
     BindValue,
     Namespace,
     Row,
-    StateUnavailable,
 )
-from bridge.errors import EnvError
+from bridge.errors import EnvError, StateUnavailable
 from bridge.observed import volatile_settings
 from bridge.schema import Restoration
-from bridge.spec_files import folder_tree
-from bridge.taskspec import (
-    DeleteRows,
-    DeliverSms,
-    EnsureCalendar,
-    EnsureContact,
-    EnsureEvent,
-    EnsureFolder,
-    InsertRow,
-    NextAlarmCheck,
-    NextAlarmFact,
-    RowsCheck,
-    RowsFact,
-    TaskSpec,
-    UpdateRows,
-)
+from bridge.spec.alarms import NextAlarmCheck, NextAlarmFact
+from bridge.spec.calendar import EnsureCalendar, EnsureEvent
+from bridge.spec.contacts import EnsureContact
+from bridge.spec.files import EnsureFolder, folder_tree
+from bridge.spec.rows import DeleteRows, InsertRow, RowsCheck, RowsFact, UpdateRows
+from bridge.spec.sms import DeliverSms
+from bridge.taskspec import TaskSpec
 
 __all__ = ["TABLES", "Found", "Table", "put_back", "read", "remember", "touched_tables"]
 

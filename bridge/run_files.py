@@ -15,7 +15,7 @@ from typing import TypeVar
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from bridge.errors import TrajectoryError
-from bridge.schema import EpisodeRecord
+from bridge.records import EpisodeRecord
 
 __all__ = [
     "RERUN_FIX",

@@ -33,7 +33,8 @@ from typing import Any, TypeVar
 
 from bridge.env import Env, ForkableEnv
 from bridge.errors import EnvTimeout, EnvUsageError
-from bridge.schema import Action, Observation, StepResult, TaskInstance, Verdict
+from bridge.records import TaskInstance
+from bridge.schema import Action, Observation, StepResult, Verdict
 
 __all__ = ["EnvFactory", "LoopThread", "SyncEnv"]
 

@@ -49,6 +49,7 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from bridge.durable import append_line, cut_last_line, cut_torn_tail, fsync_path, write_atomic
 from bridge.errors import TrajectoryError
+from bridge.records import EpisodeRecord, StepRecord
 from bridge.run_files import (
     RERUN_FIX,
     SetAside,
@@ -61,7 +62,7 @@ from bridge.run_files import (
     refuse_if_final,
 )
 from bridge.run_lock import LOCK_NAME, RunLock
-from bridge.schema import SCHEMA_VERSION, EpisodeRecord, SchemaVersion, Screenshot, StepRecord
+from bridge.schema import SCHEMA_VERSION, SchemaVersion, Screenshot
 
 __all__ = ["EpisodeWriter", "RunManifest", "RunStore", "SetAside", "validate_episode_id"]
 

@@ -1,5 +1,6 @@
 """Policies: scripted, random, replay, VLM adapters and a small learned policy."""
 
-from policies.registry import PolicySpec, PolicySpecError, load, parse_spec
+from policies.errors import PolicySpecError
+from policies.registry import PolicySpec, load, parse_spec
 
 __all__ = ["PolicySpec", "PolicySpecError", "load", "parse_spec"]

@@ -37,10 +37,12 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from bridge.env import Env, ForkableEnv
-from bridge.failures import InfraFailure, guarded
+from bridge.errors import InfraFailure
+from bridge.failures import guarded
+from bridge.records import TaskInstance
 from bridge.reward import shaped_reward
 from bridge.runner import run_episode
-from bridge.schema import Observation, TaskInstance
+from bridge.schema import Observation
 from policies.learned.checkpoint import CheckpointConfig
 from policies.learned.optim import SGD, Adam
 from policies.learned.policy import LearnedPolicy, StepTrace

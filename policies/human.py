@@ -51,7 +51,8 @@ from bridge.schema import (
     UIStatus,
 )
 from bridge.uitree_text import render_text
-from policies.human_lines import HELP, UnusableLine, actionable_lines, parse_line, where
+from policies.errors import NoLineReader, UnusableLine
+from policies.human_lines import HELP, actionable_lines, parse_line, where
 
 __all__ = ["HELP", "INTERFACE_VERSION", "HumanPolicy", "LineReader", "UnusableLine",
            "actionable_lines", "parse_line"]  # fmt: skip
@@ -65,10 +66,6 @@ _NOT_A_TTY = (
     "a person must be at this terminal, but stdin is not a terminal (nohup, a pipe, CI); "
     "run the command in an interactive shell"
 )
-
-
-class _NoReader(Exception):
-    """The loop cannot watch this file descriptor (Windows, a regular file)."""
 
 
 class LineReader:
@@ -103,7 +100,7 @@ class LineReader:
         if self._fd is not None:
             try:
                 return await self._fd_line(self._fd)
-            except _NoReader:
+            except NoLineReader:
                 self._fd = None
         return await self._thread_line()
 
@@ -133,7 +130,7 @@ class LineReader:
         try:
             loop.add_reader(fd, readable)
         except (NotImplementedError, OSError, ValueError) as exc:
-            raise _NoReader from exc
+            raise NoLineReader from exc
         try:
             return await ready
         finally:

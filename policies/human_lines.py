@@ -16,10 +16,10 @@ from typing import Literal, TypeGuard, get_args
 from pydantic import ValidationError
 
 from bridge.actions import AnswerValue, KeyName, Point, Target, parse_action
-from bridge.actuate import TargetError, placement
+from bridge.actuate import placement
 from bridge.app_catalog import app_catalog, normalize_app_name
 from bridge.coords import Size, pixel_to_normalized
-from bridge.errors import CoordinateError
+from bridge.errors import CoordinateError, TargetError
 from bridge.schema import (
     Action,
     AnswerAction,
@@ -38,8 +38,9 @@ from bridge.schema import (
     WaitAction,
 )
 from bridge.uitree_text import short_id
+from policies.errors import UnusableLine
 
-__all__ = ["HELP", "Local", "UnusableLine", "actionable_lines", "parse_line", "where"]
+__all__ = ["HELP", "Local", "actionable_lines", "parse_line", "where"]
 
 HELP = """\
 tap N | tap X Y          tap element N (its centre) or the screen pixel X Y
@@ -64,10 +65,6 @@ _DIRECTIONS: tuple[str, ...] = get_args(_Direction)
 _SWIPE = {"up": (0, 0.25, 0, -0.25), "down": (0, -0.25, 0, 0.25),
           "left": (0.25, 0, -0.25, 0), "right": (-0.25, 0, 0.25, 0)}  # fmt: skip
 """Finger path per direction, as offsets of start and end from the centre (region sizes)."""
-
-
-class UnusableLine(ValueError):
-    """A line that names no action this screen allows; the message says why."""
 
 
 # --------------------------------------------------------------------------- the screen

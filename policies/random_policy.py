@@ -31,10 +31,10 @@ from bridge.actions import (
 from bridge.app_catalog import app_catalog
 from bridge.schema import Observation, PolicyContext, PolicyOutput, UINode, UIStatus
 
-__all__ = ["RandomPolicy", "default_apps"]
+__all__ = ["RandomPolicy", "everyday_app_ids"]
 
 
-def default_apps() -> tuple[str, ...]:
+def everyday_app_ids() -> tuple[str, ...]:
     """The apps ``open_app`` may name by default: every phone's everyday apps
     (``bridge/apps.json``)."""
     return tuple(app_catalog().everyday())
@@ -71,7 +71,7 @@ class RandomPolicy:
     Args:
         seed: Seeds the generator (mixed with the instruction at each reset).
         finish_prob: Probability of ``finish`` (status ``success``) at each step.
-        apps: App ids that ``open_app`` may name (default: :func:`default_apps`).
+        apps: App ids that ``open_app`` may name (default: :func:`everyday_app_ids`).
         name: The spec string; defaults to ``random:SEED``.
     """
 
@@ -83,7 +83,7 @@ class RandomPolicy:
         apps: Sequence[str] | None = None,
         name: str | None = None,
     ) -> None:
-        apps = default_apps() if apps is None else apps
+        apps = everyday_app_ids() if apps is None else apps
         if not 0.0 <= finish_prob <= 1.0:
             raise ValueError(f"finish_prob must be in [0, 1], got {finish_prob}")
         if not apps:

@@ -44,8 +44,9 @@ from bridge.plans import Plan
 from bridge.policy import Policy
 from bridge.schema import PolicyContext
 from bridge.trajectory import validate_episode_id
+from policies.errors import PolicySpecError, ReplaySourceError
 from policies.random_policy import RandomPolicy
-from policies.replay import ReplayPolicy, ReplaySourceError
+from policies.replay import ReplayPolicy
 from policies.scripted import PlanPolicy
 
 __all__ = [
@@ -54,7 +55,6 @@ __all__ = [
     "LearnedSpec",
     "PlanFor",
     "PolicySpec",
-    "PolicySpecError",
     "RandomSpec",
     "ReplaySpec",
     "ScriptedSpec",
@@ -99,10 +99,6 @@ _ADAPTER_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 _OPTION_KEY = re.compile(r"[a-z_][a-z0-9_]*")
 _VLM_MODULE = "policies.vlm.base"
 _LEARNED_MODULE = "policies.learned.policy"
-
-
-class PolicySpecError(BridgeError, ValueError):
-    """A policy spec that cannot be parsed, or whose policy cannot be built as written."""
 
 
 # --------------------------------------------------------------------------- help text

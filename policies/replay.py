@@ -24,15 +24,12 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from bridge.actions import Action, Point, Target
-from bridge.errors import BridgeError
-from bridge.schema import FinishAction, Observation, PolicyContext, PolicyOutput, StepRecord
+from bridge.records import StepRecord
+from bridge.schema import FinishAction, Observation, PolicyContext, PolicyOutput
 from bridge.trajectory import RunStore
+from policies.errors import ReplaySourceError
 
-__all__ = ["ReplayPolicy", "ReplaySourceError", "replayable"]
-
-
-class ReplaySourceError(BridgeError, ValueError):
-    """The run or episode to replay does not exist."""
+__all__ = ["ReplayPolicy", "replayable"]
 
 
 def _element_as_point(action: Action, observation: Observation) -> Action | None:

@@ -37,9 +37,11 @@ from pydantic import JsonValue
 
 from bridge.errors import PolicyError
 from bridge.schema import Observation, PolicyContext, PolicyOutput
-from policies.registry import PolicySpecError, VLMSpec, parse_spec
+from policies.errors import PolicySpecError
+from policies.registry import VLMSpec, parse_spec
 from policies.vlm.base import VLMPolicy
-from policies.vlm.recording import Recording, RecordingError, request_key, request_summary
+from policies.vlm.errors import RecordingError
+from policies.vlm.recording import Recording, request_key, request_summary
 
 __all__ = ["Miss", "RecordedVLMPolicy", "ReplayServer", "recorded_spec"]
 

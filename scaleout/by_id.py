@@ -10,7 +10,8 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import Any
 
-from bridge.schema import Action, Observation, StepResult, TaskInstance, Verdict
+from bridge.records import TaskInstance
+from bridge.schema import Action, Observation, StepResult, Verdict
 
 __all__ = ["EnvsById"]
 

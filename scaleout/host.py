@@ -30,17 +30,13 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from bridge.errors import EnvError
 from scaleout.by_id import EnvsById
+from scaleout.errors import HostRestarted
 from sim.env import SimEnv
 from sim.env_table import EnvTable
 from sim.simulator import SimConfig, Simulator
 
-__all__ = ["HostConfig", "HostInfo", "HostRestarted", "SimHost"]
-
-
-class HostRestarted(EnvError):
-    """The host holding an env died and was restarted: the env's instance is lost."""
+__all__ = ["HostConfig", "HostInfo", "SimHost"]
 
 
 class HostConfig(BaseModel):

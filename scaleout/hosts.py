@@ -13,7 +13,8 @@ import contextlib
 from typing import Literal, Protocol
 
 from bridge.errors import EnvError, EnvUsageError
-from bridge.schema import Action, Observation, StepResult, TaskInstance, Verdict
+from bridge.records import TaskInstance
+from bridge.schema import Action, Observation, StepResult, Verdict
 from scaleout.by_id import EnvsById
 from scaleout.host import HostInfo, SimHost
 from sim.client import DEFAULT_TIMEOUT_S, EnvServer, HttpEnv

@@ -25,17 +25,14 @@ import asyncio
 from collections.abc import Sequence
 from typing import Literal
 
-from bridge.errors import BridgeError, EnvUsageError
-from bridge.schema import Action, Observation, StepResult, TaskInstance, Verdict
-from scaleout.errors import HostsUnavailable
+from bridge.errors import EnvUsageError
+from bridge.records import TaskInstance
+from bridge.schema import Action, Observation, StepResult, Verdict
+from scaleout.errors import HostsUnavailable, PoolFull
 from scaleout.host import HostConfig, HostInfo
 from scaleout.hosts import Host, HttpHost, LocalHost
 
 __all__ = ["EnvPool", "PoolEnv", "PoolFull"]
-
-
-class PoolFull(BridgeError, RuntimeError):
-    """Every host holds its limit of envs: close envs, add hosts, or raise ``max_envs``."""
 
 
 class _Slot:

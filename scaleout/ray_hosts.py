@@ -28,7 +28,8 @@ import time
 from typing import TYPE_CHECKING, Any, Literal
 
 from bridge.errors import BridgeError, EnvError, EnvTimeout, EnvUsageError
-from bridge.schema import Action, Observation, StepResult, TaskInstance, Verdict
+from bridge.records import TaskInstance
+from bridge.schema import Action, Observation, StepResult, Verdict
 from scaleout.errors import HostsUnavailable
 from scaleout.host import HostConfig, HostInfo, SimHost
 

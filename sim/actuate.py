@@ -25,7 +25,7 @@ from sim.instance import Instance
 from sim.observe import tree_nodes
 from sim.pages import PooledPage, SimProfile
 
-__all__ = ["SimActuator", "long_press_timeout_ms"]
+__all__ = ["PageTouch", "SimActuator", "long_press_timeout_ms"]
 
 
 def long_press_timeout_ms(settings: dict[str, dict[str, Any]]) -> float:
@@ -50,22 +50,27 @@ def _runtime_notes(result: dict[str, Any]) -> dict[str, str]:
     return notes
 
 
-class SimActuator:
-    """The primitives on one instance shown on ``pooled`` (device pixels of ``profile``)."""
+class PageTouch:
+    """Touches on one instance's page, in device pixels of ``profile``: the one way a finger
+    reaches a simulated screen, for the simulator's actuator and the virtual phone's
+    ``input`` and uiautomator alike."""
 
     def __init__(self, pooled: PooledPage, instance: Instance, profile: SimProfile) -> None:
         self.pooled = pooled
         self.instance = instance
         self.profile = profile
 
-    # ---- touch
-    def _css(self, at: IntPoint) -> list[float]:
-        """The CSS point of device pixel ``at`` (as the virtual phone maps ``input tap``)."""
+    def _css(self, x: float, y: float) -> list[float]:
+        """The CSS point of device pixel (x, y)."""
         dpr = self.profile.dpr
-        return [at.x / dpr, at.y / dpr]
+        return [x / dpr, y / dpr]
 
-    async def _runtime(self, call: str, *points: IntPoint, **flags: Any) -> dict[str, Any]:
-        coords = [value for point in points for value in self._css(point)]
+    async def gesture(
+        self, call: str, *points: tuple[float, float], **flags: Any
+    ) -> dict[str, Any]:
+        """Run the page runtime's ``call`` (``tap``, ``doubleTap``, ``longPress``, ``swipe``)
+        at ``points``; what its hit test reported (``posted``, ``reason``, ``hit``)."""
+        coords = [value for x, y in points for value in self._css(x, y)]
         await self.pooled.show(self.instance)
         reply = await self.pooled.page.evaluate(
             "async ([call, coords, flags]) => {"
@@ -81,17 +86,38 @@ class SimActuator:
         result = reply["result"]
         return result if isinstance(result, dict) else {}
 
-    def _stroke(self, path: Sequence[IntPoint], duration_ms: float) -> Stroke:
+    def classify(self, path: Sequence[tuple[float, float]], duration_ms: float) -> Stroke:
+        """What Android makes of this finger path, with this phone's long-press timeout."""
         timeout = long_press_timeout_ms(self.instance.state.os.settings)
         return classify_stroke(
-            [(p.x, p.y) for p in path],
-            duration_ms,
-            density_dpi=self.profile.density_dpi,
-            long_press_timeout_ms=timeout,
+            path, duration_ms, density_dpi=self.profile.density_dpi, long_press_timeout_ms=timeout
         )
 
+    async def stroke(
+        self, path: Sequence[tuple[float, float]], duration_ms: float
+    ) -> tuple[Stroke, dict[str, Any]]:
+        """One finger stroke as Android classifies it: a tap or long press where it stays in
+        the slop, else a drag (the content follows the finger) or a fling (it glides on)."""
+        stroke = self.classify(path, duration_ms)
+        if stroke.kind in ("tap", "long_press"):
+            call = "tap" if stroke.kind == "tap" else "longPress"
+            return stroke, await self.gesture(call, stroke.start)
+        fling = stroke.kind == "fling"
+        return stroke, await self.gesture("swipe", stroke.start, stroke.end, fling=fling)
+
+
+class SimActuator:
+    """The primitives on one instance shown on ``pooled`` (device pixels of ``profile``)."""
+
+    def __init__(self, pooled: PooledPage, instance: Instance, profile: SimProfile) -> None:
+        self.pooled = pooled
+        self.instance = instance
+        self.profile = profile
+        self.touch = PageTouch(pooled, instance, profile)
+
+    # ---- touch
     async def _touch(self, call: str, at: IntPoint, stroke: str) -> Performed:
-        notes = _runtime_notes(await self._runtime(call, at))
+        notes = _runtime_notes(await self.touch.gesture(call, (at.x, at.y)))
         return Performed(f"runtime.{call} {at.x} {at.y}", {"stroke": stroke, **notes})
 
     async def tap(self, at: IntPoint) -> Performed:
@@ -104,21 +130,20 @@ class SimActuator:
 
     async def press(self, at: IntPoint, duration_ms: int) -> Performed:
         """A held touch: a long press when it lasts the long-press timeout, else a tap."""
-        stroke = self._stroke([at], duration_ms)
+        stroke = self.touch.classify([(at.x, at.y)], duration_ms)
         call = "longPress" if stroke.kind == "long_press" else "tap"
         return await self._touch(call, at, stroke.kind)
 
     async def swipe(self, path: Sequence[IntPoint], duration_ms: int) -> Performed:
-        """A finger path: a tap or long press if it stays in the slop, else a drag (the
-        content follows the finger) or a fling (it glides on)."""
-        stroke = self._stroke(path, duration_ms)
-        start = path[0]
-        if stroke.kind in ("tap", "long_press"):
-            return await self._touch("tap" if stroke.kind == "tap" else "longPress", start,
-                                     stroke.kind)  # fmt: skip
-        end = path[-1]
-        result = await self._runtime("swipe", start, end, fling=stroke.kind == "fling")
-        command = f"runtime.swipe {start.x} {start.y} {end.x} {end.y}"
+        """A finger path, classified as Android does (:meth:`PageTouch.stroke`)."""
+        stroke, result = await self.touch.stroke([(p.x, p.y) for p in path], duration_ms)
+        start, end = path[0], path[-1]
+        if stroke.kind == "tap":
+            command = f"runtime.tap {start.x} {start.y}"
+        elif stroke.kind == "long_press":
+            command = f"runtime.longPress {start.x} {start.y}"
+        else:
+            command = f"runtime.swipe {start.x} {start.y} {end.x} {end.y}"
         return Performed(command, {"stroke": stroke.kind, **_runtime_notes(result)})
 
     # ---- keys, text, apps

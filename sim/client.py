@@ -45,7 +45,8 @@ import httpx
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from bridge.errors import EnvError, EnvTimeout, EnvUsageError
-from bridge.schema import Action, Observation, StepResult, TaskInstance, Verdict
+from bridge.records import TaskInstance
+from bridge.schema import Action, Observation, StepResult, Verdict
 from sim.env_api_models import ERROR_HEADER, EnvCreated, Health
 
 __all__ = ["DEFAULT_TIMEOUT_S", "ERROR_HEADER", "EnvServer", "HttpEnv", "error_for"]

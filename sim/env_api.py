@@ -58,7 +58,8 @@ from fastapi import APIRouter, Request, Response
 from pydantic import ValidationError
 
 from bridge.errors import BridgeError, EnvError, EnvTimeout, EnvUsageError
-from bridge.schema import Observation, StepResult, TaskInstance, Verdict
+from bridge.records import TaskInstance
+from bridge.schema import Observation, StepResult, Verdict
 from sim.api_errors import (
     ERROR_HEADER,
     error_responses,
@@ -78,8 +79,7 @@ from sim.env_api_models import (
     TaskRequest,
 )
 from sim.env_table import EnvTable
-from sim.errors import EnvRefused, SimError
-from sim.tasks.registry import UnknownTask
+from sim.errors import EnvRefused, SimError, UnknownTask
 
 if TYPE_CHECKING:
     from sim.env import SimEnv

@@ -20,7 +20,8 @@ from pydantic import (
 )
 from typing_extensions import Self  # typing.Self is Python 3.11+
 
-from bridge.schema import Action, Observation, TaskInstance
+from bridge.records import TaskInstance
+from bridge.schema import Action, Observation
 
 __all__ = [
     "ERROR_HEADER",

@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from bridge.actions import require_tags
 from sim.app import App, AppContext, Event, EventKind
-from sim.errors import SimError
+from sim.errors import SimError, UnknownApp
 from sim.launcher import DEFAULT_GRID, Grid, LauncherEntry, drawer_apps, launcher_entries
 from sim.launcher import page_count as launcher_page_count
 from sim.radios import set_airplane, toggle_tile
@@ -41,17 +41,9 @@ __all__ = [
     "PageEvent",
     "Phone",
     "ScrolledEvent",
-    "UnknownApp",
 ]
 
 _LETTERS = "qwertyuiopasdfghjklzxcvbnm"
-
-
-class UnknownApp(SimError, KeyError):
-    """An app id that is not installed; the message lists the installed ones."""
-
-    def __str__(self) -> str:
-        return str(self.args[0])
 
 
 class _PageEvent(BaseModel):

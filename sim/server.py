@@ -30,7 +30,8 @@ from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict
 
-from bridge.schema import Foreground, TaskInstance, Verdict
+from bridge.records import TaskInstance
+from bridge.schema import Foreground, Verdict
 from sim.api_errors import error_response, error_responses, install_error_handlers
 from sim.api_guard import install_guards
 from sim.env_api import ResetRequest, guarded, health_router, judged, posed, requested_task

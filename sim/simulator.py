@@ -20,10 +20,10 @@ from typing import TYPE_CHECKING, Any, Literal
 import uvicorn
 from pydantic import BaseModel, ConfigDict, Field
 
-from bridge.schema import TaskInstance
+from bridge.records import TaskInstance
 from sim.app import App
 from sim.browser import launch_chromium
-from sim.errors import SimError
+from sim.errors import SimError, UnknownInstance
 from sim.instance import Instance
 from sim.launcher import grid_for_screen
 from sim.pages import PagePool, SimProfile
@@ -34,14 +34,7 @@ if TYPE_CHECKING:
     from sim.env import SimEnv
     from sim.tasks.registry import TaskRegistry
 
-__all__ = ["SimConfig", "Simulator", "UnknownInstance", "default_apps"]
-
-
-class UnknownInstance(SimError, KeyError):
-    """No live instance has this id."""
-
-    def __str__(self) -> str:
-        return str(self.args[0])
+__all__ = ["SimConfig", "Simulator", "installed_apps"]
 
 
 class _Server(uvicorn.Server):
@@ -76,7 +69,7 @@ class SimConfig(BaseModel):
     """Host names loopback clients may use besides loopback ones and ``host``."""
 
 
-def default_apps() -> list[App]:
+def installed_apps() -> list[App]:
     """The apps installed on a fresh simulated phone: every app under ``sim/apps/``."""
     from sim.discovery import scan_apps
 
@@ -104,7 +97,7 @@ class Simulator:
     ) -> None:
         self.config = config or SimConfig()
         grid = grid_for_screen(*self.config.profile.css_size)
-        self.phone = Phone(default_apps() if apps is None else apps, launcher_grid=grid)
+        self.phone = Phone(installed_apps() if apps is None else apps, launcher_grid=grid)
         self._tasks = tasks
         self.instances: dict[str, Instance] = {}
         self._ids = itertools.count(1)

@@ -14,7 +14,6 @@ directory``). Paths are absolute under :data:`ROOT` (``/sdcard/Download/a.txt``)
 
 from __future__ import annotations
 
-import errno as errno_codes
 import json
 import posixpath
 from collections.abc import Iterator
@@ -25,22 +24,23 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from sim.errors import (
+    AlreadyExists,
+    InvalidMove,
+    IsADirectory,
+    NotADirectory,
+    NotEmpty,
+    NotFound,
+    PermissionDenied,
+)
 from sim.phone_clock import DEFAULT_CLOCK_MS, SIM_UTC_OFFSET_HOURS
 
 __all__ = [
     "MAX_TEXT_BYTES",
     "ROOT",
     "STANDARD_DIRS",
-    "AlreadyExists",
-    "InvalidMove",
-    "IsADirectory",
     "Node",
-    "NotADirectory",
-    "NotEmpty",
-    "NotFound",
-    "PermissionDenied",
     "Storage",
-    "StorageError",
     "children",
     "copy",
     "default_storage",
@@ -77,62 +77,6 @@ MAX_TEXT_BYTES = 8192
 """Files up to this size that are UTF-8 text keep their text in the state."""
 ROOT_ID = 1
 Kind = Literal["dir", "file"]
-
-
-class StorageError(Exception):
-    """A file operation failed; ``errno`` is the POSIX code, ``str()`` toybox's message."""
-
-    errno: int = errno_codes.EIO
-    message: str = "I/O error"
-
-    def __init__(self, path: str = "") -> None:
-        super().__init__(path)
-        self.path = path
-
-    def __str__(self) -> str:
-        return self.message
-
-
-class NotFound(StorageError):
-    """ENOENT."""
-
-    errno, message = errno_codes.ENOENT, "No such file or directory"
-
-
-class AlreadyExists(StorageError):
-    """EEXIST."""
-
-    errno, message = errno_codes.EEXIST, "File exists"
-
-
-class IsADirectory(StorageError):
-    """EISDIR."""
-
-    errno, message = errno_codes.EISDIR, "Is a directory"
-
-
-class NotADirectory(StorageError):
-    """ENOTDIR."""
-
-    errno, message = errno_codes.ENOTDIR, "Not a directory"
-
-
-class NotEmpty(StorageError):
-    """ENOTEMPTY."""
-
-    errno, message = errno_codes.ENOTEMPTY, "Directory not empty"
-
-
-class InvalidMove(StorageError):
-    """EINVAL: a directory moved or copied into itself."""
-
-    errno, message = errno_codes.EINVAL, "Invalid argument"
-
-
-class PermissionDenied(StorageError):
-    """EACCES: the storage root itself cannot be removed or replaced."""
-
-    errno, message = errno_codes.EACCES, "Permission denied"
 
 
 class Node(BaseModel):

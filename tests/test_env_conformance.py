@@ -17,7 +17,9 @@ import pytest
 import pytest_asyncio
 
 from bridge.env import Env
-from bridge.env_checker import EnvCheckError, check_env, policy_view
+from bridge.env_checker import check_env, policy_view
+from bridge.errors import EnvCheckError
+from bridge.records import TaskInstance
 from bridge.schema import (
     Action,
     KeyAction,
@@ -30,7 +32,6 @@ from bridge.schema import (
     SwipeAction,
     TapAction,
     Target,
-    TaskInstance,
     TypeAction,
     UINode,
 )

@@ -2,7 +2,7 @@
 
 Every adapter is built on a bridge env factory (:data:`bridge.sync.EnvFactory`: an
 in-process simulator's ``sim.env``, or a client pool's ``pool.env``) and the task to pose
-(a :class:`~bridge.schema.TaskInstance`), and shares one episode loop,
+(a :class:`~bridge.records.TaskInstance`), and shares one episode loop,
 :func:`trainers.rollout.rollout` (the runner and a VLM adapter, unchanged). The reward is
 :func:`bridge.reward.shaped_reward`, the one ``mgb train`` uses; an infra error scores 0
 and is flagged.

@@ -30,7 +30,7 @@ from typing import Any
 
 from bridge.errors import EnvError
 from bridge.gym import TaskSampler
-from bridge.schema import TaskInstance
+from bridge.records import TaskInstance
 from bridge.sync import EnvFactory, LoopThread
 from policies.vlm.adapter import Adapter
 from trainers.errors import TrainerError, import_extra

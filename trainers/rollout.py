@@ -30,9 +30,10 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from bridge.actions import Action
+from bridge.records import EpisodeRecord, TaskInstance
 from bridge.reward import shaped_reward
 from bridge.runner import EpisodeJob, run_episodes
-from bridge.schema import EpisodeRecord, TaskInstance, Verdict
+from bridge.schema import Verdict
 from bridge.sync import EnvFactory
 from policies.vlm.adapter import Adapter
 from policies.vlm.base import ADAPTERS, VLMPolicy

@@ -1,7 +1,7 @@
 """Tasks as dataset rows: how a trainer's dataset carries the task each sample poses.
 
 verl, rLLM and SkyRL feed their rollouts one dataset row (a dict) per sample. A row carries
-its :class:`~bridge.schema.TaskInstance` as JSON under ``"task"`` (top level, or inside
+its :class:`~bridge.records.TaskInstance` as JSON under ``"task"`` (top level, or inside
 ``"extra_info"``, where verl's datasets keep per-sample fields), so the task is posed
 exactly as the registry instantiated it, spec and parameters included.
 """
@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from bridge.schema import TaskInstance
+from bridge.records import TaskInstance
 from trainers.errors import TrainerError
 
 __all__ = ["task_from_row", "task_row", "task_rows"]

@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from bridge.schema import TaskInstance
+from bridge.records import TaskInstance
 from bridge.sync import EnvFactory
 from policies.vlm.adapter import Adapter
 from policies.vlm.messages import ChatMessage

@@ -47,7 +47,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from bridge.schema import TaskInstance
+from bridge.records import TaskInstance
 from bridge.sync import EnvFactory
 from policies.vlm.messages import ChatMessage, ImagePart
 from trainers.errors import TrainerError, import_extra

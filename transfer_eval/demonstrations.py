@@ -20,7 +20,7 @@ from pathlib import Path
 
 from bridge.durable import write_atomic
 from bridge.outcome import classify, episode_outcome
-from bridge.schema import EpisodeRecord
+from bridge.records import EpisodeRecord
 from bridge.trajectory import RunStore
 
 __all__ = ["attempt_fields", "export_demonstrations"]

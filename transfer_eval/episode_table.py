@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from rich.table import Table
 
-from bridge.schema import EpisodeRecord
+from bridge.records import EpisodeRecord
 from transfer_eval.episode_view import EpisodeSummary
 
 __all__ = ["closing_line", "episodes_table", "nothing_measured", "run_table"]

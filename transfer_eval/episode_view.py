@@ -17,7 +17,8 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from bridge.durable import write_atomic
-from bridge.schema import EpisodeRecord, StepRecord, Verdict
+from bridge.records import EpisodeRecord, StepRecord
+from bridge.schema import Verdict
 from bridge.trajectory import RunStore
 from transfer_eval.pages import page_template
 from transfer_eval.step_view import (

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TypedDict
 
 from bridge.durable import write_atomic
-from bridge.schema import EpisodeRecord
+from bridge.records import EpisodeRecord
 from bridge.trajectory import RunStore
 from transfer_eval.cells import MissingCell, Outcome
 from transfer_eval.paired import ROLES, WORLDS, Cell, PairedConfig, cell_id

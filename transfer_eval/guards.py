@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Literal
 
 from bridge.guard import ActionGuard
-from bridge.schema import TaskInstance
+from bridge.records import TaskInstance
 
 __all__ = ["GuardMode", "check_allow", "task_guard"]
 

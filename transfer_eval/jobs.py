@@ -17,9 +17,10 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from bridge.env import Env
 from bridge.guard import ActionGuard
+from bridge.records import TaskInstance
 from bridge.runner import EpisodeJob
-from bridge.schema import TaskInstance
-from policies.registry import PolicySpecError, parse_spec
+from policies.errors import PolicySpecError
+from policies.registry import parse_spec
 from sim.tasks.registry import TaskRegistry
 from transfer_eval.policy_factory import policy_factory
 

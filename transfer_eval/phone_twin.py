@@ -24,7 +24,7 @@ from device.android_state import AdbAndroidState
 from device.session import AdbSession
 from sim.android_state import SimAndroidState
 from sim.phone import Phone
-from sim.simulator import default_apps
+from sim.simulator import installed_apps
 from sim.state import InstanceState
 
 __all__ = ["PhoneTwin", "twin_of"]
@@ -55,7 +55,7 @@ async def twin_of(target: AdbTarget, seed: int = 0) -> PhoneTwin:
     finally:
         await session.close()
     state = InstanceState(seed=seed)
-    held = await make_hold(SimAndroidState(Phone(default_apps()), state), found)
+    held = await make_hold(SimAndroidState(Phone(installed_apps()), state), found)
     for item in held.not_restored:
         log.warning("the simulator twin differs from the phone: %s", item)
     return PhoneTwin(state, held)

@@ -28,7 +28,8 @@ import bridge
 import sim
 from bridge.plans import Plan
 from bridge.policy import Policy
-from bridge.schema import EpisodeRecord, Observation, PolicyContext, TaskInstance
+from bridge.records import EpisodeRecord, TaskInstance
+from bridge.schema import Observation, PolicyContext
 from bridge.trajectory import RunStore
 from bridge.uitree import to_xml
 from policies.registry import HumanSpec, LearnedSpec, ReplaySpec, VLMSpec, load, parse_spec
@@ -47,10 +48,10 @@ __all__ = [
 ]
 
 _JUDGE_MODULES = (
-    "android_contract", "android_state", "answers", "judge", "observed", "phone_time",
-    "spec_checks", "spec_files", "spec_rows", "taskspec", "uitree", "xpath_facts",
+    "android_contract", "android_state", "judge", "observed", "phone_time", "taskspec", "uitree",
 )  # fmt: skip
-"""The modules of bridge/ that pose and judge a task in both worlds."""
+"""The modules of bridge/ that pose and judge a task in both worlds, besides the spec
+language's surfaces (``bridge/spec/``, every module of it)."""
 _ABSENT = object()
 
 
@@ -109,7 +110,7 @@ def harness_versions() -> dict[str, JsonValue]:
     """The judge (bridge's task modules and the task catalogue), the simulator (sim/ but
     its apps and tasks) and each simulated app, as hashes of their sources and data."""
     bridge_dir, sim_dir = Path(bridge.__file__).parent, Path(sim.__file__).parent
-    judged = [bridge_dir / f"{name}.py" for name in _JUDGE_MODULES]
+    judged = [bridge_dir / f"{name}.py" for name in _JUDGE_MODULES] + _tree(bridge_dir / "spec")
     apps_dir, tasks_dir = sim_dir / "apps", sim_dir / "tasks"
     core = [p for p in _tree(sim_dir) if apps_dir not in p.parents and tasks_dir not in p.parents]
     apps = sorted(p for p in apps_dir.iterdir() if p.is_dir() and p.name != "__pycache__")

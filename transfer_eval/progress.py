@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from rich.console import Console, ConsoleDimensions
 
 if TYPE_CHECKING:
-    from bridge.schema import EpisodeRecord
+    from bridge.records import EpisodeRecord
 
 __all__ = [
     "OFF_TERMINAL_WIDTH",

@@ -22,7 +22,8 @@ import cv2
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
-from bridge.schema import Check, EpisodeRecord, ExecutedAction, StepRecord
+from bridge.records import EpisodeRecord, StepRecord
+from bridge.schema import CheckResult, ExecutedAction
 from bridge.trajectory import RunStore
 from transfer_eval.pages import page_template
 from transfer_eval.step_view import (
@@ -125,7 +126,7 @@ def _pane(side: Side, index: int, base: Path) -> _Pane:
     )
 
 
-def _keyed(record: EpisodeRecord | None) -> dict[tuple[str, int], Check]:
+def _keyed(record: EpisodeRecord | None) -> dict[tuple[str, int], CheckResult]:
     """A verdict's checks by (name, occurrence), so repeated names still line up."""
     seen: dict[str, int] = {}
     keyed = {}
@@ -139,7 +140,7 @@ def _json(value: object) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def _cell(check: Check | None) -> _Cell | None:
+def _cell(check: CheckResult | None) -> _Cell | None:
     if check is None:
         return None
     return _Cell(check.passed, _json(check.actual), _json(check.expected))

@@ -15,8 +15,8 @@ from pydantic import Field
 
 from bridge.breaker import InfraBreaker
 from bridge.env import ForkableEnv
+from bridge.records import EpisodeRecord
 from bridge.runner import run_episodes
-from bridge.schema import EpisodeRecord
 from bridge.trajectory import RunManifest, RunStore
 from policies.registry import preflight
 from transfer_eval.episode_view import write_run_index

@@ -19,7 +19,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from bridge.errors import TrajectoryError
 from bridge.observed import volatile_settings
-from bridge.schema import EpisodeRecord, ObservedState, UINode
+from bridge.records import EpisodeRecord
+from bridge.schema import ObservedState, UINode
 from bridge.trajectory import RunStore
 from bridge.uitree import parse_hierarchy
 

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 from bridge.action_text import describe_action
-from bridge.schema import PolicyOutput, StepRecord
+from bridge.records import StepRecord
+from bridge.schema import PolicyOutput
 
 __all__ = [
     "MARK_DARK",

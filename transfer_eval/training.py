@@ -22,19 +22,18 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from bridge.errors import BridgeError
-from bridge.schema import TaskInstance
+from bridge.records import TaskInstance
 from policies.grpo import CurveRow, EvalResult, GRPOConfig, TrainResult, train
 from policies.learned.checkpoint import CONFIG_FILE, WEIGHTS_FILE, CheckpointConfig
 from policies.learned.curve import draw_curve_png, write_curve_csv
 from policies.learned.policy import LearnedPolicy
 from policies.learned.prior import INITS, initial_weights
 from sim.tasks.registry import TaskRegistry
+from transfer_eval.errors import CheckpointExists
 from transfer_eval.sim_source import SimSource, sim_envs
 from transfer_eval.suites import Split, Suite, load_split
 
 __all__ = [
-    "CheckpointExists",
     "TrainOptions",
     "TrainReport",
     "check_targets",
@@ -126,11 +125,6 @@ class TrainReport(BaseModel):
     eval_steps: int
     train_wall_s: float
     wall_s: float
-
-
-class CheckpointExists(BridgeError):
-    """A folder training would write already holds a checkpoint, and nobody said to replace
-    it (or the initialization and the trained weights would share one folder)."""
 
 
 def _held(folder: Path, names: Sequence[str]) -> list[str]:

@@ -22,10 +22,16 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
+from collections.abc import Mapping, Sequence
 from datetime import date, time
 from typing import Literal
 
-__all__ = ["MatchKind", "answer_matches", "parse_number"]
+from pydantic import Field
+
+from bridge.schema import AnswerValue, CheckResult
+from bridge.spec.base import SpecNode, Truths
+
+__all__ = ["AnswerRule", "MatchKind", "answer_matches", "check_answers", "parse_number"]
 
 MatchKind = Literal["text", "choice", "number", "phone", "version", "date", "time"]
 
@@ -197,3 +203,33 @@ def answer_matches(kind: MatchKind, given: object, truth: object, tolerance: flo
     if kind == "time":
         return _time(given) is not None and _time(given) == _time(truth)
     raise ValueError(f"unknown answer kind {kind!r}")
+
+
+class AnswerRule(SpecNode):
+    """A typed answer field: its truth (by name) and how answers are matched."""
+
+    field: str = Field(min_length=1)
+    truth: str
+    match: MatchKind
+    tolerance: float = Field(default=0.0, ge=0)
+
+
+def check_answers(
+    rules: Sequence[AnswerRule], truths: Truths, answer: Mapping[str, AnswerValue] | None
+) -> list[CheckResult]:
+    """One verdict line per answer field: the answer against the truth read at the start."""
+    checks = []
+    for rule in rules:
+        accepted = truths[rule.truth]
+        given = (answer or {}).get(rule.field)
+        passed = any(answer_matches(rule.match, given, t, rule.tolerance) for t in accepted)
+        checks.append(
+            CheckResult(
+                name=f"answer.{rule.field}",
+                expected=accepted[0] if len(accepted) == 1 else list(accepted),
+                actual=given,
+                passed=passed,
+                evidence=f"matched as {rule.match} against the truth read at the start",
+            )
+        )
+    return checks

@@ -1,4 +1,4 @@
-"""XPath facts over the UI XML an episode saved (MobileBench-OL style), with lxml.
+"""The UI: XPath over the UI XML an episode saved (MobileBench-OL style), with lxml.
 
 The rules here find a *duration chooser* on a screen — the screen-timeout list of Settings —
 and read the durations it offers from its options' labels, in English or Chinese
@@ -14,19 +14,27 @@ reader sees the rule itself.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 from lxml import etree
+from pydantic import Field
 
+from bridge.android_state import AndroidState, Namespace
 from bridge.errors import UITreeError
+from bridge.schema import AnswerValue, CheckResult
+from bridge.spec.answers import answer_matches
+from bridge.spec.base import CheckNode, Seen, number
 from bridge.uitree import parse_hierarchy
 
 __all__ = [
     "CHOICE",
     "CHOICE_LABEL",
     "MIN_OPTIONS",
+    "LongestOfferedCheck",
     "Offered",
+    "check_longest_offered",
     "duration_ms",
     "longest_offered",
     "offered_durations",
@@ -112,3 +120,61 @@ def longest_offered(trees: Sequence[str]) -> Offered | None:
         return None
     longest = max(seen)
     return Offered(ms=longest, label=seen[longest], steps=tuple(steps))
+
+
+class LongestOfferedCheck(CheckNode):
+    """XPath over the episode's saved UI trees: the longest duration any screen's chooser
+    offered; the setting must hold it and the answer ``answer_field`` must give it in
+    ``answer_unit_ms`` (a ROM decides what "longest" means, so its own screens do)."""
+
+    check: Literal["longest_offered"] = "longest_offered"
+    namespace: Namespace
+    key: str
+    answer_field: str
+    answer_unit_ms: int = Field(default=60_000, gt=0)
+
+    async def evaluate(self, state: AndroidState, seen: Seen) -> list[CheckResult]:
+        """Three lines: a chooser seen, the setting, the answer."""
+        return await check_longest_offered(state, self, seen.trees, seen.answer)
+
+
+async def check_longest_offered(
+    state: AndroidState,
+    rule: LongestOfferedCheck,
+    trees: Sequence[str],
+    answer: Mapping[str, AnswerValue] | None,
+) -> list[CheckResult]:
+    """Three checks: a chooser was seen, the setting holds its longest option, the answer
+    gives it; all fail when no screen showed a chooser ("longest" then means nothing)."""
+    raw = await state.get_setting(rule.namespace, rule.key)
+    given = (answer or {}).get(rule.answer_field)
+    offered = longest_offered(trees)
+    setting = f"{rule.namespace}.{rule.key}"
+    if offered is None:
+        evidence = (
+            f"none of the {len(trees)} saved screens showed a duration chooser (XPath options "
+            f"{CHOICE}, labels {CHOICE_LABEL}, at least {MIN_OPTIONS} durations)"
+        )
+        return [
+            CheckResult(name="longest option offered", expected="a duration chooser", actual=None,
+                  passed=False, evidence=evidence),
+            CheckResult(name=setting, expected="the longest option offered", actual=raw,
+                  passed=False, evidence=evidence),
+            CheckResult(name=f"answer.{rule.answer_field}", expected="the longest option",
+                  actual=given, passed=False, evidence=evidence),
+        ]  # fmt: skip
+    steps = ", ".join(map(str, offered.steps))
+    where = f"the longest option, {offered.label!r}, offered at steps {steps}"
+    amount = offered.ms / rule.answer_unit_ms
+    truth = int(amount) if amount.is_integer() else amount
+    return [
+        CheckResult(name="longest option offered", expected="a duration chooser",
+              actual=offered.label, passed=True,
+              evidence=f"steps {steps}: XPath options {CHOICE}, labels {CHOICE_LABEL}"),
+        CheckResult(name=setting, expected=offered.ms, actual=raw,
+              passed=number(raw) == offered.ms,
+              evidence=f"settings get {rule.namespace} {rule.key} against {where}"),
+        CheckResult(name=f"answer.{rule.answer_field}", expected=truth, actual=given,
+              passed=answer_matches("number", given, truth),
+              evidence=f"answer against {where}"),
+    ]  # fmt: skip

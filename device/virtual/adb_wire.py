@@ -11,6 +11,7 @@ import asyncio
 import struct
 from dataclasses import dataclass
 
+from device.virtual.errors import ProtocolError
 from device.virtual.phone import VirtualPhone
 
 __all__ = [
@@ -25,8 +26,6 @@ __all__ = [
     "MAX_HOST_PAYLOAD",
     "MAX_PAYLOAD",
     "Message",
-    "ProtocolError",
-    "StreamClosed",
     "device_banner",
     "read_message",
 ]
@@ -61,14 +60,6 @@ A_CNXN, A_OPEN, A_OKAY = _tag(b"CNXN"), _tag(b"OPEN"), _tag(b"OKAY")
 A_WRTE, A_CLSE, A_AUTH = _tag(b"WRTE"), _tag(b"CLSE"), _tag(b"AUTH")
 _NAMES = {A_CNXN: "CNXN", A_OPEN: "OPEN", A_OKAY: "OKAY", A_WRTE: "WRTE", A_CLSE: "CLSE"}
 _HEADER = struct.Struct("<6I")
-
-
-class ProtocolError(Exception):
-    """The peer sent something that is not an adb transport message; the link is dropped."""
-
-
-class StreamClosed(ConnectionResetError):
-    """A write to a stream the host (or the connection) has already closed."""
 
 
 @dataclass(frozen=True)

@@ -44,11 +44,10 @@ from device.virtual.adb_wire import (
     MAX_HOST_PAYLOAD,
     MAX_PAYLOAD,
     Message,
-    ProtocolError,
-    StreamClosed,
     device_banner,
     read_message,
 )
+from device.virtual.errors import ProtocolError, StreamClosed
 from device.virtual.framebuffer import serve_framebuffer
 from device.virtual.phone import ServiceStream, VirtualPhone
 from device.virtual.reverse import ReverseRules

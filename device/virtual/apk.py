@@ -15,26 +15,12 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from functools import lru_cache
 
-__all__ = ["ApkFacts", "ApkParseError", "read_apk"]
+from device.virtual.errors import ApkParseError
+
+__all__ = ["ApkFacts", "read_apk"]
 
 _ANDROID = "{http://schemas.android.com/apk/res/android}"
 _INPUT_METHOD_ACTION = "android.view.InputMethod"
-
-
-class ApkParseError(ValueError):
-    """The bytes are not an installable APK; ``reason`` is pm's failure code.
-
-    ``detail(path)`` is the text pm prints after the code, for the staged file ``path``.
-    """
-
-    def __init__(self, reason: str, template: str) -> None:
-        super().__init__(f"{reason}: {template}")
-        self.reason = reason
-        self.template = template
-
-    def detail(self, path: str) -> str:
-        """The failure text for the staged APK at ``path``."""
-        return self.template.format(path=path)
 
 
 @dataclass(frozen=True)

@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import zlib
 
-from device.virtual.apk import ApkParseError, read_apk
-from device.virtual.installs import InstallFailure, install
+from device.virtual.apk import read_apk
+from device.virtual.errors import ApkParseError, FsError, InstallFailure, PmUnknownOption
+from device.virtual.installs import install
 from device.virtual.packages import built_in
 from device.virtual.shell_context import CommandContext
-from device.virtual.vfs import FsError, normalize, read_file
+from device.virtual.vfs import normalize, read_file
 
 __all__ = ["INSTALL_SUBCOMMANDS"]
 
@@ -38,10 +39,6 @@ _VALUED = {
 _SESSIONS = "/data/app/vmdl{session}.tmp"
 
 
-class _BadOption(ValueError):
-    """An option pm does not know (IllegalArgumentException ``Unknown option``)."""
-
-
 def _options(args: list[str]) -> tuple[dict[str, str], list[str]]:
     """(options with their values, the remaining arguments) of an install command."""
     options: dict[str, str] = {}
@@ -50,12 +47,12 @@ def _options(args: list[str]) -> tuple[dict[str, str], list[str]]:
         option = rest.pop(0)
         if option in _VALUED:
             if not rest:
-                raise _BadOption(f"Missing value for option {option}")
+                raise PmUnknownOption(f"Missing value for option {option}")
             options[option] = rest.pop(0)
         elif option in _FLAGS:
             options[option] = ""
         else:
-            raise _BadOption(f"Unknown option {option}")
+            raise PmUnknownOption(f"Unknown option {option}")
     return options, rest
 
 
@@ -107,7 +104,7 @@ def _peek(data: bytes) -> str:
 async def _install(ctx: CommandContext, rest: list[str]) -> int:
     try:
         options, args = _options(rest)
-    except _BadOption as exc:
+    except PmUnknownOption as exc:
         return await _exception(ctx, "install", f"java.lang.IllegalArgumentException: {exc}")
     path = args[0] if args else None
     if path is None and "-S" not in options:
@@ -126,7 +123,7 @@ async def _install(ctx: CommandContext, rest: list[str]) -> int:
 async def _create(ctx: CommandContext, rest: list[str]) -> int:
     try:
         _options(rest)
-    except _BadOption as exc:
+    except PmUnknownOption as exc:
         return await _exception(ctx, "install-create", f"java.lang.IllegalArgumentException: {exc}")
     session = _session_id(ctx)
     ctx.phone.files.local[_SESSIONS.format(session=session) + "/"] = b""
@@ -148,7 +145,7 @@ async def _no_session(ctx: CommandContext, sub: str, text: str) -> int:
 async def _write(ctx: CommandContext, rest: list[str]) -> int:
     try:
         options, args = _options(rest)
-    except _BadOption as exc:
+    except PmUnknownOption as exc:
         return await _exception(ctx, "install-write", f"java.lang.IllegalArgumentException: {exc}")
     if len(args) < 2:
         return await ctx.usage("Error: must specify a session ID and a split name")

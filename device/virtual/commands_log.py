@@ -20,6 +20,7 @@ import asyncio
 import contextlib
 from dataclasses import dataclass, field
 
+from device.virtual.errors import LogcatUsage
 from device.virtual.logbuffer import FORMATS, PRIORITIES, LogEntry, format_entry, log_of
 from device.virtual.phone import ServiceStream
 from device.virtual.shell_context import CommandContext, CommandFn
@@ -31,10 +32,6 @@ _DEFAULT_BUFFERS = {"main", "system", "crash"}
 _ALL_BUFFERS = {"main", "system", "crash", "radio", "events", "kernel"}
 _SHELL_PID = 12345
 """Who writes ``log`` lines when the shell gave the command no pid."""
-
-
-class _UsageError(Exception):
-    """A logcat argument logcat rejects (message printed as is)."""
 
 
 @dataclass
@@ -59,7 +56,7 @@ def _value(args: list[str], option: str, attached: str) -> str:
     if attached:
         return attached
     if not args:
-        raise _UsageError(f"logcat: option requires an argument -- {option.lstrip('-')}")
+        raise LogcatUsage(f"logcat: option requires an argument -- {option.lstrip('-')}")
     return args.pop(0)
 
 
@@ -83,10 +80,10 @@ def _parse(argv: list[str]) -> _Options:
         elif arg.startswith(("-t", "-T")):
             count = _value(args, arg[:2], arg[2:])
             if not count.isdigit():
-                raise _UsageError(f"logcat: -t/-T argument {count!r} is not a count")
+                raise LogcatUsage(f"logcat: -t/-T argument {count!r} is not a count")
             options.tail, options.dump = int(count), True
         elif arg.startswith("-"):
-            raise _UsageError(f"logcat: invalid option -- '{arg.lstrip('-')[:1]}'")
+            raise LogcatUsage(f"logcat: invalid option -- '{arg.lstrip('-')[:1]}'")
         else:
             _filterspec(options, arg)
     return options
@@ -101,7 +98,7 @@ def _filterspec(options: _Options, spec: str) -> None:
     tag, _, level = spec.rpartition(":") if ":" in spec else (spec, "", "V")
     level = (level or "V").upper()[:1]
     if level not in PRIORITIES + "S":
-        raise _UsageError(f"Invalid filter expression '{spec}'")
+        raise LogcatUsage(f"Invalid filter expression '{spec}'")
     if tag == "*":
         options.default_level = level
     else:
@@ -137,7 +134,7 @@ async def logcat(ctx: CommandContext) -> int:
     """``logcat [-c|-d|-t N] [-v FORMAT] [-b BUFFER] [-s] [FILTERSPEC…]``."""
     try:
         options = _parse(ctx.args)
-    except _UsageError as exc:
+    except LogcatUsage as exc:
         return await ctx.usage(str(exc))
     log = log_of(ctx.phone)
     if options.clear:

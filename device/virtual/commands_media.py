@@ -25,6 +25,7 @@ import numpy as np
 
 from device.virtual import vfs
 from device.virtual.commands_log import wait_for_hangup
+from device.virtual.errors import ScreenrecordUsage
 from device.virtual.perturb import decode_image
 from device.virtual.shell_context import CommandContext, CommandFn
 
@@ -54,10 +55,6 @@ _FLAG_OPTIONS = (
 )
 
 
-class _Usage(Exception):
-    """A bad argument: screenrecord prints the message and exits 2."""
-
-
 @dataclass
 class _Options:
     path: str
@@ -77,23 +74,27 @@ def _check(option: str, value: str, options: dict[str, object]) -> None:
     if option == "--size":
         match = re.fullmatch(r"(\d+)x(\d+)", value)
         if match is None:
-            raise _Usage(f"Invalid size '{value}', must be width x height")
+            raise ScreenrecordUsage(f"Invalid size '{value}', must be width x height")
         width, height = int(match.group(1)), int(match.group(2))
         if not width or not height:
-            raise _Usage(f"Invalid size {width}x{height}, width and height may not be zero")
+            raise ScreenrecordUsage(
+                f"Invalid size {width}x{height}, width and height may not be zero"
+            )
         options["size"] = (width, height)
     elif option == "--time-limit":
         seconds = int(value) if value.lstrip("-").isdigit() else 0
         if seconds <= 0 or seconds > _MAX_TIME_LIMIT_S:
-            raise _Usage(f"Time limit {seconds}s outside acceptable range [1,{_MAX_TIME_LIMIT_S}]")
+            raise ScreenrecordUsage(
+                f"Time limit {seconds}s outside acceptable range [1,{_MAX_TIME_LIMIT_S}]"
+            )
         options["time_limit_s"] = seconds
     elif option == "--bit-rate":
         rate = _unit_value(value)
         if rate is None:
-            raise _Usage("")
+            raise ScreenrecordUsage("")
         low, high = _BIT_RATE_RANGE
         if not low <= rate <= high:
-            raise _Usage(f"Bit rate {rate}bps outside acceptable range [{low},{high}]")
+            raise ScreenrecordUsage(f"Bit rate {rate}bps outside acceptable range [{low},{high}]")
 
 
 def _parse(argv: list[str]) -> _Options:
@@ -104,16 +105,16 @@ def _parse(argv: list[str]) -> _Options:
         name, eq, attached = arg.partition("=")
         if name in _VALUE_OPTIONS:
             if not eq and not args:
-                raise _Usage(f"screenrecord: option '{name}' requires an argument")
+                raise ScreenrecordUsage(f"screenrecord: option '{name}' requires an argument")
             _check(name, attached if eq else args.pop(0), options)
         elif arg in _FLAG_OPTIONS:
             continue
         elif arg.startswith("-") and arg != "-":
-            raise _Usage(f"screenrecord: unrecognized option '{arg}'")
+            raise ScreenrecordUsage(f"screenrecord: unrecognized option '{arg}'")
         else:
             operands.append(arg)
     if len(operands) != 1:
-        raise _Usage("Must specify output file (see --help).")
+        raise ScreenrecordUsage("Must specify output file (see --help).")
     size = options["size"]
     limit = options["time_limit_s"]
     assert isinstance(limit, int) and (size is None or isinstance(size, tuple))
@@ -180,7 +181,7 @@ async def screenrecord(ctx: CommandContext) -> int:
     """``screenrecord [--time-limit N] [--size WxH] [--bit-rate R] FILE``."""
     try:
         options = _parse(ctx.args)
-    except _Usage as exc:
+    except ScreenrecordUsage as exc:
         if str(exc):
             await ctx.eprintln(str(exc))
         return _EXIT_USAGE

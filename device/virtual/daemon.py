@@ -29,9 +29,9 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from bridge.durable import write_atomic
 from device.host_process import HostProcess
+from device.virtual.errors import DetachError
 
 __all__ = [
-    "DetachError",
     "VirtualRecord",
     "forget",
     "remember",
@@ -43,10 +43,6 @@ __all__ = [
 
 STATE_ENV = "MGB_STATE_DIR"
 """Environment variable overriding where detached phones are recorded."""
-
-
-class DetachError(RuntimeError):
-    """A detached phone that could not be started or stopped; the message says why."""
 
 
 class VirtualRecord(BaseModel):

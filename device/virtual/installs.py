@@ -15,21 +15,13 @@ import json
 from dataclasses import dataclass
 
 from device.virtual.apk import ApkFacts, read_apk
+from device.virtual.errors import InstallFailure
 from device.virtual.phone import VirtualPhone
 
-__all__ = ["REGISTRY", "InstallFailure", "InstalledApk", "install", "installed_apks", "uninstall"]
+__all__ = ["REGISTRY", "InstalledApk", "install", "installed_apks", "uninstall"]
 
 REGISTRY = "/data/system/mgb-installed-packages.json"
 """Where the registry of installed packages lies in the phone's files."""
-
-
-class InstallFailure(ValueError):
-    """pm refused the install: ``reason`` is the ``INSTALL_FAILED_…`` code, then its text."""
-
-    def __init__(self, reason: str, detail: str) -> None:
-        super().__init__(f"{reason}: {detail}")
-        self.reason = reason
-        self.detail = detail
 
 
 @dataclass(frozen=True)

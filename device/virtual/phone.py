@@ -20,14 +20,13 @@ import cv2
 import numpy as np
 
 from bridge.app_catalog import app_catalog
-from bridge.gestures import classify_stroke
 from bridge.schema import UINode
 from bridge.uitree import to_xml
 from device.virtual.frames import FrameCache, RenderedFrame
 from device.virtual.logbuffer import note_activity_start, observe_starts
 from device.virtual.perturb import Perturbations, PopupSource, Transition, encode_image
 from device.virtual.vfs import PhoneFiles
-from sim.actuate import long_press_timeout_ms
+from sim.actuate import PageTouch
 from sim.device_props import DeviceIdentity
 from sim.instance import Instance
 from sim.observe import foreground, tree_nodes
@@ -196,12 +195,6 @@ class VirtualPhone:
             await pooled.show(self.instance)
             return result
 
-    async def _evaluate(self, script: str, arg: Any = None) -> Any:
-        async def run(pooled: Any) -> Any:
-            return await pooled.page.evaluate(script, arg)
-
-        return await self._with_page(run)
-
     async def nodes(self) -> list[UINode]:
         """The UI tree as uiautomator would dump it."""
         async with self.lock, self.sim.pool.page() as pooled:
@@ -284,53 +277,46 @@ class VirtualPhone:
             state.os.dialog = dialog
             self.instance.changed()
 
-    def _css(self, x: float, y: float) -> list[float]:
-        dpr = self.sim.config.profile.dpr
-        return [x / dpr, y / dpr]
+    async def _touch(
+        self, at: tuple[float, float], work: Callable[[PageTouch], Awaitable[object]]
+    ) -> None:
+        """One touch starting at device pixel ``at`` through the simulator's own
+        (:class:`sim.actuate.PageTouch`), inside the perturbations; a touch that starts off
+        the display reaches nothing, as on Android."""
+
+        async def touch() -> None:
+            if not self.on_screen(*at):
+                return
+
+            async def on_page(pooled: Any) -> object:
+                return await work(PageTouch(pooled, self.instance, self.sim.config.profile))
+
+            await self._with_page(on_page)
+
+        await self._input(touch)
 
     async def tap(self, x: float, y: float) -> None:
         """``input tap``: a tap at device pixels (off-screen taps are dropped, as on Android)."""
-        await self._gesture("tap", x, y)
+        await self._touch((x, y), lambda touch: touch.gesture("tap", (x, y)))
 
     async def long_press(self, x: float, y: float) -> None:
         """A touch held in place (``input swipe x y x y 1000`` or u2's long click)."""
-        await self._gesture("longPress", x, y)
-
-    async def _gesture(self, call: str, x: float, y: float) -> None:
-        async def gesture() -> None:
-            if self.on_screen(x, y):
-                await self._evaluate(f"([x, y]) => window.__mgb.{call}(x, y)", self._css(x, y))
-
-        await self._input(gesture)
+        await self._touch((x, y), lambda touch: touch.gesture("longPress", (x, y)))
 
     async def swipe(
         self, x1: float, y1: float, x2: float, y2: float, *, fling: bool = False
     ) -> None:
         """A finger path in device pixels that scrolls (a drag; ``fling``: released fast)."""
-
-        async def swipe() -> None:
-            if self.on_screen(x1, y1):
-                script = "([a, b, c, d, fling]) => window.__mgb.swipe(a, b, c, d, {fling})"
-                await self._evaluate(script, [*self._css(x1, y1), *self._css(x2, y2), fling])
-
-        await self._input(swipe)
+        await self._touch(
+            (x1, y1), lambda touch: touch.gesture("swipe", (x1, y1), (x2, y2), fling=fling)
+        )
 
     async def stroke(self, path: Sequence[tuple[float, float]], duration_ms: float) -> None:
         """One finger stroke (``input swipe``, uiautomator's clicks and swipes, injected
         events), its points evenly spaced over ``duration_ms``, classified as Android does
-        (:func:`bridge.gestures.classify_stroke`, this phone's long-press timeout)."""
-        stroke = classify_stroke(
-            path,
-            duration_ms,
-            density_dpi=self.density,
-            long_press_timeout_ms=long_press_timeout_ms(self.instance.state.os.settings),
-        )
-        if stroke.kind == "tap":
-            await self.tap(*stroke.start)
-        elif stroke.kind == "long_press":
-            await self.long_press(*stroke.start)
-        else:
-            await self.swipe(*stroke.start, *stroke.end, fling=stroke.kind == "fling")
+        (:meth:`sim.actuate.PageTouch.stroke`, this phone's long-press timeout); a stroke
+        that starts off the display is dropped."""
+        await self._touch(path[0], lambda touch: touch.stroke(path, duration_ms))
 
     async def keyevent(self, key: int | str) -> None:
         """``input keyevent``: a keycode number or name (``KEYCODE_`` optional)."""

@@ -45,6 +45,7 @@ from device.virtual import (
     system_bin,
     vfs,
 )
+from device.virtual.errors import ShellExit, ShellSyntaxError
 from device.virtual.phone import ServiceStream, VirtualPhone
 from device.virtual.shell_context import (
     EXIT_NOT_FOUND,
@@ -57,9 +58,9 @@ from device.virtual.shell_context import (
     SinkIO,
     StdinReader,
 )
-from device.virtual.shell_syntax import AndOr, Command, Param, ShellSyntaxError, Word, parse
+from device.virtual.shell_syntax import AndOr, Command, Param, Word, parse
 
-__all__ = ["SH", "Shell", "ShellExit", "ShellIO", "command_table"]
+__all__ = ["SH", "Shell", "ShellIO", "command_table"]
 
 log = logging.getLogger(__name__)
 
@@ -89,14 +90,6 @@ class ShellIO(Protocol):
     async def stderr(self, data: bytes) -> None:
         """Write to stderr."""
         ...
-
-
-class ShellExit(Exception):
-    """``exit N``: stop the script with status N."""
-
-    def __init__(self, status: int) -> None:
-        super().__init__(status)
-        self.status = status
 
 
 class _IOSink:

@@ -14,12 +14,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from device.virtual.errors import ShellSyntaxError
+
 __all__ = [
     "AndOr",
     "Command",
     "Param",
     "Redirect",
-    "ShellSyntaxError",
     "Word",
     "parse",
 ]
@@ -46,10 +47,6 @@ _RESERVED = {
     "[[",
     "]]",
 }
-
-
-class ShellSyntaxError(ValueError):
-    """The line uses shell syntax the virtual phone does not implement (or is invalid)."""
 
 
 @dataclass(frozen=True)

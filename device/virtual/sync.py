@@ -26,6 +26,7 @@ import logging
 import struct
 
 from device.virtual import vfs
+from device.virtual.errors import SyncFailed
 from device.virtual.phone import ServiceStream, VirtualPhone
 
 __all__ = ["SYNC_DATA_MAX", "StreamBuffer", "serve_sync"]
@@ -59,10 +60,6 @@ class StreamBuffer:
         data = bytes(self._buffer[:size])
         del self._buffer[:size]
         return data
-
-
-class _SyncFailed(Exception):
-    """Reply FAIL with this message."""
 
 
 class _Session:
@@ -109,8 +106,8 @@ class _Session:
             elif request == b"SEND":
                 await self._send(path)
             else:
-                raise _SyncFailed(f"unknown command {request!r}")
-        except _SyncFailed as exc:
+                raise SyncFailed(f"unknown command {request!r}")
+        except SyncFailed as exc:
             await self._fail(str(exc))
             return False
         return True
@@ -179,7 +176,7 @@ class _Session:
         try:
             data = vfs.read_file(self.phone.files, vfs.normalize(path))
         except vfs.FsError as exc:
-            raise _SyncFailed(f"open failed: {exc}") from exc
+            raise SyncFailed(f"open failed: {exc}") from exc
         view = memoryview(data)
         for start in range(0, len(data), SYNC_DATA_MAX):
             chunk = view[start : start + SYNC_DATA_MAX]
@@ -200,7 +197,7 @@ class _Session:
             if mtime > 0:  # adbd sets the pushed file's time to the host file's
                 vfs.set_mtime(self.phone.files, target, mtime * 1000, create=False)
         except vfs.FsError as exc:
-            raise _SyncFailed(f"couldn't create file: {exc}") from exc
+            raise SyncFailed(f"couldn't create file: {exc}") from exc
         log.info("sync: stored %s (%d bytes, mode %o)", target, len(data), int(mode_text))
         await self.stream.write(_HEAD.pack(b"OKAY", 0))
 
@@ -215,7 +212,7 @@ class _Session:
             if kind == b"DONE":
                 return b"".join(parts), length
             if kind != b"DATA" or length > SYNC_DATA_MAX:
-                raise _SyncFailed("invalid data message")
+                raise SyncFailed("invalid data message")
             chunk = await self.input.read_exact(length)
             if chunk is None:
                 return None

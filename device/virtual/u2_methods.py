@@ -25,23 +25,14 @@ from pydantic import BaseModel, ConfigDict
 from bridge.gestures import TOUCH_SLOP_DP
 from bridge.schema import UINode
 from bridge.uitree import to_xml
+from device.virtual.errors import InvalidParams, JavaException, ServerStopped
 from device.virtual.phone import VirtualPhone
-from device.virtual.u2_selectors import (
-    Bounds,
-    JavaException,
-    ObjInfo,
-    find,
-    find_all,
-    obj_info,
-    parse_selector,
-)
+from device.virtual.u2_selectors import Bounds, ObjInfo, find, find_all, obj_info, parse_selector
 from sim.actuate import long_press_timeout_ms
 
 __all__ = [
     "DeviceInfo",
-    "InvalidParams",
     "RpcMethod",
-    "ServerStopped",
     "U2Service",
     "active_window",
     "limit_depth",
@@ -64,14 +55,6 @@ _KEYS |= {"search": 84, "enter": 66, "delete": 67, "del": 67, "recent": 187, "vo
 
 RpcMethod = Callable[..., Awaitable[Any]]
 """A JSON-RPC method: a coroutine function taking the request's positional params."""
-
-
-class InvalidParams(ValueError):
-    """The params do not fit the method (JSON-RPC -32602); never leaves the u2 server."""
-
-
-class ServerStopped(Exception):
-    """The u2 server stopped while a call waited; its connection drops without an answer."""
 
 
 class DeviceInfo(BaseModel):

@@ -26,10 +26,10 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from bridge.schema import UINode
+from device.virtual.errors import JavaException
 
 __all__ = [
     "Bounds",
-    "JavaException",
     "ObjInfo",
     "Step",
     "UiSelector",
@@ -87,18 +87,6 @@ _FLAGS = {"checkable", "checked", "clickable", "scrollable", "enabled", "focusab
 _FLAGS |= {"selected", "longClickable"}
 _NODE_FLAG = {name: name for name in _FLAGS} | {"longClickable": "long_clickable"}
 _ILLEGAL = "java.lang.IllegalArgumentException"
-
-
-class JavaException(Exception):
-    """What the jar would throw, by Java class name; the server turns it into a -32001 error.
-
-    Never escapes the u2 server: it only travels from a method to the JSON-RPC envelope.
-    """
-
-    def __init__(self, java_class: str, message: str) -> None:
-        super().__init__(f"{java_class}: {message}")
-        self.java_class = java_class
-        self.message = message
 
 
 @dataclass(frozen=True)

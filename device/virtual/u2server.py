@@ -19,9 +19,9 @@ from dataclasses import dataclass
 
 from pydantic_core import to_jsonable_python
 
+from device.virtual.errors import BadHttpRequest, InvalidParams, JavaException, ServerStopped
 from device.virtual.phone import ServiceStream, TcpHandler, VirtualPhone
-from device.virtual.u2_methods import InvalidParams, RpcMethod, ServerStopped, U2Service
-from device.virtual.u2_selectors import JavaException
+from device.virtual.u2_methods import RpcMethod, U2Service
 
 __all__ = ["U2HttpServer", "handle_jsonrpc", "run_uiautomator"]
 
@@ -65,14 +65,6 @@ class _Request:
     body: bytes
 
 
-class _BadRequest(Exception):
-    """An HTTP request the server cannot read; answered with ``status``."""
-
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-
-
 def _response(status: int, body: bytes, content_type: str) -> bytes:
     head = (
         f"HTTP/1.1 {status} {_REASONS[status]}\r\n"
@@ -88,7 +80,7 @@ async def _read_request(stream: ServiceStream) -> _Request | None:
     buffer = bytearray()
     while b"\r\n\r\n" not in buffer:
         if len(buffer) > MAX_HEAD:
-            raise _BadRequest(400, "request head too large")
+            raise BadHttpRequest(400, "request head too large")
         chunk = await stream.read()
         if not chunk:
             return None
@@ -97,12 +89,12 @@ async def _read_request(stream: ServiceStream) -> _Request | None:
     request_line, *header_lines = head.decode("latin-1").split("\r\n")
     parts = request_line.split(" ")
     if len(parts) != 3 or not parts[2].startswith("HTTP/"):
-        raise _BadRequest(400, f"bad request line {request_line[:80]!r}")
+        raise BadHttpRequest(400, f"bad request line {request_line[:80]!r}")
     headers = dict(line.partition(":")[::2] for line in header_lines)
     lengths = [v.strip() for k, v in headers.items() if k.strip().lower() == "content-length"]
     length = int(lengths[0]) if lengths and lengths[0].isdigit() else 0
     if length > MAX_BODY:
-        raise _BadRequest(413, f"body of {length} bytes is over {MAX_BODY}")
+        raise BadHttpRequest(413, f"body of {length} bytes is over {MAX_BODY}")
     while len(body) < length:
         chunk = await stream.read()
         if not chunk:
@@ -132,7 +124,7 @@ class U2HttpServer:
     async def _exchange(self, stream: ServiceStream) -> bytes | None:
         try:
             request = await _read_request(stream)
-        except _BadRequest as exc:
+        except BadHttpRequest as exc:
             return _response(exc.status, str(exc).encode(), _TEXT)
         if request is None:
             return None

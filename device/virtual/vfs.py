@@ -34,12 +34,13 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from device.virtual import kernel
+from device.virtual.errors import FsError
 from sim import storage as sdcard
+from sim.errors import StorageError
 from sim.storage import Storage
 
 __all__ = [
     "BASE_DIRS",
-    "FsError",
     "PhoneFiles",
     "Stat",
     "copy",
@@ -94,17 +95,6 @@ _SYSTEM_DIRS = {
 }
 _BUILD_TIME_MS = 1_230_768_000_000
 """AOSP's fixed timestamp of system files (2009-01-01 00:00 UTC)."""
-
-
-class FsError(OSError):
-    """A file operation failed; ``str()`` is the errno text Android prints."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
-
-    def __str__(self) -> str:
-        return self.message
 
 
 @dataclass(frozen=True)
@@ -200,7 +190,7 @@ def writable(path: str) -> bool:
 def _node(files: PhoneFiles, path: str) -> sdcard.Node | None:
     try:
         return sdcard.lookup(files.tree(), path)
-    except sdcard.StorageError:
+    except StorageError:
         return None
 
 
@@ -213,7 +203,7 @@ def _tree_stat(node: sdcard.Node) -> Stat:
 def _tree_call(files: PhoneFiles, work: Callable[[Storage], _R]) -> _R:
     try:
         result = work(files.tree())
-    except sdcard.StorageError as exc:
+    except StorageError as exc:
         raise FsError(str(exc)) from exc
     files.changed()
     return result

@@ -4,8 +4,9 @@
 registry builds it for the spec ``learned:CHECKPOINT``. :mod:`policies.grpo` trains it.
 """
 
+from policies.errors import CheckpointError
 from policies.learned.candidates import KINDS, Candidate, build_candidates
-from policies.learned.checkpoint import CheckpointConfig, CheckpointError
+from policies.learned.checkpoint import CheckpointConfig
 from policies.learned.features import DIM, FEATURE_VERSION, featurize
 from policies.learned.policy import Decision, LearnedPolicy, StepTrace
 

@@ -38,14 +38,14 @@ __all__ = [
     "actionable_nodes",
     "answer_candidates",
     "build_candidates",
-    "default_apps",
+    "trained_app_ids",
 ]
 
 KINDS: tuple[str, ...] = ("tap", "slide", "type", "scroll", "key", "open_app", "answer", "finish")
 """Candidate kinds, in the order of the kind one-hot of the features."""
 
 
-def default_apps() -> tuple[str, ...]:
+def trained_app_ids() -> tuple[str, ...]:
     """The apps an ``open_app`` candidate may name by default: the simulator's
     (``bridge/apps.json``), which is what the policy trains on."""
     return tuple(app_catalog().simulated())
@@ -247,7 +247,7 @@ def build_candidates(
 
     The list is never empty: ``finish`` is always last.
     """
-    apps = default_apps() if apps is None else apps
+    apps = trained_app_ids() if apps is None else apps
     nodes = actionable_nodes(observation)
     found: list[Candidate] = []
     for node in nodes:

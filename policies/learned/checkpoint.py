@@ -18,15 +18,14 @@ from typing import BinaryIO, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
-from bridge.errors import PolicyError
-from policies.learned.candidates import KINDS, default_apps
+from policies.errors import CheckpointError
+from policies.learned.candidates import KINDS, trained_app_ids
 from policies.learned.features import DENSE_NAMES, DIM, FEATURE_VERSION, HASH_DIM
 
 __all__ = [
     "CONFIG_FILE",
     "WEIGHTS_FILE",
     "CheckpointConfig",
-    "CheckpointError",
     "load_checkpoint",
     "save_checkpoint",
 ]
@@ -34,10 +33,6 @@ __all__ = [
 CONFIG_FILE = "config.json"
 WEIGHTS_FILE = "weights.npy"
 _RETRAIN = "train a new one with `mgb train --out DIR`"
-
-
-class CheckpointError(PolicyError, ValueError):
-    """A checkpoint directory is missing, incomplete, corrupt or from other feature code."""
 
 
 class CheckpointConfig(BaseModel):
@@ -51,7 +46,7 @@ class CheckpointConfig(BaseModel):
     hash_dim: int = HASH_DIM
     kinds: list[str] = Field(default_factory=lambda: list(KINDS))
     dense_names: list[str] = Field(default_factory=lambda: list(DENSE_NAMES))
-    apps: list[str] = Field(default_factory=lambda: list(default_apps()))
+    apps: list[str] = Field(default_factory=lambda: list(trained_app_ids()))
     seed: int = 0
     training: dict[str, JsonValue] = Field(default_factory=dict)
 

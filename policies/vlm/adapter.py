@@ -20,10 +20,10 @@ from pydantic import ValidationError
 
 from bridge.actions import Action, AnswerAction, FinishAction, KeyAction, TypeAction
 from bridge.schema import Observation, PolicyContext
+from policies.vlm.errors import ActionError
 from policies.vlm.messages import ChatMessage, ImageURL
 
 __all__ = [
-    "ActionError",
     "Adapter",
     "HistoryStep",
     "ParsedOutput",
@@ -35,10 +35,6 @@ __all__ = [
     "screenshot_url",
     "typed_text",
 ]
-
-
-class ActionError(ValueError):
-    """Model output that cannot become an action; the message is the invalid step's reason."""
 
 
 @dataclass(frozen=True)

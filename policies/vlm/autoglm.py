@@ -50,7 +50,6 @@ from bridge.actions import (
 )
 from bridge.schema import Observation, PolicyContext
 from policies.vlm.adapter import (
-    ActionError,
     Adapter,
     HistoryStep,
     ParsedOutput,
@@ -63,7 +62,7 @@ from policies.vlm.adapter import (
 )
 from policies.vlm.apps import resolve_app
 from policies.vlm.autoglm_prompt import system_prompt
-from policies.vlm.errors import VLMConfigError
+from policies.vlm.errors import ActionError, VLMConfigError
 from policies.vlm.frames import ModelFrame, image_size, numbers
 from policies.vlm.messages import ChatMessage, assistant, system, user
 from policies.vlm.reply_text import (

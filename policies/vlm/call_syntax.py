@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 import re
 
-from policies.vlm.adapter import ActionError
+from policies.vlm.errors import ActionError
 from policies.vlm.reply_text import fold_syntax
 
 __all__ = ["read_call"]

@@ -40,7 +40,6 @@ from bridge.actions import (
 )
 from bridge.schema import Observation, PolicyContext
 from policies.vlm.adapter import (
-    ActionError,
     Adapter,
     HistoryStep,
     ParsedOutput,
@@ -51,6 +50,7 @@ from policies.vlm.adapter import (
     screenshot_url,
 )
 from policies.vlm.apps import resolve_app
+from policies.vlm.errors import ActionError
 from policies.vlm.frames import ModelFrame, numbers
 from policies.vlm.messages import ChatMessage, user
 from policies.vlm.reply_text import clean_reply, fold

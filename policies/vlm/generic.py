@@ -26,14 +26,8 @@ from pydantic import TypeAdapter
 from bridge.actions import Action, parse_action
 from bridge.schema import Observation, PolicyContext, UIStatus
 from bridge.uitree import render_text
-from policies.vlm.adapter import (
-    ActionError,
-    Adapter,
-    HistoryStep,
-    ParsedOutput,
-    describe_error,
-    screenshot_url,
-)
+from policies.vlm.adapter import Adapter, HistoryStep, ParsedOutput, describe_error, screenshot_url
+from policies.vlm.errors import ActionError
 from policies.vlm.messages import ChatMessage, system, user
 from policies.vlm.reply_text import (
     SEVERAL_ACTIONS,

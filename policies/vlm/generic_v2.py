@@ -20,7 +20,8 @@ from collections.abc import Sequence
 
 from bridge.actions import parse_action
 from bridge.schema import Observation, PolicyContext
-from policies.vlm.adapter import ActionError, HistoryStep, ParsedOutput, describe_error
+from policies.vlm.adapter import HistoryStep, ParsedOutput, describe_error
+from policies.vlm.errors import ActionError
 from policies.vlm.generic import GenericAdapter, action_schema
 from policies.vlm.messages import ChatMessage, system
 from policies.vlm.tagged_reply import blocks, committed_block, outside_thought, read_json

@@ -45,7 +45,6 @@ from bridge.actions import (
 )
 from bridge.schema import PolicyContext
 from policies.vlm.adapter import (
-    ActionError,
     ParsedOutput,
     answer_action,
     describe_error,
@@ -54,6 +53,7 @@ from policies.vlm.adapter import (
     typed_text,
 )
 from policies.vlm.apps import resolve_app
+from policies.vlm.errors import ActionError
 from policies.vlm.frames import ModelFrame, numbers
 from policies.vlm.reply_text import (
     SEVERAL_ACTIONS,

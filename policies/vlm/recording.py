@@ -37,7 +37,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, NonNegativeInt, ValidationError
 
 from bridge.durable import append_line, cut_torn_tail, write_atomic
-from policies.vlm.errors import VLMConfigError
+from policies.vlm.errors import RecordingError
 
 __all__ = [
     "EXCHANGES_FILE",
@@ -45,7 +45,6 @@ __all__ = [
     "RUN_RECORDING_DIR",
     "Exchange",
     "Recording",
-    "RecordingError",
     "RecordingInfo",
     "RecordingWriter",
     "find_recording",
@@ -61,11 +60,6 @@ RUN_RECORDING_DIR = "vlm_recording"
 
 _FORMAT: Final = "mgb-vlm-recording"
 _FORWARDED_HEADERS = ("authorization", "content-type")
-
-
-class RecordingError(VLMConfigError):
-    """A recording that is absent, unreadable, or cannot be written; the message says
-    which file and what to do."""
 
 
 def request_key(body: Mapping[str, JsonValue]) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 
-from policies.vlm.adapter import ActionError
+from policies.vlm.errors import ActionError
 from policies.vlm.reply_text import clean_reply, fold_syntax, split_thinking
 
 __all__ = ["blocks", "committed_block", "outside_thought", "read_json"]

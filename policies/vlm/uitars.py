@@ -52,7 +52,6 @@ from bridge.actions import (
 from bridge.coords import QWEN2_5_VL_FACTOR
 from bridge.schema import Observation, PolicyContext
 from policies.vlm.adapter import (
-    ActionError,
     Adapter,
     HistoryStep,
     ParsedOutput,
@@ -64,7 +63,7 @@ from policies.vlm.adapter import (
     typed_text,
 )
 from policies.vlm.apps import resolve_app
-from policies.vlm.errors import VLMConfigError
+from policies.vlm.errors import ActionError, VLMConfigError
 from policies.vlm.frames import ModelFrame, image_size, numbers
 from policies.vlm.messages import ChatMessage, ImageURL, assistant, system, user
 from policies.vlm.reply_text import fold

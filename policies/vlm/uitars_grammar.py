@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from policies.vlm.adapter import ActionError
+from policies.vlm.errors import ActionError
 from policies.vlm.reply_text import clean_reply, find_calls, fold, fold_syntax, split_thinking
 
 __all__ = ["Call", "read_call", "split_reply"]

@@ -39,7 +39,6 @@ from bridge.actions import (
 from bridge.coords import QWEN2_5_VL_FACTOR
 from bridge.schema import Observation, PolicyContext
 from policies.vlm.adapter import (
-    ActionError,
     Adapter,
     HistoryStep,
     ParsedOutput,
@@ -53,7 +52,7 @@ from policies.vlm.adapter import (
 )
 from policies.vlm.apps import resolve_app
 from policies.vlm.call_syntax import read_call
-from policies.vlm.errors import VLMConfigError
+from policies.vlm.errors import ActionError, VLMConfigError
 from policies.vlm.frames import ModelFrame, image_size, numbers
 from policies.vlm.messages import ChatMessage, user
 from policies.vlm.tagged_reply import blocks, committed_block, outside_thought

@@ -36,21 +36,13 @@ from dataclasses import dataclass
 from typing import Any, Generic, Literal, TypeVar
 
 from bridge.android_state import Namespace, printed
-from bridge.answers import MatchKind
 from bridge.plans import Plan
-from bridge.schema import AnswerField, TaskInstance
-from bridge.taskspec import (
-    AnswerRule,
-    Check,
-    EnsureOp,
-    ExpectedChanges,
-    PutSetting,
-    Requirement,
-    RowsSelector,
-    TaskSpec,
-    Truth,
-    WatchedRows,
-)
+from bridge.records import TaskInstance
+from bridge.schema import AnswerField
+from bridge.spec.answers import AnswerRule, MatchKind
+from bridge.spec.rows import RowsSelector, WatchedRows
+from bridge.spec.settings import PutSetting
+from bridge.taskspec import CheckRule, EnsureOp, ExpectedChanges, Requirement, TaskSpec, Truth
 from sim.tasks.params import NoParams, TaskParams
 
 __all__ = [
@@ -155,7 +147,7 @@ class TaskTemplate(Generic[P]):
         """Operations that pose the task on any phone (after the language and font)."""
         return []
 
-    def goal(self, p: P) -> list[Check]:
+    def goal(self, p: P) -> list[CheckRule]:
         """What must hold at the end (answer fields are matched separately)."""
         return []
 

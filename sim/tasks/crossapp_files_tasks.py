@@ -19,22 +19,11 @@ from typing import Annotated, Any
 
 from bridge.android_contract import EVENTS, sql_text
 from bridge.plans import FinishStep, Plan, Selector, TapStep, TypeStep
-from bridge.taskspec import (
-    Check,
-    DeleteRows,
-    EnsureOp,
-    FolderCheck,
-    LocalTime,
-    LocalTimeFact,
-    PathCheck,
-    RowsCheck,
-    RowsFact,
-    RowsSelector,
-    Scalar,
-    TaskSpec,
-    Truth,
-    TruthRef,
-)
+from bridge.spec.base import Scalar, TruthRef
+from bridge.spec.clock import LocalTime, LocalTimeFact
+from bridge.spec.files import FolderCheck, PathCheck
+from bridge.spec.rows import DeleteRows, RowsCheck, RowsFact, RowsSelector
+from bridge.taskspec import CheckRule, EnsureOp, TaskSpec, Truth
 from sim.apps.calendar.query_tasks import simulated_date
 from sim.apps.calendar.tasks import (
     IN_TASK_CALENDAR,
@@ -134,7 +123,7 @@ class EventFromInvitation(FilesCalendarTask[Invitation]):
             ),
         ]
 
-    def goal(self, p: Invitation) -> list[Check]:
+    def goal(self, p: Invitation) -> list[CheckRule]:
         return [
             RowsCheck(name=f"events titled {p.title}", uri=EVENTS, where=titled(p.title),
                       expect="count", value=1),
@@ -203,7 +192,7 @@ class FolderForEventDate(FilesCalendarTask[DatedEvent]):
                         within=IN_TASK_CALENDAR, as_time="local_date")  # fmt: skip
         return [Truth(name="date", fact=date)]
 
-    def goal(self, p: DatedEvent) -> list[Check]:
+    def goal(self, p: DatedEvent) -> list[CheckRule]:
         kept = FolderCheck(name="the files are kept", folder=_EVENT_DOCS,
                            names=[n for n, _, _ in _EVENT_FILES], guard=True)  # fmt: skip
         folder = PathCheck(name="the dated folder", path=f"{_EVENT_DOCS}/{{truth.date}}",

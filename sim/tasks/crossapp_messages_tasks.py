@@ -20,18 +20,11 @@ from typing import Annotated, Any
 
 from bridge.android_contract import EVENTS, RAW_CONTACTS, SMS, sql_text
 from bridge.plans import FinishStep, OpenAppStep, Plan, Selector, TapStep
-from bridge.taskspec import (
-    Check,
-    DeleteRows,
-    EnsureOp,
-    InboundSms,
-    LocalTime,
-    LocalTimeFact,
-    RowsCheck,
-    RowsSelector,
-    Truth,
-    TruthRef,
-)
+from bridge.spec.base import TruthRef
+from bridge.spec.clock import LocalTime, LocalTimeFact
+from bridge.spec.rows import DeleteRows, RowsCheck, RowsSelector
+from bridge.spec.sms import InboundSms
+from bridge.taskspec import CheckRule, EnsureOp, Truth
 from sim.apps.calendar.tasks import (
     EVENTS_WATCH,
     REMINDERS_WATCH,
@@ -122,7 +115,7 @@ class ReplyWithContactNumber(MessagesTask[NumberAsked]):
     def posing(self, p: NumberAsked) -> list[EnsureOp]:
         return [ensure_person(p.person)]
 
-    def goal(self, p: NumberAsked) -> list[Check]:
+    def goal(self, p: NumberAsked) -> list[CheckRule]:
         number = p.person.phones[0].number
         sent, _ = sent_checks(FRIEND, number, who="the friend")
         says = RowsCheck(name="the reply is the number", uri=sent.uri, where=sent.where,
@@ -183,7 +176,7 @@ class EventFromSms(MessagesTask[Appointment]):
         start = LocalTimeFact(when=LocalTime(days=p.days, at=p.at))
         return [POSED, Truth(name="start", fact=start)]
 
-    def goal(self, p: Appointment) -> list[Check]:
+    def goal(self, p: Appointment) -> list[CheckRule]:
         return [one_event(p.title), event_is("start", p.title, "dtstart", TruthRef(truth="start"))]
 
     def expected_rows(self, p: Appointment) -> list[RowsSelector]:
@@ -234,7 +227,7 @@ class SaveSenderAsContact(MessagesTask[Courier]):
     def posing(self, p: Courier) -> list[EnsureOp]:
         return [DeleteRows(uri=RAW_CONTACTS, where=f"display_name={sql_text(p.name)}")]
 
-    def goal(self, p: Courier) -> list[Check]:
+    def goal(self, p: Courier) -> list[CheckRule]:
         return [*created_checks(p.name), phone_check(p.name, COURIERS[p.courier][0])]
 
     def expected_rows(self, p: Courier) -> list[RowsSelector]:

@@ -31,21 +31,11 @@ from bridge.android_contract import (
     sql_text,
 )
 from bridge.plans import AnswerStep, FinishStep, OpenAppStep, Plan, Selector, TapStep, TypeStep
-from bridge.taskspec import (
-    Check,
-    DeleteRows,
-    EnsureOp,
-    LocalTime,
-    LocalTimeFact,
-    NextAlarmCheck,
-    NextAlarmFact,
-    NextTimeFact,
-    RowsCheck,
-    RowsFact,
-    RowsSelector,
-    Truth,
-    TruthRef,
-)
+from bridge.spec.alarms import NextAlarmCheck, NextAlarmFact
+from bridge.spec.base import TruthRef
+from bridge.spec.clock import LocalTime, LocalTimeFact, NextTimeFact
+from bridge.spec.rows import DeleteRows, RowsCheck, RowsFact, RowsSelector
+from bridge.taskspec import CheckRule, EnsureOp, Truth
 from sim.apps.calendar.tasks import (
     IN_TASK_CALENDAR,
     CalendarTask,
@@ -140,7 +130,7 @@ class _TodayAlarm(CalendarTask[TodayEvents]):
     def seeds(self, p: TodayEvents) -> list[Seeded]:
         return first_event_today(p.model_dump())
 
-    def goal(self, p: TodayEvents) -> list[Check]:
+    def goal(self, p: TodayEvents) -> list[CheckRule]:
         return [NextAlarmCheck(name="next alarm", value=TruthRef(truth="ring"))]
 
     def ring(self, p: TodayEvents) -> str:
@@ -223,7 +213,7 @@ class EventAtNextAlarm(CalendarTask[AlarmEvent]):
     def truths(self, p: AlarmEvent) -> list[Truth]:
         return [Truth(name="ring", fact=NextAlarmFact())]
 
-    def goal(self, p: AlarmEvent) -> list[Check]:
+    def goal(self, p: AlarmEvent) -> list[CheckRule]:
         return [one_event(p.title), event_is("start", p.title, "dtstart", TruthRef(truth="ring"))]
 
     def expected_rows(self, p: AlarmEvent) -> list[RowsSelector]:
@@ -304,7 +294,7 @@ class StarLunchContact(_PersonEventTask[LunchWith]):
     def posing(self, p: LunchWith) -> list[EnsureOp]:
         return [ensure_person(p.person, starred=False), ensure_person(p.decoy, starred=False)]
 
-    def goal(self, p: LunchWith) -> list[Check]:
+    def goal(self, p: LunchWith) -> list[CheckRule]:
         return [
             RowsCheck(name="starred", uri=CONTACTS, where=named_rows(p.name), column="starred",
                       expect="all", value=1)
@@ -419,7 +409,7 @@ class CallEventWithNumber(CalendarTask[CallWith]):
         start = LocalTimeFact(when=LocalTime(days=1, at=p.start))
         return [Truth(name="number", fact=number, reduce="first"), Truth(name="start", fact=start)]
 
-    def goal(self, p: CallWith) -> list[Check]:
+    def goal(self, p: CallWith) -> list[CheckRule]:
         location = event_is("location", p.title, "eventLocation", TruthRef(truth="number"))
         return [
             one_event(p.title),
@@ -480,7 +470,7 @@ class ContactFromEventDetails(CalendarTask[Candidate]):
     def posing(self, p: Candidate) -> list[EnsureOp]:
         return [DeleteRows(uri=RAW_CONTACTS, where=named_rows(p.name))]
 
-    def goal(self, p: Candidate) -> list[Check]:
+    def goal(self, p: Candidate) -> list[CheckRule]:
         return [*created_checks(p.name), phone_check(p.name, p.number)]
 
     def expected_rows(self, p: Candidate) -> list[RowsSelector]:

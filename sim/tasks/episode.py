@@ -11,14 +11,15 @@ from collections.abc import Callable
 from typing import Any
 
 from bridge.judge import StartRecord, judge, pose
-from bridge.schema import AnswerValue, TaskInstance, Verdict
+from bridge.records import TaskInstance
+from bridge.schema import AnswerValue, Verdict
 from bridge.taskspec import TaskSpec
 from sim.android_state import SimAndroidState
 from sim.errors import SimError
 from sim.phone import Phone
 from sim.state import InstanceState
 from sim.sync_call import complete
-from sim.tasks.judge import judged_state, sim_changes
+from sim.tasks.sim_diff import judged_state, sim_changes
 
 __all__ = ["TaskEpisode"]
 

@@ -10,27 +10,20 @@ import difflib
 from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
-from bridge.schema import TaskInstance
-from sim.errors import SimError
+from bridge.records import TaskInstance
+from sim.errors import SimError, UnknownTask
 from sim.tasks.base import TaskTemplate, World
 from sim.tasks.params import sample_params
 
 if TYPE_CHECKING:
     from sim.app import App
 
-__all__ = ["TaskRegistry", "UnknownTask", "default_registry", "world_of"]
+__all__ = ["TaskRegistry", "default_registry", "world_of"]
 
 
 def world_of(apps: Iterable[App]) -> dict[str, Mapping[str, Any]]:
     """App id -> the app's read-only world data: what templates sample and bind from."""
     return {app.id: app.world for app in apps}
-
-
-class UnknownTask(SimError, KeyError):
-    """No template has this id; the message names the closest ones."""
-
-    def __str__(self) -> str:
-        return str(self.args[0])
 
 
 class TaskRegistry:

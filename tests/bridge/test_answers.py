@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from bridge.answers import answer_matches, parse_number
+from bridge.spec.answers import answer_matches, parse_number
 
 TOLERANT = [
     ("number", "3 contacts", 3), ("number", "There are 3 favorites.", 3),

@@ -10,17 +10,17 @@ import pytest
 
 from bridge.app_catalog import app_catalog, normalize_app_name
 from device.profiles import load_profile, profile_names
-from policies.learned.candidates import default_apps as learned_apps
-from policies.random_policy import default_apps as random_apps
+from policies.learned.candidates import trained_app_ids as learned_apps
+from policies.random_policy import everyday_app_ids as random_apps
 from policies.vlm.apps import resolve_app
-from sim.simulator import default_apps
+from sim.simulator import installed_apps
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_the_simulators_apps_and_the_catalog_name_each_other() -> None:
     catalog = app_catalog()
-    installed = {app.id: app for app in default_apps()}
+    installed = {app.id: app for app in installed_apps()}
     assert set(installed) == set(catalog.simulated())
     for app_id, app in installed.items():
         identity = catalog.get(app_id)
@@ -78,7 +78,7 @@ def test_policies_and_device_never_import_the_simulator(package: str) -> None:
 
 
 def test_no_app_repeats_its_launcher_activity_in_its_routes() -> None:
-    for app in default_apps():
+    for app in installed_apps():
         assert app.activity == app_catalog().get(app.id).activity
         assert app.activity not in app.ACTIVITIES.values(), app.id
 

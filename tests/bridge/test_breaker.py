@@ -11,8 +11,9 @@ import pytest
 from bridge.breaker import InfraBreaker
 from bridge.errors import InfraErrorsInARow
 from bridge.failures import error_class
+from bridge.records import EpisodeRecord, TaskInstance
 from bridge.runner import EpisodeJob, run_episodes
-from bridge.schema import EpisodeRecord, TaskInstance, Verdict
+from bridge.schema import Verdict
 from bridge.trajectory import RunManifest, RunStore
 from tests.bridge.toy_env import CounterEnv, ScriptedPolicy, counter_task
 

@@ -11,16 +11,9 @@ from gymnasium.utils.env_checker import check_env
 
 from bridge.errors import EnvError, EnvUsageError
 from bridge.gym import CHARSET, PhoneGymEnv
+from bridge.records import TaskInstance
 from bridge.reward import shaped_reward
-from bridge.schema import (
-    FinishAction,
-    Observation,
-    PolicyContext,
-    TapAction,
-    Target,
-    TaskInstance,
-    TypeAction,
-)
+from bridge.schema import FinishAction, Observation, PolicyContext, TapAction, Target, TypeAction
 from bridge.sync import LoopThread
 from tests.bridge.toy_env import BUTTON, CounterEnv, counter_task
 

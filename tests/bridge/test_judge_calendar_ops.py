@@ -12,19 +12,12 @@ import pytest
 
 from bridge.android_contract import CALENDARS, EVENTS, REMINDERS
 from bridge.judge import judge, pose
-from bridge.taskspec import (
-    AnswerRule,
-    EnsureCalendar,
-    EnsureEvent,
-    LocalTime,
-    LocalTimeFact,
-    RowsCheck,
-    RowsFact,
-    RowsIn,
-    TaskSpec,
-    Truth,
-    TruthRef,
-)
+from bridge.spec.answers import AnswerRule
+from bridge.spec.base import TruthRef
+from bridge.spec.calendar import EnsureCalendar, EnsureEvent
+from bridge.spec.clock import LocalTime, LocalTimeFact
+from bridge.spec.rows import RowsCheck, RowsFact, RowsIn
+from bridge.taskspec import TaskSpec, Truth
 
 NOW = int(datetime.fromisoformat("2026-05-12T09:30:00+08:00").timestamp() * 1000)
 

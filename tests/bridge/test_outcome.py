@@ -20,16 +20,15 @@ from bridge.outcome import (
     episode_outcome,
     is_success,
 )
+from bridge.records import EpisodeRecord, TaskInstance
 from bridge.reward import shaped_reward
 from bridge.runner import run_episode
 from bridge.schema import (
     Action,
     AnswerAction,
-    Check,
-    EpisodeRecord,
+    CheckResult,
     FinishAction,
     TapAction,
-    TaskInstance,
     Verdict,
     VerdictKind,
 )
@@ -40,7 +39,7 @@ TASK = TaskInstance(task_id="settings/SetWifi-v1", instruction="Turn on Wi-Fi", 
 
 
 def _verdict(goal: bool, clean: bool | None = True, *, kind: VerdictKind = "state") -> Verdict:
-    checks = [Check(name="wifi", expected=True, actual=goal, passed=goal)]
+    checks = [CheckResult(name="wifi", expected=True, actual=goal, passed=goal)]
     if clean is None:
         return Verdict.from_checks(checks, clean=None, clean_reason="a retail phone")
     side_effects = None if clean else ["global.airplane_mode_on"]
@@ -172,8 +171,8 @@ _FINALS: list[tuple[Termination, Action | None]] = [
 def _verdicts() -> list[Verdict]:
     out = []
     for goal, guard, clean in itertools.product((True, False), (True, False), (True, False, None)):
-        checks = [Check(name="step", passed=True), Check(name="other", passed=goal)]
-        checks.append(Check(name="kept", passed=guard, guard=True))
+        checks = [CheckResult(name="step", passed=True), CheckResult(name="other", passed=goal)]
+        checks.append(CheckResult(name="kept", passed=guard, guard=True))
         effects = ["global.x"] if clean is False else None
         seen: bool | None = None if clean is None else True
         out.append(Verdict.from_checks(checks, clean=seen, side_effects=effects,
@@ -193,8 +192,8 @@ def test_the_reward_gives_full_credit_exactly_for_a_success(
 
 
 def test_breaking_a_guard_with_every_step_done_is_not_full_credit() -> None:
-    checks = [Check(name="alarm deleted", passed=True),
-              Check(name="decoy kept", passed=False, guard=True)]  # fmt: skip
+    checks = [CheckResult(name="alarm deleted", passed=True),
+              CheckResult(name="decoy kept", passed=False, guard=True)]  # fmt: skip
     broken = Verdict.from_checks(checks)
     assert broken.progress == 1.0 and not broken.success
     assert shaped_reward(broken, TAP, infra_error=False) == pytest.approx(0.8)

@@ -9,7 +9,7 @@ import pytest
 
 from bridge.errors import EnvError
 from bridge.phone_time import local_ms, say_time
-from bridge.taskspec import LocalTime
+from bridge.spec.clock import LocalTime
 
 
 def _ms(text: str) -> int:

@@ -12,14 +12,24 @@ import pytest
 import bridge
 
 BRIDGE_DIR = Path(bridge.__file__).parent
-MODULES = sorted(info.name for info in pkgutil.iter_modules([str(BRIDGE_DIR)]))
+MODULES = sorted(
+    info.name.removeprefix("bridge.")
+    for info in pkgutil.walk_packages(bridge.__path__, prefix="bridge.")
+)
+"""Every module of bridge/ and its packages (``spec``, ``spec.settings``, …)."""
+
+
+def _source(name: str) -> Path:
+    """The source file of ``bridge.<name>`` (a package's ``__init__.py``)."""
+    path = BRIDGE_DIR.joinpath(*name.split("."))
+    return path / "__init__.py" if path.is_dir() else path.with_suffix(".py")
 
 
 @pytest.mark.parametrize("name", MODULES)
 def test_every_module_declares_a_complete_all(name: str) -> None:
     module = importlib.import_module(f"bridge.{name}")
     declared = set(module.__all__)
-    tree = ast.parse((BRIDGE_DIR / f"{name}.py").read_text(encoding="utf-8"))
+    tree = ast.parse(_source(name).read_text(encoding="utf-8"))
     public = {
         node.name
         for node in tree.body
@@ -37,7 +47,7 @@ def test_package_exports_resolve() -> None:
 
 @pytest.mark.parametrize("name", MODULES)
 def test_bridge_imports_nothing_else_of_ours(name: str) -> None:
-    tree = ast.parse((BRIDGE_DIR / f"{name}.py").read_text(encoding="utf-8"))
+    tree = ast.parse(_source(name).read_text(encoding="utf-8"))
     ours = {"sim", "device", "policies", "transfer_eval"}
     imported = set()
     for node in ast.walk(tree):

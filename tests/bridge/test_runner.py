@@ -21,11 +21,12 @@ from bridge.errors import (
     EnvError,
     EnvTimeout,
     EnvUsageError,
+    InfraFailure,
     PolicyError,
     TrajectoryError,
     UITreeError,
 )
-from bridge.failures import InfraFailure, classify, guarded
+from bridge.failures import classify, guarded
 from bridge.runner import EpisodeJob, run_episode, run_episodes
 from bridge.schema import (
     Action,

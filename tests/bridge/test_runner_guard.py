@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from bridge.guard import ActionGuard
+from bridge.records import TaskInstance
 from bridge.runner import EpisodeJob, run_episode, run_episodes
 from bridge.schema import (
     BackendInfo,
@@ -17,7 +18,6 @@ from bridge.schema import (
     ScreenSpec,
     TapAction,
     Target,
-    TaskInstance,
     UINode,
 )
 from bridge.taskspec import TaskSpec

@@ -10,16 +10,15 @@ from pydantic import ValidationError
 
 from bridge import schema
 from bridge.jsonschema import json_schemas
+from bridge.records import EpisodeRecord, TaskInstance
 from bridge.schema import (
     BackendInfo,
-    Check,
-    EpisodeRecord,
+    CheckResult,
     Observation,
     PolicyOutput,
     Screenshot,
     ScreenSpec,
     Target,
-    TaskInstance,
     UINode,
     UIStatus,
     Verdict,
@@ -155,8 +154,8 @@ def test_uinode_geometry() -> None:
 
 def test_verdict_from_checks_and_consistency() -> None:
     checks = [
-        Check(name="wifi_off", expected=False, actual=False, passed=True),
-        Check(name="bt_on", expected=True, actual=False, passed=False),
+        CheckResult(name="wifi_off", expected=False, actual=False, passed=True),
+        CheckResult(name="bt_on", expected=True, actual=False, passed=False),
     ]
     verdict = Verdict.from_checks(checks)
     assert (verdict.success, verdict.progress) == (False, 0.5)
@@ -183,7 +182,7 @@ def test_answer_field_choices() -> None:
 
 def test_episode_record_outcome_must_match_verdict() -> None:
     task = TaskInstance(task_id="settings/TurnOffWifi-v1", instruction="Turn off Wi-Fi")
-    good = Verdict.from_checks([Check(name="wifi", passed=True)])
+    good = Verdict.from_checks([CheckResult(name="wifi", passed=True)])
     common = {"episode_id": "e1", "task": task, "policy": "scripted", "backend": BACKEND}
     record = EpisodeRecord(**common, outcome="success", termination="finish", verdict=good, steps=3)
     assert EpisodeRecord.model_validate_json(record.model_dump_json()) == record
@@ -227,8 +226,8 @@ def test_screenshot_base64_is_standard_and_validated() -> None:
 
 
 def test_a_guard_decides_success_but_is_no_step_of_progress() -> None:
-    goal = Check(name="starred", passed=True)
-    kept = Check(name="source kept", passed=True, guard=True)
+    goal = CheckResult(name="starred", passed=True)
+    kept = CheckResult(name="source kept", passed=True, guard=True)
     broken = kept.model_copy(update={"passed": False})
     assert Verdict.from_checks([goal, kept]).progress == 1.0
     assert Verdict.from_checks([goal.model_copy(update={"passed": False}), kept]).progress == 0.0

@@ -16,15 +16,8 @@ import pytest
 
 from bridge.env import Env, ForkableEnv
 from bridge.errors import EnvError, EnvTimeout, EnvUsageError
-from bridge.schema import (
-    Action,
-    FinishAction,
-    Observation,
-    StepResult,
-    TapAction,
-    Target,
-    TaskInstance,
-)
+from bridge.records import TaskInstance
+from bridge.schema import Action, FinishAction, Observation, StepResult, TapAction, Target
 from bridge.sync import LoopThread, SyncEnv
 from tests.bridge.toy_env import BUTTON, CounterEnv, counter_task
 

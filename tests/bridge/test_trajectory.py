@@ -17,15 +17,14 @@ from hypothesis import strategies as st
 
 from bridge import durable
 from bridge.errors import TrajectoryError
+from bridge.records import EpisodeRecord, StepRecord
 from bridge.runner import run_episode
 from bridge.schema import (
     SCHEMA_VERSION,
-    Check,
-    EpisodeRecord,
+    CheckResult,
     ExecutedAction,
     FinishAction,
     PolicyOutput,
-    StepRecord,
     StepResult,
     TapAction,
     Target,
@@ -102,7 +101,7 @@ def _sample_episode(store: RunStore) -> tuple[list[StepRecord], list[StepRecord]
     writer = store.begin_episode(EPISODE_ID)
     tree = counter_tree_xml(steps[0].observation)
     stored = [writer.write_step(steps[0], tree_xml=tree), writer.write_step(steps[1])]
-    verdict = Verdict.from_checks([Check(name="counter", expected=1, actual=1, passed=True)])
+    verdict = Verdict.from_checks([CheckResult(name="counter", expected=1, actual=1, passed=True)])
     episode = EpisodeRecord(
         episode_id=EPISODE_ID,
         task=counter_task(1),

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from bridge.schema import UINode
+from bridge.spec.ui import duration_ms, longest_offered, offered_durations
 from bridge.uitree import to_xml
-from bridge.xpath_facts import duration_ms, longest_offered, offered_durations
 
 
 @pytest.mark.parametrize(

@@ -17,11 +17,12 @@ import cv2
 import numpy as np
 
 from bridge.errors import EnvError, EnvUsageError, PolicyError
+from bridge.records import TaskInstance
 from bridge.schema import (
     Action,
     AnswerAction,
     BackendInfo,
-    Check,
+    CheckResult,
     ExecutedAction,
     FinishAction,
     Observation,
@@ -32,7 +33,6 @@ from bridge.schema import (
     StepResult,
     TapAction,
     Target,
-    TaskInstance,
     UINode,
     Verdict,
 )
@@ -221,7 +221,7 @@ class CounterEnv:
     async def verdict(self) -> Verdict:
         """Success when the counter equals the target."""
         self._check_ready()
-        check = Check(
+        check = CheckResult(
             name="counter",
             expected=self.target,
             actual=self.counter,

@@ -17,8 +17,10 @@ from typing import Any
 
 from bridge.android_state import AndroidState
 from bridge.judge import StartRecord, judge, pose, read_checks
-from bridge.schema import AnswerValue, TaskInstance
-from bridge.taskspec import SettingCheck, TaskSpec
+from bridge.records import TaskInstance
+from bridge.schema import AnswerValue
+from bridge.spec.settings import SettingCheck
+from bridge.taskspec import TaskSpec
 from device.android_state import AdbAndroidState
 from device.virtual.phone import VirtualPhone
 from device.virtual.shell import Shell as PhoneShell

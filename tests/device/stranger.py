@@ -12,7 +12,7 @@ from __future__ import annotations
 from bridge.android_contract import RAW_CONTACTS
 from bridge.android_state import AndroidState
 from bridge.judge import apply_op
-from bridge.taskspec import EnsureContact
+from bridge.spec.contacts import EnsureContact
 
 __all__ = ["STRANGERS", "make_stranger"]
 

@@ -35,17 +35,12 @@ from bridge.actions import (
 )
 from bridge.actuate import NOT_FOCUSED
 from bridge.errors import EnvError, EnvTimeout, EnvUsageError
+from bridge.records import TaskInstance
 from bridge.runner import run_episode
-from bridge.schema import PolicyContext, PolicyOutput, TaskInstance, UIStatus
-from bridge.taskspec import (
-    AnswerRule,
-    ExpectedChanges,
-    PutSetting,
-    Requirement,
-    SettingFact,
-    TaskSpec,
-    Truth,
-)
+from bridge.schema import PolicyContext, PolicyOutput, UIStatus
+from bridge.spec.answers import AnswerRule
+from bridge.spec.settings import PutSetting, SettingFact
+from bridge.taskspec import ExpectedChanges, Requirement, TaskSpec, Truth
 from bridge.uitree import to_xml
 from device.adb import AdbTarget
 from device.driver import SettleConfig

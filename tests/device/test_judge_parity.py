@@ -15,9 +15,12 @@ from typing import Any
 import pytest
 
 from bridge.android_contract import DATA, ORGANIZATION, sql_text
-from bridge.judge import TaskNotPosed, apply_op, judge, pose
+from bridge.errors import TaskNotPosed
+from bridge.judge import apply_op, judge, pose
 from bridge.observed import observe
-from bridge.taskspec import EnsureContact, SettingCheck, TaskSpec
+from bridge.spec.contacts import EnsureContact
+from bridge.spec.settings import SettingCheck
+from bridge.taskspec import TaskSpec
 from sim.simulator import Simulator
 from sim.tasks.registry import default_registry
 from tests.device.parity import (
@@ -181,7 +184,7 @@ async def test_parity_notices_a_row_parser_that_splits_values_at_commas(
     simulator: Simulator, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A naive ``content query`` parser cuts ``Globex, Inc.`` in two."""
-    import device.android_state as adb_state
+    import device.android_state.rows as adb_state
 
     def naive(output: str, columns: list[str]) -> list[dict[str, str | None]]:
         rows = []

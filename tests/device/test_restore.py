@@ -21,11 +21,14 @@ from dataclasses import dataclass
 import pytest
 import pytest_asyncio
 
-from bridge.android_state import NAMESPACES, Namespace, StateUnavailable
+from bridge.android_state import NAMESPACES, Namespace
 from bridge.app_catalog import app_catalog
+from bridge.errors import StateUnavailable
 from bridge.judge import StartRecord, judge, pose
 from bridge.observed import volatile_settings
+from bridge.records import TaskInstance
 from bridge.restore import TABLES, Found, put_back, remember
+from bridge.retail import retail_can_pose
 from bridge.runner import run_episode
 from bridge.schema import (
     Action,
@@ -34,7 +37,6 @@ from bridge.schema import (
     ObservedState,
     Restoration,
     StepResult,
-    TaskInstance,
     Verdict,
 )
 from bridge.taskspec import TaskSpec
@@ -46,7 +48,7 @@ from policies.scripted import PlanPolicy
 from sim.android_state import SimAndroidState
 from sim.env import SimEnv
 from sim.phone import Phone
-from sim.simulator import SimConfig, Simulator, default_apps
+from sim.simulator import SimConfig, Simulator, installed_apps
 from sim.state import InstanceState
 from sim.tasks.registry import default_registry
 from tests.device.parity import InMemoryShell
@@ -61,7 +63,7 @@ def _task(task_id: str, lang: str) -> TaskInstance:
 SHARD_BY_APP = True
 """Split by app between test workers (tests/conftest.py): each worker has its own phone."""
 
-RETAIL = [t for t in REGISTRY.ids() if not (_task(t, "en").spec or TaskSpec()).requires]
+RETAIL = [t for t in REGISTRY.ids() if retail_can_pose(_task(t, "en"))]
 """Templates a retail phone can pose (the others need ``su`` or an unexported provider)."""
 
 
@@ -203,7 +205,7 @@ class _RetailPhone(SimAndroidState):
 
 @pytest.mark.asyncio
 async def test_what_a_phone_refuses_is_named_and_the_next_refused_pose_names_it() -> None:
-    state = _RetailPhone(Phone(default_apps()), InstanceState(seed=0))
+    state = _RetailPhone(Phone(installed_apps()), InstanceState(seed=0))
     spec = _task("settings/SetDarkTheme-v1", "en").spec
     assert spec is not None
     found = await remember(spec, state)

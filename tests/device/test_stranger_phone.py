@@ -18,8 +18,8 @@ from collections.abc import Iterator
 import pytest
 
 from bridge.judge import judge, pose
+from bridge.records import TaskInstance
 from bridge.runner import run_episode
-from bridge.schema import TaskInstance
 from device.env import AndroidEnv, AndroidEnvConfig
 from device.virtual.attach import AttachedVirtualPhone, attach_virtual_phone
 from policies.scripted import PlanPolicy

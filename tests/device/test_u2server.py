@@ -32,16 +32,10 @@ from bridge.schema import UINode
 from bridge.uitree import UITree, parse_hierarchy
 from device.virtual import u2_methods, u2_selectors, u2server
 from device.virtual.attach import AttachedVirtualPhone
+from device.virtual.errors import JavaException
 from device.virtual.phone import VirtualPhone
 from device.virtual.u2_methods import active_window, limit_depth
-from device.virtual.u2_selectors import (
-    JavaException,
-    ObjInfo,
-    find,
-    find_all,
-    obj_info,
-    parse_selector,
-)
+from device.virtual.u2_selectors import ObjInfo, find, find_all, obj_info, parse_selector
 from device.virtual.u2server import run_uiautomator
 from sim.simulator import Simulator
 

@@ -7,7 +7,7 @@ from datetime import datetime
 
 import pytest
 
-from bridge.android_state import StateUnavailable
+from bridge.errors import StateUnavailable
 from device.android_state import AdbAndroidState, parse_next_alarm
 from device.virtual.commands_alarm import format_duration, format_wall_time
 from device.virtual.phone import VirtualPhone

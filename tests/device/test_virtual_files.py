@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from bridge.android_state import StateUnavailable
+from bridge.errors import StateUnavailable
 from device.android_state import AdbAndroidState, parse_stat_line
 from device.virtual.phone import VirtualPhone
 from sim import storage as sdcard

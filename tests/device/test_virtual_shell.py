@@ -10,9 +10,10 @@ import hashlib
 
 import pytest
 
+from device.virtual.errors import ShellSyntaxError
 from device.virtual.phone import VirtualPhone
 from device.virtual.shell import Shell
-from device.virtual.shell_syntax import ShellSyntaxError, parse
+from device.virtual.shell_syntax import parse
 from sim.android_state import SimAndroidState
 from sim.simulator import Simulator
 

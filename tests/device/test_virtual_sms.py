@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from bridge.android_contract import SMS, SMS_INBOX
-from bridge.android_state import StateUnavailable
+from bridge.errors import StateUnavailable
 from device.android_state import AdbAndroidState
 from device.virtual.commands_su import USAGE
 from device.virtual.phone import VirtualPhone

@@ -23,14 +23,14 @@ from bridge.actions import (
 )
 from bridge.env import ForkableEnv
 from bridge.errors import EnvError, EnvUsageError
+from bridge.records import TaskInstance
 from bridge.schema import (
     BackendInfo,
-    Check,
+    CheckResult,
     Foreground,
     Observation,
     ScreenSpec,
     StepResult,
-    TaskInstance,
     UINode,
     Verdict,
 )
@@ -51,7 +51,7 @@ GRPO_SOURCE = Path(__file__).resolve().parents[2] / "policies" / "grpo.py"
 
 
 def _verdict(passed: int, total: int, *, clean: bool = True) -> Verdict:
-    checks = [Check(name=f"c{i}", passed=i < passed) for i in range(total)]
+    checks = [CheckResult(name=f"c{i}", passed=i < passed) for i in range(total)]
     return Verdict.from_checks(checks, side_effects=None if clean else ["settings.global.x"])
 
 
@@ -74,7 +74,9 @@ def _verdict(passed: int, total: int, *, clean: bool = True) -> Verdict:
         (_verdict(0, 1), AnswerAction(fields={"n": 4}), 0.0),
         # a world that cannot observe side effects (clean None) is not penalised for them
         (
-            Verdict.from_checks([Check(name="c", passed=True)], clean=None, clean_reason="no"),
+            Verdict.from_checks(
+                [CheckResult(name="c", passed=True)], clean=None, clean_reason="no"
+            ),
             FinishAction(),
             1.0,
         ),
@@ -211,7 +213,7 @@ class ToyEnv:
         return StepResult(observation=self._observe(), done=done)
 
     async def verdict(self) -> Verdict:
-        check = Check(name="wifi", expected=self.state["want"], actual=self.state["wifi"],
+        check = CheckResult(name="wifi", expected=self.state["want"], actual=self.state["wifi"],
                       passed=self.state["wifi"] == self.state["want"])  # fmt: skip
         side = [] if self.state["bt"] else ["settings.global.bluetooth_on"]
         return Verdict.from_checks([check], side_effects=side)

@@ -14,7 +14,8 @@ from typer.testing import CliRunner
 
 from sim.tasks.registry import default_registry
 from transfer_eval.commands.train import train_command
-from transfer_eval.suites import SuiteError, load_split, split_names
+from transfer_eval.errors import SuiteError
+from transfer_eval.suites import load_split, split_names
 from transfer_eval.training import TrainOptions, split_instances
 
 
@@ -199,7 +200,8 @@ def test_run_training_refuses_an_existing_checkpoint_before_the_simulator_starts
 ) -> None:
     import asyncio
 
-    from transfer_eval.training import CheckpointExists, run_training
+    from transfer_eval.errors import CheckpointExists
+    from transfer_eval.training import run_training
 
     out = tmp_path / "trained"
     _checkpoint(out)

@@ -40,8 +40,9 @@ from bridge.schema import (
     UINode,
 )
 from bridge.trajectory import RunManifest, RunStore
+from policies.errors import PolicySpecError
 from policies.human import HumanPolicy, LineReader, UnusableLine, actionable_lines, parse_line
-from policies.registry import HumanSpec, PolicySpecError, load, parse_spec, preflight, valid_forms
+from policies.registry import HumanSpec, load, parse_spec, preflight, valid_forms
 from sim.simulator import Simulator
 from tests.bridge.toy_env import BUTTON, CounterEnv, counter_task
 from transfer_eval.commands import mgb_app, transfer_eval_app

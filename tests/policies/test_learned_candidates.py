@@ -8,7 +8,7 @@ from policies.learned.candidates import (
     actionable_nodes,
     answer_candidates,
     build_candidates,
-    default_apps,
+    trained_app_ids,
 )
 
 SCREEN = ScreenSpec(width_px=1080, height_px=2400)
@@ -70,7 +70,7 @@ def test_build_candidates_covers_every_kind_and_ends_with_finish() -> None:
     candidates = build_candidates(_obs(_settings_screen()), "Turn off Wi-Fi.")
     kinds = [c.kind for c in candidates]
     assert kinds == ["tap", "tap", "slide", "slide", "scroll", "scroll", "key", "key",
-                     *(["open_app"] * len(default_apps())), "finish"]  # fmt: skip
+                     *(["open_app"] * len(trained_app_ids())), "finish"]  # fmt: skip
     assert isinstance(candidates[-1].action, FinishAction)
     assert candidates[-1].action.status == "success"
     assert candidates[0].action == TapAction.model_validate({"target": {"element": 2}})
@@ -81,7 +81,7 @@ def test_build_candidates_covers_every_kind_and_ends_with_finish() -> None:
     scroll = candidates[4].action
     assert isinstance(scroll, ScrollAction) and scroll.direction == "down"
     assert scroll.target is not None and scroll.target.element == 1
-    assert [c.detail for c in candidates if c.kind == "open_app"] == list(default_apps())
+    assert [c.detail for c in candidates if c.kind == "open_app"] == list(trained_app_ids())
 
 
 def test_candidates_are_deterministic() -> None:

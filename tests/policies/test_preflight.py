@@ -11,7 +11,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from policies.registry import PolicySpecError, preflight
+from policies.errors import PolicySpecError
+from policies.registry import preflight
 
 
 class _Models(BaseHTTPRequestHandler):

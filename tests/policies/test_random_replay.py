@@ -22,8 +22,9 @@ from bridge.schema import (
     UIStatus,
 )
 from bridge.trajectory import RunManifest, RunStore
-from policies.random_policy import RandomPolicy, default_apps
-from policies.registry import PolicySpecError, load
+from policies.errors import PolicySpecError
+from policies.random_policy import RandomPolicy, everyday_app_ids
+from policies.registry import load
 from policies.replay import ReplayPolicy
 from tests.bridge.toy_env import BUTTON, CounterEnv, ScriptedPolicy, counter_task, counter_tree_xml
 
@@ -111,7 +112,7 @@ async def test_random_actions_are_valid_and_target_real_nodes() -> None:
     taps = [a for a in actions if isinstance(a, TapAction)]
     assert any(t.target.point is not None for t in taps)
     assert {t.target.element for t in taps} - {None} == actionable
-    assert {a.app for a in actions if a.type == "open_app"} <= set(default_apps())
+    assert {a.app for a in actions if a.type == "open_app"} <= set(everyday_app_ids())
     assert {a.key for a in actions if a.type == "key"} == {"back", "home"}
 
 

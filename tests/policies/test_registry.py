@@ -12,11 +12,11 @@ from bridge.plans import FinishStep, Plan, Selector, TapStep
 from bridge.policy import Policy
 from bridge.runner import run_episode
 from bridge.schema import PolicyContext
+from policies.errors import PolicySpecError
 from policies.random_policy import RandomPolicy
 from policies.registry import (
     LearnedSpec,
     PolicySpec,
-    PolicySpecError,
     RandomSpec,
     ReplaySpec,
     ScriptedSpec,

@@ -8,7 +8,8 @@ import pytest
 
 from bridge.policy import Policy
 from bridge.runner import run_episode
-from policies.registry import PolicySpecError, load
+from policies.errors import PolicySpecError
+from policies.registry import load
 from tests.bridge.toy_env import CounterEnv, counter_task
 
 

@@ -20,9 +20,11 @@ import uvicorn
 from typer.testing import CliRunner
 
 from bridge.errors import PolicyError
+from bridge.records import EpisodeRecord
 from bridge.runner import run_episode
-from bridge.schema import EpisodeRecord, PolicyContext
-from policies.registry import PolicySpecError, load, parse_spec, valid_forms
+from bridge.schema import PolicyContext
+from policies.errors import PolicySpecError
+from policies.registry import load, parse_spec, valid_forms
 from policies.vlm.base import VLMPolicy
 from policies.vlm.recording import (
     EXCHANGES_FILE,

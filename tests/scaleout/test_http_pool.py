@@ -18,6 +18,7 @@ import pytest
 import pytest_asyncio
 
 from bridge.errors import EnvError, EnvUsageError
+from bridge.records import TaskInstance
 from bridge.schema import (
     Action,
     KeyAction,
@@ -25,12 +26,12 @@ from bridge.schema import (
     OpenAppAction,
     PolicyContext,
     StepResult,
-    TaskInstance,
     Verdict,
 )
 from policies.scripted import PlanPolicy
+from scaleout.errors import PoolFull
 from scaleout.host import HostConfig, HostInfo
-from scaleout.pool import EnvPool, PoolEnv, PoolFull
+from scaleout.pool import EnvPool, PoolEnv
 from sim.simulator import SimConfig, Simulator
 from sim.tasks.registry import default_registry
 

@@ -25,15 +25,17 @@ from typer.testing import CliRunner
 
 from bridge.env import ForkableEnv
 from bridge.errors import EnvError
+from bridge.records import TaskInstance
 from bridge.runner import run_episode
-from bridge.schema import KeyAction, Observation, PolicyContext, PolicyOutput, TaskInstance
+from bridge.schema import KeyAction, Observation, PolicyContext, PolicyOutput
 from bridge.sync import LoopThread
 from bridge.trajectory import RunStore
 from policies.learned import LearnedPolicy
 from policies.scripted import PlanPolicy
 from policies.vlm.client import ClientConfig
-from scaleout.host import HostConfig, HostRestarted
-from scaleout.pool import EnvPool, PoolFull
+from scaleout.errors import HostRestarted, PoolFull
+from scaleout.host import HostConfig
+from scaleout.pool import EnvPool
 from sim.simulator import Simulator
 from sim.tasks.registry import default_registry
 from tests.trainers.helpers import (

@@ -9,14 +9,14 @@ from typing import Any
 import pytest
 
 from sim.phone import Phone
-from sim.simulator import default_apps
+from sim.simulator import installed_apps
 from sim.tasks.registry import world_of
 
 
 @pytest.fixture(scope="module")
 def phone() -> Phone:
     """The apps of a phone, without a browser (state and specs only)."""
-    return Phone(default_apps())
+    return Phone(installed_apps())
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,8 @@ import re
 
 import pytest
 
-from bridge.android_state import AndroidState, StateUnavailable
+from bridge.android_state import AndroidState
+from bridge.errors import StateUnavailable
 from sim.android_state import SimAndroidState
 from sim.device_props import DeviceIdentity
 from sim.errors import SimError

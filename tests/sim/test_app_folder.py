@@ -114,7 +114,8 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from bridge.plans import FinishStep, OpenAppStep, Plan, Selector, TapStep
-from bridge.taskspec import Check, EnsureOp, RowsCheck, RowsSelector, UpdateRows, WatchedRows
+from bridge.spec.rows import RowsCheck, RowsSelector, UpdateRows, WatchedRows
+from bridge.taskspec import CheckRule, EnsureOp
 from sim.apps.shelf.provider import BOOKS
 from sim.tasks.base import TaskTemplate, WrongPlan
 from sim.tasks.params import Choice, TaskParams
@@ -146,7 +147,7 @@ class MarkRead(TaskTemplate[Book]):
     def ensure(self, p: Book) -> list[EnsureOp]:
         return [UpdateRows(uri=BOOKS, where=_where(p.title), values={"read": 0})]
 
-    def goal(self, p: Book) -> list[Check]:
+    def goal(self, p: Book) -> list[CheckRule]:
         return [RowsCheck(name="read", uri=BOOKS, where=_where(p.title), column="read",
                           expect="all", value=1)]
 

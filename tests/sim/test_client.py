@@ -19,15 +19,9 @@ import pytest
 from bridge.env import ForkableEnv
 from bridge.env_checker import check_env
 from bridge.errors import EnvError, EnvTimeout, EnvUsageError
+from bridge.records import TaskInstance
 from bridge.runner import run_episode
-from bridge.schema import (
-    KeyAction,
-    Observation,
-    OpenAppAction,
-    TapAction,
-    Target,
-    TaskInstance,
-)
+from bridge.schema import KeyAction, Observation, OpenAppAction, TapAction, Target
 from policies.scripted import PlanPolicy
 from sim import client
 from sim.client import ERROR_HEADER, HttpEnv, error_for

@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 
 from bridge.android_contract import ALARMS, EVENTS
-from bridge.judge import TaskNotPosed, judge, pose
+from bridge.errors import TaskNotPosed
+from bridge.judge import judge, pose
 from bridge.phone_time import next_time_ms
 from sim.android_state import SimAndroidState
 from sim.phone import Phone

@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from bridge.judge import StartRecord, TaskNotPosed, judge, pose
+from bridge.errors import TaskNotPosed
+from bridge.judge import StartRecord, judge, pose
 from bridge.schema import AnswerValue, Verdict
 from bridge.taskspec import TaskSpec
 from sim import storage as sdcard
@@ -216,8 +217,8 @@ async def test_both_worlds_name_the_same_file_side_effects() -> None:
 
 
 def test_expected_files_and_paths_name_only_truths_read() -> None:
-    from bridge.spec_files import bind_path
-    from bridge.taskspec import ExpectedChanges, PathCheck
+    from bridge.spec.files import PathCheck, bind_path
+    from bridge.taskspec import ExpectedChanges
 
     with pytest.raises(ValueError, match="names truths not read"):
         TaskSpec(checks=[PathCheck(name="x", path="a/{truth.day}", expect="dir")])

@@ -24,7 +24,7 @@ from sim.gallery import (
 from sim.gallery_checks import Problem, ShownText, StringTables, untranslated_problems
 from sim.phone import Phone
 from sim.screen import render_screen
-from sim.simulator import Simulator, default_apps
+from sim.simulator import Simulator, installed_apps
 
 on_chromium = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.browser]
 
@@ -34,7 +34,7 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 @pytest.fixture(scope="module")
 def tables() -> StringTables:
     """Every strings table of a phone with the real apps."""
-    return string_tables(Phone(default_apps()))
+    return string_tables(Phone(installed_apps()))
 
 
 def flagged(tables: StringTables, lang: str, *texts: str) -> list[str]:
@@ -196,7 +196,7 @@ async def test_every_app_and_the_system_ui_show_their_main_screens(
     gallery: GalleryReport,
 ) -> None:
     screens = {s.app: [screen.name for screen in s.screens] for s in gallery.sections}
-    assert list(screens) == [*(app.id for app in default_apps()), SYSTEM]
+    assert list(screens) == [*(app.id for app in installed_apps()), SYSTEM]
     assert screens["contacts"] == ["list", "card", "editor", "delete-dialog"]
     assert screens["calendar"] == [
         "month", "day", "agenda", "event", "editor", "date-picker", "time-picker", "search"

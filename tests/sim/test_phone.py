@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from sim.apps.answersheet import AnswerSheetApp, pose_questions
-from sim.errors import SimError
-from sim.phone import ActionEvent, EdgeEvent, FocusEvent, Phone, ScrolledEvent, UnknownApp
+from sim.errors import SimError, UnknownApp
+from sim.phone import ActionEvent, EdgeEvent, FocusEvent, Phone, ScrolledEvent
 from sim.radios import set_airplane, toggle_tile
 from sim.screen import render_screen
 from sim.state import InstanceState

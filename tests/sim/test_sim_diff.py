@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sim.tasks.judge import changed_paths, sim_changes
+from sim.tasks.sim_diff import changed_paths, sim_changes
 
 BEFORE = {
     "settings": {"global": {"wifi_on": 1, "bluetooth_on": 0}, "system": {"volume_ring": 10}},

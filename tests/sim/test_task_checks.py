@@ -21,16 +21,19 @@ from bridge.android_contract import (
     RAW_CONTACTS,
     sql_text,
 )
-from bridge.answers import answer_matches
 from bridge.judge import StartRecord, apply_op, judge, pose, read_checks
 from bridge.plans import AnswerStep, FinishStep
 from bridge.schema import AnswerValue, UINode, Verdict
-from bridge.taskspec import EnsureContact, LongestOfferedCheck, PutSetting, TaskSpec
+from bridge.spec.answers import answer_matches
+from bridge.spec.contacts import EnsureContact
+from bridge.spec.settings import PutSetting
+from bridge.spec.ui import LongestOfferedCheck
+from bridge.taskspec import TaskSpec
 from bridge.uitree import to_xml
 from sim.android_state import SimAndroidState
 from sim.apps.contacts.query_tasks import has_surname
 from sim.phone import Phone
-from sim.simulator import default_apps
+from sim.simulator import installed_apps
 from sim.state import InstanceState
 from sim.sync_call import complete
 from sim.tasks.base import UI_LOCALES
@@ -107,7 +110,7 @@ def posing(phone: Phone, world: World) -> Posing:
 # ---------------------------------------------------------------- the catalog
 
 
-SIMULATED = {app.id for app in default_apps()}
+SIMULATED = {app.id for app in installed_apps()}
 
 
 def test_catalog_covers_levels_and_kinds() -> None:

@@ -29,8 +29,8 @@ from bridge.plans import (
     TapStep,
     TypeStep,
 )
+from bridge.records import EpisodeRecord, TaskInstance
 from bridge.runner import run_episode
-from bridge.schema import EpisodeRecord, TaskInstance
 from policies.scripted import PlanPolicy
 from sim.android_state import SimAndroidState
 from sim.apps.settings.tasks import settings_plan

@@ -21,7 +21,8 @@ import uvicorn
 from bridge.actions import OpenAppAction
 from bridge.env import Env
 from bridge.errors import EnvError
-from bridge.schema import Action, Observation, StepResult, TaskInstance, Verdict
+from bridge.records import TaskInstance
+from bridge.schema import Action, Observation, StepResult, Verdict
 from bridge.sync import EnvFactory
 from sim.simulator import Simulator
 from tests.policies.test_vlm_http import FakeVLM, Reply

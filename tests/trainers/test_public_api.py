@@ -70,7 +70,7 @@ def test_importing_trainers_loads_no_optional_framework() -> None:
 
 
 def test_rows_carry_the_task_and_bad_rows_say_what_to_do() -> None:
-    from bridge.schema import TaskInstance
+    from bridge.records import TaskInstance
 
     task = TaskInstance(task_id="settings/SetWifi-v1", seed=3, instruction="Turn Wi-Fi on.")
     assert task_from_row(task_row(task)) == task

@@ -17,7 +17,8 @@ import pytest
 from typer.testing import CliRunner
 
 from device.host_process import HostProcess
-from device.virtual.daemon import DetachError, VirtualRecord, remember, running, stop
+from device.virtual.daemon import VirtualRecord, remember, running, stop
+from device.virtual.errors import DetachError
 from transfer_eval.commands import mgb_app
 
 runner = CliRunner()

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from bridge.schema import EpisodeRecord, TaskInstance
+from bridge.records import EpisodeRecord, TaskInstance
 from device.adb import AdbTarget, adb_binary
 from device.errors import DeviceError
 from transfer_eval.commands import mgb_app, transfer_eval_app

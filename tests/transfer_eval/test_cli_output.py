@@ -14,15 +14,8 @@ from pathlib import Path
 import typer.main
 from typer.testing import CliRunner
 
-from bridge.schema import (
-    EpisodeRecord,
-    FinishAction,
-    PolicyOutput,
-    StepRecord,
-    StepResult,
-    TaskInstance,
-    Verdict,
-)
+from bridge.records import EpisodeRecord, StepRecord, TaskInstance
+from bridge.schema import FinishAction, PolicyOutput, StepResult, Verdict
 from bridge.trajectory import RunManifest, RunStore
 from tests.bridge.toy_env import BACKEND, screen_observation
 from transfer_eval.commands import mgb_app, transfer_eval_app

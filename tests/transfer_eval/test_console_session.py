@@ -11,12 +11,14 @@ import pytest
 
 from bridge.actions import KeyAction, OpenAppAction, TapAction, Target
 from bridge.guard import ActionGuard
-from bridge.schema import Action, Observation, PolicyContext, PolicyOutput, TaskInstance
+from bridge.records import TaskInstance
+from bridge.schema import Action, Observation, PolicyContext, PolicyOutput
 from bridge.trajectory import RunManifest, RunStore
 from sim.env import SimEnv
 from sim.simulator import Simulator
-from transfer_eval.console.launch import ConsoleConfig, ConsoleSetupError, check_config
-from transfer_eval.console.session import Breakpoints, ConsoleBusy, ConsoleError, ConsoleSession
+from transfer_eval.console.launch import ConsoleConfig, check_config
+from transfer_eval.console.session import Breakpoints, ConsoleSession
+from transfer_eval.errors import ConsoleBusy, ConsoleError, ConsoleSetupError
 from transfer_eval.policy_factory import tree_xml
 
 
@@ -135,8 +137,8 @@ async def test_one_operation_at_a_time_and_clear_refusals(sim: Simulator, tmp_pa
 
 
 def test_bad_options_fail_before_anything_starts(tmp_path: Path) -> None:
-    from policies.registry import PolicySpecError
-    from sim.tasks.registry import UnknownTask
+    from policies.errors import PolicySpecError
+    from sim.errors import UnknownTask
 
     with pytest.raises(UnknownTask, match="SetWifi-v1"):
         check_config(ConsoleConfig(device="sim", task="settings/SetWfi-v1"))

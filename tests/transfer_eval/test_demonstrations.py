@@ -9,13 +9,12 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
+from bridge.records import EpisodeRecord, StepRecord
 from bridge.schema import (
-    Check,
-    EpisodeRecord,
+    CheckResult,
     ExecutedAction,
     FinishAction,
     PolicyOutput,
-    StepRecord,
     StepResult,
     TapAction,
     Target,
@@ -59,7 +58,7 @@ def _console_run(root: Path) -> RunStore:
     """Two attempts at one task: a person stopped the first after a tap that reached the
     goal and changed something else too; the second the agent finished, clean."""
     store = RunStore.create(root, RunManifest(config={"console": True, "policy": "scripted"}))
-    goal = Verdict.from_checks([Check(name="counter", expected=1, actual=1, passed=True)])
+    goal = Verdict.from_checks([CheckResult(name="counter", expected=1, actual=1, passed=True)])
     unclean = goal.model_copy(update={"clean": False, "clean_reason": "dark theme turned on"})
     _attempt(store, ABORTED, [_tap(0), _tap(1)], outcome="failure", termination="stopped",
              verdict=unclean, stop_reason="a person reset the episode")  # fmt: skip

@@ -9,15 +9,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from bridge.schema import (
-    BackendInfo,
-    Observation,
-    OpenAppAction,
-    PolicyOutput,
-    ScreenSpec,
-    StepRecord,
-    UINode,
-)
+from bridge.records import StepRecord
+from bridge.schema import BackendInfo, Observation, OpenAppAction, PolicyOutput, ScreenSpec, UINode
 from bridge.trajectory import RunManifest, RunStore
 from device.virtual.attach import AttachedVirtualPhone, attach_virtual_phone
 from transfer_eval.commands.device import device_app

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from bridge.schema import EpisodeRecord
+from bridge.records import EpisodeRecord
 from transfer_eval.evaluate import evaluate
 from transfer_eval.paired import PairedConfig
 

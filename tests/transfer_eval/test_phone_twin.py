@@ -18,7 +18,7 @@ from device.session import AdbSession
 from device.virtual.attach import AttachedVirtualPhone, attach_virtual_phone
 from sim.android_state import SimAndroidState
 from sim.phone import Phone
-from sim.simulator import default_apps
+from sim.simulator import installed_apps
 from tests.device.stranger import STRANGERS, make_stranger
 from transfer_eval.phone_twin import twin_of
 
@@ -54,7 +54,7 @@ def test_the_twin_holds_what_the_phone_holds(stranger: AttachedVirtualPhone) -> 
             on_phone = await read(phone)
         finally:
             await session.close()
-        in_twin = await read(SimAndroidState(Phone(default_apps()), twin.state))
+        in_twin = await read(SimAndroidState(Phone(installed_apps()), twin.state))
         return on_phone, in_twin, twin.differences.not_restored
 
     on_phone, in_twin, not_held = asyncio.run(scenario())

@@ -15,18 +15,17 @@ import numpy as np
 import pytest
 
 from bridge.actions import Point, SwipeAction, TapAction, Target
+from bridge.records import EpisodeRecord, StepRecord
 from bridge.schema import (
     Action,
     BackendInfo,
-    Check,
-    EpisodeRecord,
+    CheckResult,
     ExecutedAction,
     FinishAction,
     Observation,
     PolicyOutput,
     Screenshot,
     ScreenSpec,
-    StepRecord,
     StepResult,
     UINode,
     Verdict,
@@ -121,7 +120,7 @@ def _episode(store: RunStore, episode_id: str, policy: str, world: str) -> None:
     steps = _steps(with_replies=policy.startswith("vlm"))
     for record in steps:
         writer.write_step(record)
-    check = Check(name="alarm", expected=1, actual=1, passed=True)
+    check = CheckResult(name="alarm", expected=1, actual=1, passed=True)
     writer.finish(
         EpisodeRecord(
             episode_id=episode_id,

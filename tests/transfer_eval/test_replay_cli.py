@@ -13,17 +13,15 @@ from click.testing import Result
 from markupsafe import escape as html_escape
 from typer.testing import CliRunner
 
+from bridge.records import EpisodeRecord, StepRecord, TaskInstance
 from bridge.schema import (
-    Check,
-    EpisodeRecord,
+    CheckResult,
     ExecutedAction,
     FinishAction,
     PolicyOutput,
-    StepRecord,
     StepResult,
     TapAction,
     Target,
-    TaskInstance,
     Verdict,
 )
 from bridge.trajectory import RunManifest, RunStore
@@ -65,7 +63,9 @@ def _commit(
     for step in steps:
         writer.write_step(step)
     success = end.pop("success", True)
-    check = Check(name="counter", expected=1, actual=1 if success else 0, passed=bool(success))
+    check = CheckResult(
+        name="counter", expected=1, actual=1 if success else 0, passed=bool(success)
+    )
     writer.finish(
         EpisodeRecord(
             episode_id=episode_id,

@@ -12,16 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from bridge.schema import (
-    BackendInfo,
-    Check,
-    EpisodeRecord,
-    FinishAction,
-    PolicyOutput,
-    StepRecord,
-    StepResult,
-    Verdict,
-)
+from bridge.records import EpisodeRecord, StepRecord
+from bridge.schema import BackendInfo, CheckResult, FinishAction, PolicyOutput, StepResult, Verdict
 from bridge.trajectory import RunManifest, RunStore
 from sim.browser import launch_chromium
 from tests.bridge.toy_env import counter_task, counter_tree_xml, screen_observation
@@ -53,7 +45,7 @@ def _episode(store: RunStore, role: str, world: str, steps: int = 2) -> None:
         )
         writer.write_step(record, tree_xml=counter_tree_xml(seen))
     success = role == "trained"
-    check = Check(name="counter", expected=1, actual=int(success), passed=success)
+    check = CheckResult(name="counter", expected=1, actual=int(success), passed=success)
     writer.finish(
         EpisodeRecord(
             episode_id=episode_id,

@@ -21,8 +21,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from bridge.records import EpisodeRecord, TaskInstance
 from bridge.run_lock import LOCK_NAME, RunLock
-from bridge.schema import EpisodeRecord, TaskInstance, Verdict
+from bridge.schema import Verdict
 from bridge.trajectory import RunStore
 from tests.transfer_eval.model_stub import ModelStub
 from transfer_eval.commands import mgb_app, transfer_eval_app

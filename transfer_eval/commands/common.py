@@ -51,7 +51,7 @@ if TYPE_CHECKING:
     from typer._click.core import Context as ClickContext  # the type Typer's methods take
 
     from bridge.errors import BridgeError
-    from bridge.schema import EpisodeRecord
+    from bridge.records import EpisodeRecord
 
 __all__ = [
     "GuardedCommand",
@@ -156,7 +156,8 @@ def check_policy(policy: str) -> None:
     (:func:`policies.registry.preflight`, which the run repeats)."""
     import asyncio
 
-    from policies.registry import PolicySpecError, preflight
+    from policies.errors import PolicySpecError
+    from policies.registry import preflight
 
     try:
         asyncio.run(preflight(policy))
@@ -275,8 +276,7 @@ def _guarded(invoke: Callable[[Any], Any], ctx: Any) -> Any:
     except Exception as exc:
         # Imported only now: loading the run machinery would slow every --help, and an
         # error of ours can only come from a command that has loaded it already.
-        from bridge.env_checker import EnvCheckError
-        from bridge.errors import BridgeError, EnvUsageError
+        from bridge.errors import BridgeError, EnvCheckError, EnvUsageError
 
         if isinstance(exc, BridgeError) and not isinstance(exc, EnvUsageError | EnvCheckError):
             raise fail_with(exc) from exc

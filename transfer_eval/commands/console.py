@@ -103,9 +103,10 @@ def console_command(
 
     from bridge.errors import BridgeError
     from device.errors import DeviceError
-    from policies.registry import PolicySpecError
-    from sim.tasks.registry import UnknownTask
-    from transfer_eval.console.launch import ConsoleConfig, ConsoleSetupError, check_config
+    from policies.errors import PolicySpecError
+    from sim.errors import UnknownTask
+    from transfer_eval.console.launch import ConsoleConfig, check_config
+    from transfer_eval.errors import ConsoleSetupError
 
     try:
         config = ConsoleConfig.model_validate(  # the options as typed: pydantic checks them

@@ -219,7 +219,8 @@ def run_command(
 
     from device.adb import AdbTarget
     from device.errors import DeviceError, ProfileError, TaskUnsupported
-    from sim.tasks.registry import UnknownTask, default_registry
+    from sim.errors import UnknownTask
+    from sim.tasks.registry import default_registry
     from transfer_eval.device_run import DeviceRunConfig, check_tasks, run_device
     from transfer_eval.episode_table import closing_line, episodes_table, nothing_measured
 

@@ -27,7 +27,7 @@ from transfer_eval.commands.common import console, fail, usage
 if TYPE_CHECKING:
     from rich.table import Table
 
-    from bridge.schema import EpisodeRecord
+    from bridge.records import EpisodeRecord
     from bridge.trajectory import RunStore
     from transfer_eval.episode_view import EpisodeSummary
     from transfer_eval.paired import PairedConfig

@@ -237,8 +237,9 @@ def run_command(
 
     from pydantic import ValidationError
 
-    from policies.registry import PolicySpecError
-    from sim.tasks.registry import UnknownTask, default_registry
+    from policies.errors import PolicySpecError
+    from sim.errors import UnknownTask
+    from sim.tasks.registry import default_registry
     from transfer_eval.episode_table import closing_line, episodes_table, nothing_measured
     from transfer_eval.sim_run import SimRunConfig, run_sim
 
@@ -345,13 +346,13 @@ def gallery_command(
     import asyncio
 
     from sim.gallery import LOCALES, SYSTEM, run_gallery
-    from sim.simulator import default_apps
+    from sim.simulator import installed_apps
 
     langs = [part.strip() for part in lang.split(",") if part.strip()]
     unknown = [part for part in langs if part not in LOCALES]
     if not langs or unknown:
         raise usage(f"--lang {lang!r}: languages are {', '.join(LOCALES)}")
-    known = [a.id for a in default_apps()] + [SYSTEM]
+    known = [a.id for a in installed_apps()] + [SYSTEM]
     for name in app or []:
         if name not in known:
             raise usage(f"--app {name!r}: not installed; apps are {', '.join(known)}")

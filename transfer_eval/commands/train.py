@@ -105,10 +105,11 @@ def train_command(
     Trains on a split's training instances and evaluates greedily on its held-out ones
     before and after; prints where the checkpoint and its curve are.
     """
+    from policies.errors import CheckpointError
     from policies.grpo import GRPOConfig
-    from policies.learned.checkpoint import CheckpointError
-    from transfer_eval.suites import SuiteError, load_split
-    from transfer_eval.training import CheckpointExists, TrainOptions, check_targets, init_policy
+    from transfer_eval.errors import CheckpointExists, SuiteError
+    from transfer_eval.suites import load_split
+    from transfer_eval.training import TrainOptions, check_targets, init_policy
 
     try:
         load_split(tasks)

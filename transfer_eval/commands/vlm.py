@@ -40,12 +40,8 @@ def record_command(
     every request/response pair to OUT; point a live run's vlm: spec at it. Ctrl-C stops."""
     import uvicorn
 
-    from policies.vlm.recording import (
-        RecordingError,
-        RecordingInfo,
-        RecordingWriter,
-        recording_proxy,
-    )
+    from policies.vlm.errors import RecordingError
+    from policies.vlm.recording import RecordingInfo, RecordingWriter, recording_proxy
 
     _check_upstream(upstream)
     if adapter is not None:
@@ -98,7 +94,8 @@ def _check_upstream(upstream: str) -> None:
 
 
 def _check_adapter(adapter: str) -> None:
-    from policies.registry import PolicySpecError, parse_spec
+    from policies.errors import PolicySpecError
+    from policies.registry import parse_spec
 
     try:
         parse_spec(f"vlm:{adapter}@http://127.0.0.1/v1")

@@ -26,17 +26,10 @@ from bridge.plans import (
     Selector,
     TapStep,
 )
-from bridge.taskspec import (
-    Check,
-    LocalTime,
-    LocalTimeFact,
-    RowsCheck,
-    RowsFact,
-    RowsSelector,
-    TimeAs,
-    Truth,
-    TruthRef,
-)
+from bridge.spec.base import TruthRef
+from bridge.spec.clock import LocalTime, LocalTimeFact, TimeAs
+from bridge.spec.rows import RowsCheck, RowsFact, RowsSelector
+from bridge.taskspec import CheckRule, Truth
 from sim.apps.calendar.tasks import (
     DELETE_EVENT,
     IN_TASK_CALENDAR,
@@ -353,7 +346,7 @@ class DeleteProjectEvents(CalendarTask[ProjectCleanup]):
             Truth(name="others", fact=count(self._others(p)), reduce="count"),
         ]
 
-    def goal(self, p: ProjectCleanup) -> list[Check]:
+    def goal(self, p: ProjectCleanup) -> list[CheckRule]:
         return [
             RowsCheck(name=f"{p.project} events left", uri=EVENTS, where=project_rows(p.project),
                       expect="count", value=0, within=IN_TASK_CALENDAR),

@@ -3,7 +3,7 @@
 Judged as a phone sees its calendar: CalendarContract's ``events`` and ``reminders`` rows
 (``content query --uri content://com.android.calendar/events --where "deleted=0 AND
 title='牙医复诊'"``), times as epoch ms compared exactly with times on the phone's own clock
-(:class:`~bridge.taskspec.LocalTimeFact`: "in 3 days at 14:00" where the phone is, today, in
+(:class:`~bridge.spec.clock.LocalTimeFact`: "in 3 days at 14:00" where the phone is, today, in
 its zone — never the simulator's date). So that a real phone's own events are never read
 for a truth nor touched:
 
@@ -32,23 +32,11 @@ from typing import Annotated, Any, TypeVar
 
 from bridge.android_contract import CALENDARS, EVENTS, REMINDERS, sql_text
 from bridge.plans import FinishStep, OpenAppStep, Plan, Selector, TapStep, TypeStep
-from bridge.taskspec import (
-    Check,
-    DeleteRows,
-    EnsureCalendar,
-    EnsureEvent,
-    EnsureOp,
-    LocalTime,
-    LocalTimeFact,
-    RowsCheck,
-    RowsFact,
-    RowsIn,
-    RowsSelector,
-    Scalar,
-    Truth,
-    TruthRef,
-    WatchedRows,
-)
+from bridge.spec.base import Scalar, TruthRef
+from bridge.spec.calendar import EnsureCalendar, EnsureEvent
+from bridge.spec.clock import LocalTime, LocalTimeFact
+from bridge.spec.rows import DeleteRows, RowsCheck, RowsFact, RowsIn, RowsSelector, WatchedRows
+from bridge.taskspec import CheckRule, EnsureOp, Truth
 from sim.apps.calendar.app import CalendarApp
 from sim.apps.settings.tasks import pick_radio
 from sim.tasks.base import Level, P, TaskTemplate, WrongPlan, option_before, put
@@ -398,7 +386,7 @@ class _CreateTimedTask(_CreateTask[_TimedP]):
             Truth(name="end", fact=_at(p.days, p.end)),
         ]
 
-    def goal(self, p: _TimedP) -> list[Check]:
+    def goal(self, p: _TimedP) -> list[CheckRule]:
         return [
             one_event(p.title),
             event_is("start", p.title, "dtstart", TruthRef(truth="start")),
@@ -435,7 +423,7 @@ class CreateEventWithReminder(_CreateTimedTask[NewEventWithReminder]):
     }
     Params = NewEventWithReminder
 
-    def goal(self, p: NewEventWithReminder) -> list[Check]:
+    def goal(self, p: NewEventWithReminder) -> list[CheckRule]:
         reminder = RowsCheck(
             name="reminder",
             uri=REMINDERS,
@@ -470,7 +458,7 @@ class CreateEventWithLocation(_CreateTimedTask[NewEventAt]):
     }
     Params = NewEventAt
 
-    def goal(self, p: NewEventAt) -> list[Check]:
+    def goal(self, p: NewEventAt) -> list[CheckRule]:
         return [*super().goal(p), event_is("location", p.title, "eventLocation", p.place)]
 
     def oracle(self, p: NewEventAt, lang: str) -> Plan:
@@ -511,7 +499,7 @@ class CreateAllDayEvent(_CreateTask[NewAllDay]):
             Truth(name="next_day", fact=_at(p.days + 1, all_day=True)),
         ]
 
-    def goal(self, p: NewAllDay) -> list[Check]:
+    def goal(self, p: NewAllDay) -> list[CheckRule]:
         return [
             one_event(p.title),
             event_is("all day", p.title, "allDay", 1),
@@ -595,7 +583,7 @@ class DeleteEvent(_SeededTask[SeededTarget]):
                           column="_id", within=IN_TASK_CALENDAR)  # fmt: skip
         return [Truth(name="others", fact=others, reduce="count")]
 
-    def goal(self, p: SeededTarget) -> list[Check]:
+    def goal(self, p: SeededTarget) -> list[CheckRule]:
         return [
             RowsCheck(name=f"{p.target} deleted", uri=EVENTS, where=titled(p.target),
                       expect="count", value=0, within=IN_TASK_CALENDAR),
@@ -641,7 +629,7 @@ class RescheduleEvent(_SeededTask[NewStart]):
             Truth(name="end", fact=_at(days, p.end)),
         ]
 
-    def goal(self, p: NewStart) -> list[Check]:
+    def goal(self, p: NewStart) -> list[CheckRule]:
         return [
             event_is("start", p.target, "dtstart", TruthRef(truth="start"), scoped=True),
             event_is("end", p.target, "dtend", TruthRef(truth="end"), scoped=True),
@@ -671,7 +659,7 @@ class EditEventLocation(_SeededTask[NewPlace]):
     def truths(self, p: NewPlace) -> list[Truth]:
         return [Truth(name="start", fact=_at(p.event.days, p.event.start))]
 
-    def goal(self, p: NewPlace) -> list[Check]:
+    def goal(self, p: NewPlace) -> list[CheckRule]:
         kept = event_is("start kept", p.target, "dtstart", TruthRef(truth="start"), scoped=True)
         return [
             event_is("location", p.target, "eventLocation", p.place, scoped=True),

@@ -5,7 +5,7 @@ How a phone judges them:
 * **The next alarm** is all a retail phone shows of its alarms to the shell (``dumpsys
   alarm``: ``Next alarm clock information``). :class:`AddAlarm` is judged there: the phone's
   next alarm rings at the next moment its clock reads the asked time
-  (:class:`~bridge.taskspec.NextAlarmCheck`, the day and the time of day as two checks). A
+  (:class:`~bridge.spec.alarms.NextAlarmCheck`, the day and the time of day as two checks). A
   phone whose own alarm rings sooner cannot show the new one: the task is then not posed
   there, with the reason, instead of judged wrongly. :class:`QueryNextAlarm` asks for it.
 * **World-clock arithmetic** (:class:`CityTimeGap`, :class:`ConvertCityTime`) is answered, the
@@ -38,25 +38,11 @@ from bridge.plans import (
     TapStep,
     TypeStep,
 )
-from bridge.taskspec import (
-    Check,
-    DeleteRows,
-    EnsureOp,
-    InsertRow,
-    NextAlarmCheck,
-    NextAlarmFact,
-    NextTimeFact,
-    Requirement,
-    RowsCheck,
-    RowsFact,
-    RowsSelector,
-    Scalar,
-    Truth,
-    TruthRef,
-    WatchedRows,
-    ZoneGapFact,
-    ZoneTimeFact,
-)
+from bridge.spec.alarms import NextAlarmCheck, NextAlarmFact
+from bridge.spec.base import Scalar, TruthRef
+from bridge.spec.clock import NextTimeFact, ZoneGapFact, ZoneTimeFact
+from bridge.spec.rows import DeleteRows, InsertRow, RowsCheck, RowsFact, RowsSelector, WatchedRows
+from bridge.taskspec import CheckRule, EnsureOp, Requirement, Truth
 from sim.apps.calendar.query_tasks import simulated_date
 from sim.apps.calendar.tasks import later
 from sim.apps.clock.app import ClockApp
@@ -289,7 +275,7 @@ class AddAlarm(ClockTask[NewAlarm]):
     def truths(self, p: NewAlarm) -> list[Truth]:
         return [Truth(name="ring", fact=NextTimeFact(at=p.at))]
 
-    def goal(self, p: NewAlarm) -> list[Check]:
+    def goal(self, p: NewAlarm) -> list[CheckRule]:
         return [NextAlarmCheck(name="next alarm", value=TruthRef(truth="ring"))]
 
     def oracle(self, p: NewAlarm, lang: str) -> Plan:
@@ -450,7 +436,7 @@ class EnableAlarm(_SeededTask[SeededAlarm]):
     instructions = {"en": "Turn on the {at} alarm.", "zh": "打开{at}的闹钟。"}
     enabled = False
 
-    def goal(self, p: SeededAlarm) -> list[Check]:
+    def goal(self, p: SeededAlarm) -> list[CheckRule]:
         return [_alarm_is("switched on", p.at, "enabled", 1)]
 
     def oracle(self, p: SeededAlarm, lang: str) -> Plan:
@@ -465,7 +451,7 @@ class DisableAlarm(_SeededTask[SeededAlarm]):
     kind = "operate"
     instructions = {"en": "Turn off the {at} alarm.", "zh": "关闭{at}的闹钟。"}
 
-    def goal(self, p: SeededAlarm) -> list[Check]:
+    def goal(self, p: SeededAlarm) -> list[CheckRule]:
         return [_alarm_is("switched off", p.at, "enabled", 0)]
 
     def oracle(self, p: SeededAlarm, lang: str) -> Plan:
@@ -480,7 +466,7 @@ class DeleteAlarm(_SeededTask[SeededAlarm]):
     kind = "operate"
     instructions = {"en": "Delete the {at} alarm.", "zh": "删除{at}的闹钟。"}
 
-    def goal(self, p: SeededAlarm) -> list[Check]:
+    def goal(self, p: SeededAlarm) -> list[CheckRule]:
         return [_alarms_at(p.at, 0), _alarms_at(p.decoy_at, 1, guard=True)]
 
     def oracle(self, p: SeededAlarm, lang: str) -> Plan:
@@ -507,7 +493,7 @@ class RelabelAlarm(_SeededTask[SeededAlarm]):
         own: the decoy is at most two places short of a full turn)."""
         return _LABELS[(_LABELS.index(p.decoy_label) + 1) % len(_LABELS)]
 
-    def goal(self, p: SeededAlarm) -> list[Check]:
+    def goal(self, p: SeededAlarm) -> list[CheckRule]:
         return [_alarm_is("label", p.at, "label", self.new_label(p)),
                 _alarm_is("still on", p.at, "enabled", 1, guard=True)]  # fmt: skip
 
@@ -537,7 +523,7 @@ class SetAlarmRepeat(_SeededTask[RepeatAlarm]):
     def text_values(self, p: RepeatAlarm, lang: str) -> dict[str, Any]:
         return {"at": p.at, "repeat": _REPEAT_WORDS[p.repeat][lang == "zh"]}
 
-    def goal(self, p: RepeatAlarm) -> list[Check]:
+    def goal(self, p: RepeatAlarm) -> list[CheckRule]:
         days = alarm_days(REPEATS[p.repeat])
         return [_alarm_is("repeat days", p.at, "daysofweek", days),
                 _alarm_is("still on", p.at, "enabled", 1, guard=True)]  # fmt: skip
@@ -577,7 +563,7 @@ class AddLabelledRepeatingAlarm(_PrivateAlarmTask[NewRepeatingAlarm]):
     def text_values(self, p: NewRepeatingAlarm, lang: str) -> dict[str, Any]:
         return {**p.model_dump(), "repeat": _REPEAT_WORDS[p.repeat][lang == "zh"]}
 
-    def goal(self, p: NewRepeatingAlarm) -> list[Check]:
+    def goal(self, p: NewRepeatingAlarm) -> list[CheckRule]:
         return [
             _alarms_at(p.at, 1),
             _alarm_is("repeat days", p.at, "daysofweek", alarm_days(REPEATS[p.repeat])),

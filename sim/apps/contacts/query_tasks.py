@@ -25,18 +25,10 @@ from bridge.plans import (
     TapStep,
     TypeStep,
 )
-from bridge.taskspec import (
-    Check,
-    DeleteRows,
-    EnsureContact,
-    EnsureOp,
-    RowsCheck,
-    RowsFact,
-    RowsSelector,
-    Truth,
-    TruthRef,
-    UpdateRows,
-)
+from bridge.spec.base import TruthRef
+from bridge.spec.contacts import EnsureContact
+from bridge.spec.rows import DeleteRows, RowsCheck, RowsFact, RowsSelector, UpdateRows
+from bridge.taskspec import CheckRule, EnsureOp, Truth
 from sim.apps.contacts.model import normalize_phone, sort_contacts
 from sim.apps.contacts.tasks import (
     NEW_NAMES,
@@ -440,7 +432,7 @@ class CopyNumberToNewContact(ContactsTask[CopyNumber]):
             Truth(name="source", fact=source, reduce="count"),
         ]
 
-    def goal(self, p: CopyNumber) -> list[Check]:
+    def goal(self, p: CopyNumber) -> list[CheckRule]:
         kept = RowsCheck(name=f"{p.name} kept", uri=CONTACTS, where=named_rows(p.name),
                          expect="count", value=TruthRef(truth="source"), guard=True)  # fmt: skip
         copied = phone_check(p.new, TruthRef(truth="number"))
@@ -497,7 +489,7 @@ class StarSurname(ContactsTask[SurnameStar]):
         everyone = RowsFact(uri=CONTACTS, where=surname_rows(p.surname), column="_id")
         return [Truth(name="count", fact=everyone, reduce="count")]
 
-    def goal(self, p: SurnameStar) -> list[Check]:
+    def goal(self, p: SurnameStar) -> list[CheckRule]:
         where = surname_rows(p.surname)
         return [
             RowsCheck(name="not starred yet", uri=CONTACTS, where=f"{where} AND NOT starred",

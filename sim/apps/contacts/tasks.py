@@ -5,7 +5,7 @@ display name (``content query --uri content://com.android.contacts/contacts --wh
 "display_name='张三'"``), so a phone whose people differ from the simulator's world is posed
 and judged the same way: the people a task names are inserted when missing, a name the task
 will create is deleted first. Phone numbers are compared as Android compares them
-(:func:`bridge.answers.answer_matches` ``phone``: ``13912345678`` is ``+86 139 1234 5678``).
+(:func:`bridge.spec.answers.answer_matches` ``phone``: ``13912345678`` is ``+86 139 1234 5678``).
 Questions about contacts are in :mod:`sim.apps.contacts.query_tasks`.
 """
 
@@ -35,17 +35,10 @@ from bridge.plans import (
     TapStep,
     TypeStep,
 )
-from bridge.taskspec import (
-    Check,
-    DeleteRows,
-    EnsureContact,
-    EnsureOp,
-    RowsCheck,
-    RowsSelector,
-    Scalar,
-    TruthRef,
-    WatchedRows,
-)
+from bridge.spec.base import Scalar, TruthRef
+from bridge.spec.contacts import EnsureContact
+from bridge.spec.rows import DeleteRows, RowsCheck, RowsSelector, WatchedRows
+from bridge.taskspec import CheckRule, EnsureOp
 from sim.apps.contacts.app import ContactsApp
 from sim.tasks.base import P, TaskTemplate, WrongPlan
 from sim.tasks.params import Choice, Integer, TaskParams, WorldChoice
@@ -176,7 +169,7 @@ def ensure_person(person: Person, starred: bool | None = None) -> EnsureContact:
     )
 
 
-def created_checks(name: str) -> list[Check]:
+def created_checks(name: str) -> list[CheckRule]:
     """Exactly one contact named ``name`` (the task deleted that name before it began)."""
     return [
         RowsCheck(
@@ -318,7 +311,7 @@ class CreateContact(_CreateTask[NewContact]):
     def derive(self, sampled: Mapping[str, Any], world: World) -> dict[str, Any]:
         return {"phone": _phone(sampled)}
 
-    def goal(self, p: NewContact) -> list[Check]:
+    def goal(self, p: NewContact) -> list[CheckRule]:
         return [*created_checks(p.name), phone_check(p.name, p.phone)]
 
     def oracle(self, p: NewContact, lang: str) -> Plan:
@@ -342,7 +335,7 @@ class CreateContactWithCompany(_CreateTask[NewColleague]):
     def derive(self, sampled: Mapping[str, Any], world: World) -> dict[str, Any]:
         return {"phone": _phone(sampled)}
 
-    def goal(self, p: NewColleague) -> list[Check]:
+    def goal(self, p: NewColleague) -> list[CheckRule]:
         name = p.name
         return [
             *created_checks(name),
@@ -395,7 +388,7 @@ class CreateContactWorkEmail(_CreateTask[NewEmailContact]):
     def derive(self, sampled: Mapping[str, Any], world: World) -> dict[str, Any]:
         return {"email": _EMAILS[sampled["name"]]}
 
-    def goal(self, p: NewEmailContact) -> list[Check]:
+    def goal(self, p: NewEmailContact) -> list[CheckRule]:
         name, emails = p.name, named_rows(p.name, EMAIL)
         work = f"{emails} AND data2={EMAIL_TYPE_WORK}"
         return [
@@ -473,7 +466,7 @@ class _StarTask(_PersonTask[PersonParams]):
     def ensure(self, p: PersonParams) -> list[EnsureOp]:
         return [ensure_person(p.person, starred=not self.starred)]
 
-    def goal(self, p: PersonParams) -> list[Check]:
+    def goal(self, p: PersonParams) -> list[CheckRule]:
         return [
             RowsCheck(name="starred", uri=CONTACTS, where=named_rows(p.name),
                       column="starred", expect="all", value=int(self.starred))
@@ -519,7 +512,7 @@ class DeleteContact(_PersonTask[PersonParams]):
     def ensure(self, p: PersonParams) -> list[EnsureOp]:
         return [ensure_person(p.person)]
 
-    def goal(self, p: PersonParams) -> list[Check]:
+    def goal(self, p: PersonParams) -> list[CheckRule]:
         return [
             RowsCheck(name="contacts named " + p.name, uri=CONTACTS,
                       where=named_rows(p.name), expect="count", value=0)
@@ -552,7 +545,7 @@ class EditContactPhone(_PersonTask[NewNumberFor]):
     def ensure(self, p: NewNumberFor) -> list[EnsureOp]:
         return [ensure_person(p.person)]
 
-    def goal(self, p: NewNumberFor) -> list[Check]:
+    def goal(self, p: NewNumberFor) -> list[CheckRule]:
         return [phone_check(p.name, p.phone, only=True)]
 
     def oracle(self, p: NewNumberFor, lang: str) -> Plan:

@@ -15,18 +15,10 @@ from types import MappingProxyType
 from typing import Annotated, Any
 
 from bridge.plans import AnswerStep, FinishStep, KeyStep, Plan, Selector, TapStep
-from bridge.taskspec import (
-    Check,
-    EnsureFolder,
-    EnsureOp,
-    FilesFact,
-    FolderCheck,
-    LocalTime,
-    PathCheck,
-    SeedFile,
-    Truth,
-    TruthRef,
-)
+from bridge.spec.base import TruthRef
+from bridge.spec.clock import LocalTime
+from bridge.spec.files import EnsureFolder, FilesFact, FolderCheck, PathCheck, SeedFile
+from bridge.taskspec import CheckRule, EnsureOp, Truth
 from sim.apps.files.tasks import (
     FilesTask,
     files_text,
@@ -69,13 +61,13 @@ def delete_selected() -> Plan:
     ]
 
 
-def _kept(folder: str, names: list[str]) -> list[Check]:
+def _kept(folder: str, names: list[str]) -> list[CheckRule]:
     return [
         PathCheck(name=f"{n} kept", path=f"{folder}/{n}", expect="file", guard=True) for n in names
     ]
 
 
-def _gone(folder: str, names: list[str]) -> list[Check]:
+def _gone(folder: str, names: list[str]) -> list[CheckRule]:
     return [PathCheck(name=f"{n} deleted", path=f"{folder}/{n}", expect="absent") for n in names]
 
 
@@ -145,8 +137,8 @@ class RenameEvidenceByDate(FilesTask):
             for k, name in enumerate(by_age(p), start=1)
         ]
 
-    def goal(self, p: EvidenceOrder) -> list[Check]:
-        renamed: list[Check] = [
+    def goal(self, p: EvidenceOrder) -> list[CheckRule]:
+        renamed: list[CheckRule] = [
             PathCheck(
                 name=f"evidence_{k}.txt is {name}",
                 path=f"{_EVIDENCE_DIR}/evidence_{k}.txt",
@@ -226,9 +218,9 @@ class MoveCityPhotos(FilesTask):
     def truths(self, p: CityParams) -> list[Truth]:
         return [inode_truth(name, f"{_TRIP}/{name}") for name in city_photos(p.city)]
 
-    def goal(self, p: CityParams) -> list[Check]:
+    def goal(self, p: CityParams) -> list[CheckRule]:
         folder, photos = _CITIES[p.city], city_photos(p.city)
-        moved: list[Check] = [
+        moved: list[CheckRule] = [
             PathCheck(name=f"{n} moved", path=f"{_TRIP}/{folder}/{n}", expect="file",
                       inode=TruthRef(truth=n))
             for n in photos
@@ -300,7 +292,7 @@ class DeleteOldestBackup(FilesTask):
         oldest = FilesFact(folder=_BACKUPS_DIR, name="*.bak", order="mtime")
         return [Truth(name="name", fact=oldest, reduce="first")]
 
-    def goal(self, p: OldestParams) -> list[Check]:
+    def goal(self, p: OldestParams) -> list[CheckRule]:
         rest = ["README.txt", *(n for n in BACKUPS if n != p.oldest)]
         return [*_gone(_BACKUPS_DIR, [p.oldest]), *_kept(_BACKUPS_DIR, rest)]
 
@@ -384,9 +376,9 @@ class CleanObsoleteDrafts(FilesTask):
     def ensure(self, p: DraftParams) -> list[EnsureOp]:
         return [_draft_seed(p)]
 
-    def goal(self, p: DraftParams) -> list[Check]:
-        gone: list[Check] = []
-        kept: list[Check] = []
+    def goal(self, p: DraftParams) -> list[CheckRule]:
+        gone: list[CheckRule] = []
+        kept: list[CheckRule] = []
         for sub, (old, keep) in drafts(p).items():
             gone += _gone(f"{_HANDOFF}/{sub}", old)
             kept += _kept(f"{_HANDOFF}/{sub}", keep)

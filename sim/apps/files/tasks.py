@@ -27,20 +27,17 @@ from bridge.plans import (
     TapStep,
     TypeStep,
 )
-from bridge.taskspec import (
-    Check,
+from bridge.spec.base import TruthRef
+from bridge.spec.clock import LocalTime
+from bridge.spec.files import (
     EnsureFolder,
-    EnsureOp,
     FilesFact,
     FolderCheck,
-    LocalTime,
     PathCheck,
     SeedFile,
-    TaskSpec,
-    Truth,
-    TruthRef,
     WatchedFolder,
 )
+from bridge.taskspec import CheckRule, EnsureOp, TaskSpec, Truth
 from sim.apps.files.app import FilesApp
 from sim.tasks.base import AnswerSpec, TaskTemplate, WrongPlan
 from sim.tasks.params import Choice, TaskParams
@@ -197,7 +194,7 @@ class CreateFolder(FilesTask):
     def ensure(self, p: Any) -> list[EnsureOp]:
         return [seed_folder(p.folder, _REPORTS)]
 
-    def goal(self, p: Any) -> list[Check]:
+    def goal(self, p: Any) -> list[CheckRule]:
         return [
             PathCheck(name=f"folder {p.name}", path=f"{p.folder}/{p.name}", expect="dir"),
             FolderCheck(
@@ -241,7 +238,7 @@ class RenameFile(FilesTask):
     def truths(self, p: Any) -> list[Truth]:
         return [inode_truth("seeded", f"改名/{p.target}")]
 
-    def goal(self, p: Any) -> list[Check]:
+    def goal(self, p: Any) -> list[CheckRule]:
         return [
             PathCheck(
                 name=f"{p.new} is the renamed file",
@@ -297,7 +294,7 @@ class DeleteRawLogs(FilesTask):
     def ensure(self, p: Any) -> list[EnsureOp]:
         return [seed_folder("日志导出", _LOGS)]
 
-    def goal(self, p: Any) -> list[Check]:
+    def goal(self, p: Any) -> list[CheckRule]:
         gone = [PathCheck(name=f"{n} deleted", path=f"日志导出/{n}", expect="absent") for n in _RAW]
         kept = [
             PathCheck(name=f"{n} kept", path=f"日志导出/{n}", expect="file", guard=True)
@@ -344,7 +341,7 @@ class CopyFile(FilesTask):
     def truths(self, p: Any) -> list[Truth]:
         return [inode_truth("original", f"Backup_Demo/{p.target}")]
 
-    def goal(self, p: Any) -> list[Check]:
+    def goal(self, p: Any) -> list[CheckRule]:
         return [
             PathCheck(name="the copy", path=f"Backup_Demo/backup/{p.target}", expect="file"),
             PathCheck(
@@ -407,7 +404,7 @@ class MovePdfsToNewFolder(FilesTask):
     def truths(self, p: Any) -> list[Truth]:
         return [inode_truth(f"pdf{i}", f"整理PDF/{n}") for i, n in enumerate(_PDFS)]
 
-    def goal(self, p: Any) -> list[Check]:
+    def goal(self, p: Any) -> list[CheckRule]:
         moved = [
             PathCheck(
                 name=f"{n} moved",

@@ -16,7 +16,9 @@ from typing import Annotated, Any
 
 from bridge.android_contract import SMS, SMS_CONVERSATIONS, SMS_INBOX, sql_text
 from bridge.plans import AnswerStep, KeyStep, OpenAppStep, Plan, TapStep
-from bridge.taskspec import InboundSms, RowsFact, RowsSelector, Truth
+from bridge.spec.rows import RowsFact, RowsSelector
+from bridge.spec.sms import InboundSms
+from bridge.taskspec import Truth
 from sim.apps.messages.model import conversations
 from sim.apps.messages.tasks import INBOX, MessagesTask, open_thread, row
 from sim.tasks.base import AnswerSpec, TaskTemplate, WrongPlan

@@ -5,7 +5,7 @@ content://sms/sent --where "date >= T0"``). So that a task is never pre-satisfie
 phone's own messages are never a truth:
 
 * a task's inbox is its own: it delivers its messages from distinctive numbers
-  (:class:`~bridge.taskspec.DeliverSms`, after deleting earlier messages of those numbers),
+  (:class:`~bridge.spec.sms.DeliverSms`, after deleting earlier messages of those numbers),
   dated minutes before the phone's clock; the questions are about those messages;
 * what the agent sends is found in ``content://sms/sent`` by recipient (phone numbers as
   Android compares them) and by being newer than the pose (truth :data:`POSED`, the phone's
@@ -38,21 +38,12 @@ from bridge.plans import (
     TapStep,
     TypeStep,
 )
-from bridge.taskspec import (
-    Check,
-    ClockFact,
-    DeliverSms,
-    EnsureContact,
-    EnsureOp,
-    InboundSms,
-    Requirement,
-    RowsCheck,
-    RowsFact,
-    RowsSelector,
-    Truth,
-    TruthRef,
-    WatchedRows,
-)
+from bridge.spec.base import TruthRef
+from bridge.spec.clock import ClockFact
+from bridge.spec.contacts import EnsureContact
+from bridge.spec.rows import RowsCheck, RowsFact, RowsSelector, WatchedRows
+from bridge.spec.sms import DeliverSms, InboundSms
+from bridge.taskspec import CheckRule, EnsureOp, Requirement, Truth
 from sim.apps.messages.app import MessagesApp
 from sim.tasks.base import P, TaskTemplate, WrongPlan
 from sim.tasks.params import Choice, NoParams, TaskParams
@@ -236,7 +227,7 @@ class ReplyToSender(MessagesTask[Reply]):
     }
     Params = Reply
 
-    def goal(self, p: Reply) -> list[Check]:
+    def goal(self, p: Reply) -> list[CheckRule]:
         return list(sent_checks(p.sender, p.reply))
 
     def expected_rows(self, p: Reply) -> list[RowsSelector]:
@@ -283,7 +274,7 @@ class ReplyToContact(MessagesTask[ContactReply]):
     def posing(self, p: ContactReply) -> list[EnsureOp]:
         return [EnsureContact(name=p.name, phones=[p.number])]
 
-    def goal(self, p: ContactReply) -> list[Check]:
+    def goal(self, p: ContactReply) -> list[CheckRule]:
         return list(sent_checks(p.number, p.reply, who=p.name))
 
     def expected_rows(self, p: ContactReply) -> list[RowsSelector]:
@@ -317,7 +308,7 @@ class ReplyToLatestUnread(MessagesTask[LatestReply]):
         latest = RowsFact(uri=SMS_INBOX, where="read=0", column="address", sort="date DESC")
         return [POSED, Truth(name="latest", fact=latest, reduce="first")]
 
-    def goal(self, p: LatestReply) -> list[Check]:
+    def goal(self, p: LatestReply) -> list[CheckRule]:
         return list(sent_checks(TruthRef(truth="latest"), p.reply))
 
     def expected_rows(self, p: LatestReply) -> list[RowsSelector]:
@@ -371,7 +362,7 @@ class ReplyByKeyword(MessagesTask[KeywordReply]):
     def inbox(self, p: KeywordReply) -> Sequence[InboundSms]:
         return [*_CHATTER, *(m for messages in _TOPICS.values() for m in messages)]
 
-    def goal(self, p: KeywordReply) -> list[Check]:
+    def goal(self, p: KeywordReply) -> list[CheckRule]:
         return [check for m in _TOPICS[p.keyword] for check in sent_checks(m.address, p.reply)]
 
     def expected_rows(self, p: KeywordReply) -> list[RowsSelector]:
@@ -424,7 +415,7 @@ class SendNewMessage(MessagesTask[NewMessage]):
     def requires(self, p: NewMessage) -> list[Requirement]:
         return [NEEDS_TEST_NUMBER]
 
-    def goal(self, p: NewMessage) -> list[Check]:
+    def goal(self, p: NewMessage) -> list[CheckRule]:
         return list(sent_checks(p.number, p.text))
 
     def expected_rows(self, p: NewMessage) -> list[RowsSelector]:
@@ -467,7 +458,7 @@ class ForwardMessage(MessagesTask[Forward]):
         body = RowsFact(uri=SMS_INBOX, where=_from(p.sender), column="body", sort="date DESC")
         return [POSED, Truth(name="body", fact=body, reduce="first")]
 
-    def goal(self, p: Forward) -> list[Check]:
+    def goal(self, p: Forward) -> list[CheckRule]:
         return list(sent_checks(p.number, TruthRef(truth="body")))
 
     def expected_rows(self, p: Forward) -> list[RowsSelector]:
@@ -499,7 +490,7 @@ class MarkAllRead(MessagesTask[NoParams]):
         "zh": "把所有短信对话标为已读。",
     }
 
-    def goal(self, p: NoParams) -> list[Check]:
+    def goal(self, p: NoParams) -> list[CheckRule]:
         none_left = RowsCheck(name="no unread SMS", uri=SMS_INBOX, where="read=0",
                               expect="count", value=0)  # fmt: skip
         return [*(_all_read(address) for address in _UNREAD), none_left]
@@ -535,7 +526,7 @@ class OpenConversation(MessagesTask[Sender]):
     }
     Params = Sender
 
-    def goal(self, p: Sender) -> list[Check]:
+    def goal(self, p: Sender) -> list[CheckRule]:
         return [_all_read(p.sender)]
 
     def expected_rows(self, p: Sender) -> list[RowsSelector]:
@@ -567,7 +558,7 @@ class MarkConversationUnread(MessagesTask[ReadSender]):
     def inbox(self, p: ReadSender) -> Sequence[InboundSms]:
         return [m.model_copy(update={"read": True}) if m.address == p.sender else m for m in INBOX]
 
-    def goal(self, p: ReadSender) -> list[Check]:
+    def goal(self, p: ReadSender) -> list[CheckRule]:
         return [RowsCheck(name=f"an SMS from {p.sender} unread", uri=SMS_INBOX,
                           where=_from(p.sender), column="read", expect="any", value=0)]  # fmt: skip
 
@@ -615,7 +606,7 @@ class DeleteConversations(MessagesTask[Pair]):
         kept = RowsFact(uri=SMS, where=self._others(p), column="_id")
         return [POSED, Truth(name="kept", fact=kept, reduce="count")]
 
-    def goal(self, p: Pair) -> list[Check]:
+    def goal(self, p: Pair) -> list[CheckRule]:
         gone = [RowsCheck(name=f"conversation with {a} deleted", uri=SMS, where=_from(a),
                           expect="count", value=0) for a in p.pair]  # fmt: skip
         kept = RowsCheck(name="the other conversations kept", uri=SMS, where=self._others(p),

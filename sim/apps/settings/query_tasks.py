@@ -15,16 +15,11 @@ from collections.abc import Mapping
 from typing import Annotated, Any
 
 from bridge.plans import AnswerStep, KeyStep, NoteStep, Plan, Recall, Selector, TapStep
-from bridge.taskspec import (
-    AnswerRule,
-    BondedFact,
-    Check,
-    EnsureOp,
-    LongestOfferedCheck,
-    PropFact,
-    Truth,
-    WifiFact,
-)
+from bridge.spec.answers import AnswerRule
+from bridge.spec.props import PropFact
+from bridge.spec.radios import BondedFact, WifiFact
+from bridge.spec.ui import LongestOfferedCheck
+from bridge.taskspec import CheckRule, EnsureOp, Truth
 from sim.apps.settings import model
 from sim.apps.settings.tasks import pick_radio, settings_plan, settings_text, timeout_text
 from sim.tasks.base import AnswerSpec, TaskTemplate, WrongPlan, put
@@ -250,7 +245,7 @@ class SetLongestTimeout(TaskTemplate[LongestTimeout]):
     def ensure(self, p: LongestTimeout) -> list[EnsureOp]:
         return [put("system", "screen_off_timeout", p.start)]
 
-    def goal(self, p: LongestTimeout) -> list[Check]:
+    def goal(self, p: LongestTimeout) -> list[CheckRule]:
         return [
             LongestOfferedCheck(
                 namespace="system", key="screen_off_timeout", answer_field="minutes"

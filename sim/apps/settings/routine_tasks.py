@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from bridge.plans import FinishStep, KeyStep, Plan, Selector, TapStep
-from bridge.taskspec import Check, EnsureOp, Requirement
+from bridge.taskspec import CheckRule, EnsureOp, Requirement
 from sim.apps.settings import model
 from sim.apps.settings.tasks import after, is_setting, pick_radio, settings_plan, timeout_text
 from sim.tasks.base import TaskTemplate, WrongPlan, put
@@ -60,7 +60,7 @@ class RadiosOffThenAirplane(TaskTemplate[NoParams]):
             put("global", "bluetooth_on", 1),
         ]
 
-    def goal(self, p: NoParams) -> list[Check]:
+    def goal(self, p: NoParams) -> list[CheckRule]:
         return [
             is_setting("global", "airplane_mode_on", 1),
             is_setting("global", "wifi_on", 0),
@@ -119,7 +119,7 @@ class SetRadiosAndTimeout(TaskTemplate[RadiosAndTimeout]):
             put("system", "screen_off_timeout", after(model.TIMEOUT_CHOICES_MS, p.timeout)),
         ]
 
-    def goal(self, p: RadiosAndTimeout) -> list[Check]:
+    def goal(self, p: RadiosAndTimeout) -> list[CheckRule]:
         return [
             is_setting("global", "wifi_on", int(p.wifi)),
             is_setting("global", "bluetooth_on", int(p.bluetooth)),
@@ -190,7 +190,7 @@ class BedtimeRoutine(TaskTemplate[Bedtime]):
             put("system", "screen_off_timeout", p.timeout),
         ]
 
-    def goal(self, p: Bedtime) -> list[Check]:
+    def goal(self, p: Bedtime) -> list[CheckRule]:
         return [
             is_setting("secure", "ui_night_mode", model.NIGHT_MODE_ON),
             is_setting("global", "zen_mode", op="nonzero"),

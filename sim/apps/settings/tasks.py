@@ -16,7 +16,9 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from bridge.android_state import Namespace
 from bridge.plans import FinishStep, OpenAppStep, Plan, Selector, TapStep, TypeStep
-from bridge.taskspec import Check, Compare, EnsureOp, Requirement, Scalar, SettingCheck, TruthRef
+from bridge.spec.base import Scalar, TruthRef
+from bridge.spec.settings import Compare, SettingCheck
+from bridge.taskspec import CheckRule, EnsureOp, Requirement
 from sim.apps.settings import SettingsApp, model
 from sim.tasks.base import TaskTemplate, WrongPlan, option_before, put
 from sim.tasks.params import Boolean, Choice, Integer, TaskParams
@@ -51,7 +53,7 @@ def is_setting(
     value: Scalar | TruthRef = None,
     op: Compare = "eq",
     tolerance: float = 0.0,
-) -> Check:
+) -> CheckRule:
     """A goal check on one setting (``op``: eq, ne, zero, nonzero, ge, le)."""
     return SettingCheck(namespace=namespace, key=key, value=value, op=op, tolerance=tolerance)
 
@@ -160,7 +162,7 @@ class SetWifi(TaskTemplate[OnOff]):
     def ensure(self, p: OnOff) -> list[EnsureOp]:
         return [put("global", "wifi_on", 0 if p.on else 1)]
 
-    def goal(self, p: OnOff) -> list[Check]:
+    def goal(self, p: OnOff) -> list[CheckRule]:
         return [is_setting("global", "wifi_on", int(p.on))]
 
     def oracle(self, p: OnOff, lang: str) -> Plan:
@@ -194,7 +196,7 @@ class SetAirplaneMode(TaskTemplate[OnOff]):
     def ensure(self, p: OnOff) -> list[EnsureOp]:
         return [put("global", "airplane_mode_on", int(not p.on))]
 
-    def goal(self, p: OnOff) -> list[Check]:
+    def goal(self, p: OnOff) -> list[CheckRule]:
         return [is_setting("global", "airplane_mode_on", int(p.on))]
 
     def oracle(self, p: OnOff, lang: str) -> Plan:
@@ -243,7 +245,7 @@ class Switch(TaskTemplate[OnOff]):
     def ensure(self, p: OnOff) -> list[EnsureOp]:
         return [put(self.namespace, self.key, self.values[not p.on])]
 
-    def goal(self, p: OnOff) -> list[Check]:
+    def goal(self, p: OnOff) -> list[CheckRule]:
         if self.any_on:
             return [is_setting(self.namespace, self.key, op="nonzero" if p.on else "zero")]
         return [is_setting(self.namespace, self.key, self.values[p.on])]
@@ -305,7 +307,7 @@ class MuteRingVolume(TaskTemplate[RingStart]):
     def ensure(self, p: RingStart) -> list[EnsureOp]:
         return [put("system", "volume_ring", p.start)]
 
-    def goal(self, p: RingStart) -> list[Check]:
+    def goal(self, p: RingStart) -> list[CheckRule]:
         return [is_setting("system", "volume_ring", 0)]
 
     def oracle(self, p: RingStart, lang: str) -> Plan:
@@ -340,7 +342,7 @@ class SetBrightnessExtreme(TaskTemplate[BrightnessTarget]):
             put("system", "screen_brightness", p.start),
         ]
 
-    def goal(self, p: BrightnessTarget) -> list[Check]:
+    def goal(self, p: BrightnessTarget) -> list[CheckRule]:
         # The slider's end, whatever the ROM's range (MIUI goes past 255): >= 255 or <= 1.
         if p.level == "max":
             return [is_setting("system", "screen_brightness", 255, op="ge")]
@@ -407,7 +409,7 @@ class RadioList(TaskTemplate[OptionChoice]):
         start = after(tuple(self.options), p.value)
         return [put(self.namespace, self.key, self.options[start].stored)]
 
-    def goal(self, p: OptionChoice) -> list[Check]:
+    def goal(self, p: OptionChoice) -> list[CheckRule]:
         stored = self.options[p.value].stored
         return [is_setting(self.namespace, self.key, stored, tolerance=self.tolerance)]
 
@@ -485,7 +487,7 @@ class SetLanguage(RadioList):
     def text_values(self, p: OptionChoice, lang: str) -> dict[str, Any]:
         return {"name": self._NAMES[lang][p.value]}
 
-    def goal(self, p: OptionChoice) -> list[Check]:
+    def goal(self, p: OptionChoice) -> list[CheckRule]:
         return [is_setting("system", "system_locales", p.value, op="primary")]
 
     def requires(self, p: OptionChoice) -> list[Requirement]:
@@ -515,7 +517,7 @@ class RenameDevice(TaskTemplate[NewName]):
     def ensure(self, p: NewName) -> list[EnsureOp]:
         return [put("global", "device_name", "Redmi Note 12 Turbo")]
 
-    def goal(self, p: NewName) -> list[Check]:
+    def goal(self, p: NewName) -> list[CheckRule]:
         return [is_setting("global", "device_name", p.name)]
 
     def oracle(self, p: NewName, lang: str) -> Plan:

@@ -30,7 +30,7 @@ from sim.apps.clock.timers import (
     timer_text,
 )
 from sim.phone import Phone
-from sim.simulator import default_apps
+from sim.simulator import installed_apps
 from sim.state import DEFAULT_CLOCK_MS, TIME_ZONE, InstanceState
 
 TUESDAY_0930 = datetime(2026, 5, 12, 9, 30)
@@ -114,7 +114,7 @@ def test_next_alarm_is_the_soonest_enabled_one_or_none() -> None:
 
 @pytest.mark.asyncio
 async def test_sim_android_state_next_alarm_follows_the_clock_app() -> None:
-    phone, state = Phone(default_apps()), InstanceState()
+    phone, state = Phone(installed_apps()), InstanceState()
     android = SimAndroidState(phone, state)
     assert await android.next_alarm() == _ms(datetime(2026, 5, 12, 22, 30))  # the one-time 22:30
     app = phone.apps["clock"]
