@@ -50,6 +50,7 @@ __all__ = [
     "GalleryAction",
     "GalleryScreen",
     "Handler",
+    "Screen",
     "check_overlays",
     "on",
 ]
@@ -143,18 +144,27 @@ class GalleryScreen(BaseModel):
     actions: tuple[GalleryAction, ...] = ()
 
 
+@dataclass(frozen=True)
+class Screen:
+    """One route of an app, as data: the template that draws it, the function that gives
+    the template its values (read from the instance), the Android activity that shows it
+    (None: the app's launcher activity, which only ``bridge/apps.json`` names), and whether
+    another app may start that activity by name (``am start -n PACKAGE/ACTIVITY``)."""
+
+    template: str
+    values: Callable[[AppContext], Mapping[str, Any]]
+    activity: str | None = None
+    exported: bool = False
+
+
 class App:
     """Base class of every simulated app; see the module docstring."""
 
     id: ClassVar[str]
     handlers: ClassVar[dict[str, Handler]] = {}
-    ACTIVITIES: ClassVar[dict[str, str]] = {}
-    """The activity of each route path shown by another activity than the launcher's
-    (``/cities`` → ``.worldclock.CitySelectionActivity``); every other path is the launcher
-    activity of ``bridge/apps.json``, which no app repeats."""
-    EXPORTED: ClassVar[dict[str, str]] = {}
-    """Activities besides the launcher's that another app may start by name (``am start -n
-    PACKAGE/ACTIVITY``): short form → the route path it opens. None by default."""
+    SCREENS: ClassVar[Mapping[str, Screen]] = {}
+    """Route path → :class:`Screen`: what :meth:`render` draws, what ``dumpsys`` reports
+    (:meth:`activity_for`), what ``am start -n`` may open (:meth:`exported_routes`)."""
     INTENT_ACTIONS: ClassVar[dict[str, str]] = {}
     """The implicit intents the app answers (its intent filters, ``am start -a ACTION``):
     action → the route path it opens."""
@@ -229,8 +239,14 @@ class App:
         return copy.deepcopy(dict(overlay))
 
     def render(self, ctx: AppContext) -> str:
-        """HTML of the app's content area for ``ctx.route``."""
-        raise NotImplementedError
+        """HTML of the app's content area for ``ctx.route``: its :attr:`SCREENS` entry's
+        template with that screen's values; a route no screen draws is a bug."""
+        screen = self.SCREENS.get(ctx.route.path)
+        if screen is None:
+            raise SimError(
+                f"{self.id} has no screen {ctx.route.path!r}; screens: {sorted(self.SCREENS)}"
+            )
+        return ctx.render(screen.template, **screen.values(ctx))
 
     def on_back(self, ctx: AppContext) -> bool:
         """Handle the back key before the OS pops the route (e.g. close a dialog)."""
@@ -240,9 +256,15 @@ class App:
         """Called when the app comes to the foreground."""
 
     def activity_for(self, route: Route) -> str:
-        """The Android activity reported for ``route`` (``dumpsys``-style, short form): the
-        app's :attr:`ACTIVITIES` entry for the route's path, else its launcher activity."""
-        return self.ACTIVITIES.get(route.path, self.activity)
+        """The Android activity reported for ``route`` (``dumpsys``-style, short form): its
+        :attr:`SCREENS` entry's, else the launcher activity of ``bridge/apps.json``."""
+        screen = self.SCREENS.get(route.path)
+        return screen.activity if screen is not None and screen.activity else self.activity
+
+    def exported_routes(self) -> dict[str, str]:
+        """Activities besides the launcher's that another app may start by name, short
+        form → the route it opens (the exported :attr:`SCREENS`)."""
+        return {s.activity: path for path, s in self.SCREENS.items() if s.exported and s.activity}
 
     def gallery_screens(self) -> tuple[GalleryScreen, ...]:
         """The screens a person wants to see of this app (:mod:`sim.gallery` renders them in

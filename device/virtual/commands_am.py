@@ -140,10 +140,11 @@ def parse_intent(args: list[str]) -> Intent:
 
 def _exported_route(ctx: CommandContext, package: str, activity: str) -> str | None:
     """The route an explicit intent for ``package``/``activity`` (full class name) opens,
-    from the app's own :attr:`~sim.app.App.EXPORTED` table; None if it exports none."""
+    from the app's own exported screens (:meth:`~sim.app.App.exported_routes`); None if it
+    exports none."""
     app = ctx.phone.sim.phone.package_app(package)
     short = activity.removeprefix(package) if activity.startswith(package + ".") else activity
-    return app.EXPORTED.get(short) if app is not None else None
+    return app.exported_routes().get(short) if app is not None else None
 
 
 def _answering(ctx: CommandContext, action: str) -> tuple[str, str] | None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from sim.app import App, AppContext, Event, GalleryScreen, on
+from sim.app import App, AppContext, Event, GalleryScreen, Screen, on
 from sim.apps.answersheet.state import AnswerSheetState
 
 __all__ = ["AnswerSheetApp", "pose_questions"]
@@ -43,11 +43,27 @@ def _parse(kind: str, text: str) -> tuple[Any, str | None]:
     return text, None
 
 
+def _sheet_values(ctx: AppContext) -> dict[str, Any]:
+    """The form, or the submitted answers."""
+    data = ctx.data
+    fields = data.get("fields", [])
+    return {
+        "question": data.get("question", ""),
+        "fields": fields,
+        "submitted": data.get("submitted", False),
+        "answers": {k: str(v) for k, v in (data.get("answers") or {}).items()},
+        "drafts": {f["name"]: ctx.field(_PREFIX + f["name"]) for f in fields},
+        "focus": ctx.state.ui.focus,
+        "error": data.get("error"),
+    }
+
+
 class AnswerSheetApp(App):
     """The AnswerSheet: one form per query task."""
 
     id = "answersheet"
     overlay_model = AnswerSheetState
+    SCREENS = {"/": Screen("sheet.html", lambda ctx: _sheet_values(ctx))}
 
     def initial_overlay(self) -> dict[str, Any]:
         """An empty sheet."""
@@ -59,23 +75,6 @@ class AnswerSheetApp(App):
             "submitted": bool(overlay.get("submitted")),
             "answers": dict(overlay.get("answers") or {}),
         }
-
-    def _drafts(self, ctx: AppContext) -> dict[str, str]:
-        return {f["name"]: ctx.field(_PREFIX + f["name"]) for f in ctx.data.get("fields", [])}
-
-    def render(self, ctx: AppContext) -> str:
-        """The form, or the submitted answers."""
-        data = ctx.data
-        return ctx.render(
-            "sheet.html",
-            question=data.get("question", ""),
-            fields=data.get("fields", []),
-            submitted=data.get("submitted", False),
-            answers={k: str(v) for k, v in (data.get("answers") or {}).items()},
-            drafts=self._drafts(ctx),
-            focus=ctx.state.ui.focus,
-            error=data.get("error"),
-        )
 
     @on("choose")
     def choose(self, ctx: AppContext, event: Event) -> None:

@@ -21,11 +21,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import date, timedelta
-from typing import Any, ClassVar
+from typing import Any
 
 from pydantic import JsonValue
 
-from sim.app import App, AppContext, Event, GalleryAction, GalleryScreen, on
+from sim.app import App, AppContext, Event, GalleryAction, GalleryScreen, Screen, on
 from sim.apps.calendar import screens, views
 from sim.apps.calendar.editing import EditorHandlers, edit_event, leave, new_event
 from sim.apps.calendar.model import TABLES, delete_event, get_row, table_rows
@@ -42,10 +42,11 @@ class CalendarApp(EditorHandlers, App):
 
     id = "calendar"
     overlay_model = CalendarState
-    ACTIVITIES: ClassVar[dict[str, str]] = {
-        "/event": ".EventInfoActivity",
-        "/edit": ".event.EditEventActivity",
-        "/search": ".SearchActivity",
+    SCREENS = {
+        "/": Screen("main.html", views.main_values),
+        "/event": Screen("event.html", screens.event_values, ".EventInfoActivity"),
+        "/edit": Screen("edit.html", screens.editor_values, ".event.EditEventActivity"),
+        "/search": Screen("search.html", screens.search_values, ".SearchActivity"),
     }
 
     # ---- data
@@ -89,17 +90,6 @@ class CalendarApp(EditorHandlers, App):
                 actions=(GalleryAction(action="open_search"),),
             ),
         )
-
-    def render(self, ctx: AppContext) -> str:
-        """HTML of the current route."""
-        path = ctx.route.path
-        if path == "/event":
-            return ctx.render("event.html", **screens.event_values(ctx))
-        if path == "/edit":
-            return ctx.render("edit.html", **screens.editor_values(ctx))
-        if path == "/search":
-            return ctx.render("search.html", **screens.search_values(ctx))
-        return ctx.render("main.html", **views.main_values(ctx))
 
     def on_back(self, ctx: AppContext) -> bool:
         """Close a picker or a dialog; in the editor, ask before dropping changes."""

@@ -22,9 +22,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import date, time
-from typing import Any, ClassVar
+from typing import Any
 
-from sim.app import App, AppContext, Event, GalleryAction, GalleryScreen, on
+from sim.app import App, AppContext, Event, GalleryAction, GalleryScreen, Screen, on
 from sim.apps.clock import screens
 from sim.apps.clock.alarms import (
     alarm_rows,
@@ -52,8 +52,11 @@ class ClockApp(PickerHost, App):
 
     id = "clock"
     overlay_model = ClockState
-    ACTIVITIES: ClassVar[dict[str, str]] = {
-        "/cities": ".worldclock.CitySelectionActivity",
+    SCREENS = {
+        "/": Screen("main.html", screens.main_values),
+        "/cities": Screen(
+            "cities.html", screens.cities_values, ".worldclock.CitySelectionActivity"
+        ),
     }
 
     # ---- data
@@ -97,12 +100,6 @@ class ClockApp(PickerHost, App):
             GalleryScreen(name="timer", title="Timer", params={"tab": "timer"}),
             GalleryScreen(name="stopwatch", title="Stopwatch", params={"tab": "stopwatch"}),
         )  # fmt: skip
-
-    def render(self, ctx: AppContext) -> str:
-        """HTML of the current route."""
-        if ctx.route.path == "/cities":
-            return ctx.render("cities.html", **screens.cities_values(ctx))
-        return ctx.render("main.html", **screens.main_values(ctx))
 
     def on_back(self, ctx: AppContext) -> bool:
         """Close a picker or a dialog; on the city list, leave it (drafts forgotten)."""

@@ -15,11 +15,11 @@ a search typed, back clears the search.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import Any
 
 from pydantic import JsonValue
 
-from sim.app import App, AppContext, Event, GalleryAction, GalleryScreen, on
+from sim.app import App, AppContext, Event, GalleryAction, GalleryScreen, Screen, on
 from sim.apps.contacts import editor, screens
 from sim.apps.contacts.model import (
     delete_contact,
@@ -43,9 +43,12 @@ class ContactsApp(App):
 
     id = "contacts"
     overlay_model = ContactsState
-    ACTIVITIES: ClassVar[dict[str, str]] = {
-        "/contact": ".quickcontact.QuickContactActivity",
-        "/edit": ".activities.ContactEditorActivity",
+    SCREENS = {
+        "/": Screen("list.html", screens.list_values),
+        "/contact": Screen(
+            "contact.html", screens.contact_values, ".quickcontact.QuickContactActivity"
+        ),
+        "/edit": Screen("edit.html", screens.editor_values, ".activities.ContactEditorActivity"),
     }
 
     # ---- data
@@ -84,14 +87,6 @@ class ContactsApp(App):
                 actions=(GalleryAction(action="delete", args=contact),),
             ),
         )
-
-    def render(self, ctx: AppContext) -> str:
-        """HTML of the current route."""
-        if ctx.route.path == "/contact":
-            return screens.render_contact(ctx)
-        if ctx.route.path == "/edit":
-            return screens.render_editor(ctx)
-        return screens.render_list(ctx)
 
     def on_back(self, ctx: AppContext) -> bool:
         """Close a dialog; discard editor drafts; clear an active search."""

@@ -20,7 +20,7 @@ from sim.apps.contacts.model import (
     sort_contacts,
 )
 
-__all__ = ["SEARCH_KEY", "render_contact", "render_editor", "render_list", "type_label"]
+__all__ = ["SEARCH_KEY", "contact_values", "editor_values", "list_values", "type_label"]
 
 SEARCH_KEY = "contacts.search"
 """Draft key of the list's search box."""
@@ -36,7 +36,7 @@ def _row(contact: Mapping[str, Any]) -> dict[str, str]:
     return {"id": contact["id"], "name": contact["name"]}
 
 
-def render_list(ctx: AppContext) -> str:
+def list_values(ctx: AppContext) -> dict[str, Any]:
     """The contact list: favourites then A–Z and ``#`` groups, or search results."""
     query = ctx.field(SEARCH_KEY)
     contacts = effective_contacts(ctx.world, ctx.data)
@@ -50,8 +50,7 @@ def render_list(ctx: AppContext) -> str:
             {"title": letter, "rows": [_row(c) for c in group]}
             for letter, group in group_by_letter(contacts)
         ]
-    return ctx.render(
-        "list.html",
+    return dict(
         search_key=SEARCH_KEY,
         query=query,
         search_focused=ctx.state.ui.focus == SEARCH_KEY,
@@ -83,11 +82,11 @@ def _topbar_actions(ctx: AppContext, contact: dict[str, Any]) -> list[dict[str, 
     ]
 
 
-def render_contact(ctx: AppContext) -> str:
+def contact_values(ctx: AppContext) -> dict[str, Any]:
     """The contact card: phones, emails, organisation, note; the delete confirmation."""
     contact = get_contact(ctx.world, ctx.data, str(ctx.route.params.get("id", "")))
     if contact is None:
-        return ctx.render("contact.html", contact=None, actions=[], dialog=None)
+        return {"contact": None, "actions": [], "dialog": None}
     phones = [
         {"value": p["number"], "label": type_label(ctx, "phone", p["type"])}
         for p in contact["phones"]
@@ -97,8 +96,7 @@ def render_contact(ctx: AppContext) -> str:
         for e in contact["emails"]
     ]
     dialog = ctx.route.params.get("dialog")
-    return ctx.render(
-        "contact.html",
+    return dict(
         contact=contact,
         phones=phones,
         emails=emails,
@@ -143,7 +141,7 @@ def _label_dialog(ctx: AppContext, dialog: Any) -> dict[str, Any] | None:
     return {"options": options}
 
 
-def render_editor(ctx: AppContext) -> str:
+def editor_values(ctx: AppContext) -> dict[str, Any]:
     """The editor: name, phones, emails, company, title, note; inline errors; label picker."""
     errors = ctx.route.params.get("errors")
     errors = errors if isinstance(errors, dict) else {}
@@ -156,8 +154,7 @@ def render_editor(ctx: AppContext) -> str:
         }
         for name in editor.SCALAR_FIELDS
     }
-    return ctx.render(
-        "edit.html",
+    return dict(
         title=ctx.t("title_edit" if ctx.route.params.get("id") else "title_new"),
         fields=scalars,
         phones=_editor_rows(ctx, "phone", errors),

@@ -23,12 +23,11 @@ above the root the screen was opened at), then leaves the app.
 from __future__ import annotations
 
 import posixpath
-from typing import ClassVar
 
 from pydantic import JsonValue
 
 from sim import storage as sdcard
-from sim.app import App, AppContext, Event, GalleryAction, GalleryScreen, on
+from sim.app import App, AppContext, Event, GalleryAction, GalleryScreen, Screen, on
 from sim.apps.files import screens
 from sim.apps.files.screens import DOWNLOADS, FIELD_KEY
 from sim.apps.files.state import FilesState
@@ -73,9 +72,11 @@ class FilesApp(App):
 
     id = "files"
     overlay_model = FilesState
-    ACTIVITIES: ClassVar[dict[str, str]] = {
-        "/pick": ".picker.PickActivity",
-        "/view": ".viewer.TextViewActivity",
+    SCREENS = {
+        "/": Screen("folder.html", screens.folder_values),
+        "/roots": Screen("roots.html", screens.roots_values),
+        "/pick": Screen("picker.html", screens.picker_values, ".picker.PickActivity"),
+        "/view": Screen("viewer.html", screens.viewer_values, ".viewer.TextViewActivity"),
     }
 
     def gallery_screens(self) -> tuple[GalleryScreen, ...]:
@@ -127,16 +128,6 @@ class FilesApp(App):
                 root=f"{sdcard.ROOT}/Documents",
             ),
         )
-
-    def render(self, ctx: AppContext) -> str:
-        """HTML of the current route."""
-        if ctx.route.path == "/roots":
-            return ctx.render("roots.html", **screens.roots_values(ctx))
-        if ctx.route.path == "/pick":
-            return ctx.render("picker.html", **screens.picker_values(ctx))
-        if ctx.route.path == "/view":
-            return ctx.render("viewer.html", **screens.viewer_values(ctx))
-        return ctx.render("folder.html", **screens.folder_values(ctx))
 
     def on_back(self, ctx: AppContext) -> bool:
         """A dialog, then the selection, then up a folder; at the root the app leaves."""

@@ -23,11 +23,11 @@ its unsent text. The app is the default SMS app: it writes the provider's rows i
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import Any
 
 from pydantic import JsonValue
 
-from sim.app import App, AppContext, Event, GalleryAction, GalleryScreen, on
+from sim.app import App, AppContext, Event, GalleryAction, GalleryScreen, Screen, on
 from sim.apps.messages import model, screens
 from sim.apps.messages.provider import messages_providers
 from sim.apps.messages.state import MessagesState
@@ -42,9 +42,13 @@ class MessagesApp(App):
 
     id = "messages"
     overlay_model = MessagesState
-    ACTIVITIES: ClassVar[dict[str, str]] = {
-        "/thread": ".ui.conversation.ConversationActivity",
-        "/new": ".ui.conversation.ConversationActivity",
+    SCREENS = {
+        "/": Screen("list.html", screens.list_values),
+        "/thread": Screen(
+            "thread.html", screens.thread_values, ".ui.conversation.ConversationActivity"
+        ),
+        "/new": Screen("new.html", screens.new_values, ".ui.conversation.ConversationActivity"),
+        "/search": Screen("search.html", screens.search_values),
     }
 
     # ---- data
@@ -89,17 +93,6 @@ class MessagesApp(App):
                 fields={screens.SEARCH_KEY: "快件"},
             ),
         )  # fmt: skip
-
-    def render(self, ctx: AppContext) -> str:
-        """HTML of the current route."""
-        path = ctx.route.path
-        if path == "/thread":
-            return ctx.render("thread.html", **screens.thread_values(ctx))
-        if path == "/new":
-            return ctx.render("new.html", **screens.new_values(ctx))
-        if path == "/search":
-            return ctx.render("search.html", **screens.search_values(ctx))
-        return ctx.render("list.html", **screens.list_values(ctx))
 
     def on_back(self, ctx: AppContext) -> bool:
         """Close the menu or a dialog, leave selection mode; drop drafts when leaving."""

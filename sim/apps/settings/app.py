@@ -36,7 +36,6 @@ from sim.apps.settings.pages import (
 )
 from sim.apps.settings.state import SettingsState
 from sim.errors import SimError
-from sim.state import Route
 
 __all__ = ["SettingsApp"]
 
@@ -63,7 +62,7 @@ class SettingsApp(App):
 
     id = "settings"
     overlay_model = SettingsState
-    EXPORTED = {page.activity: path for path, page in PAGES.items()}
+    SCREENS = PAGES
     INTENT_ACTIONS = {
         "android.settings.SETTINGS": "/",
         "android.settings.WIFI_SETTINGS": "/wifi",
@@ -90,10 +89,7 @@ class SettingsApp(App):
 
     def render(self, ctx: AppContext) -> str:
         """The current page, with the rename dialog on top when it is open."""
-        page = PAGES.get(ctx.route.path)
-        if page is None:
-            raise SimError(f"settings has no page {ctx.route.path!r}; pages: {sorted(PAGES)}")
-        html = ctx.render(page.template, **page.values(ctx))
+        html = super().render(ctx)
         if read_overlay(ctx).get("dialog") == "rename":
             html += ctx.render("rename_dialog.html", **dialog_values(ctx))
         return html
@@ -119,11 +115,6 @@ class SettingsApp(App):
                 actions=(GalleryAction(action="rename"),),
             ),
         )
-
-    def activity_for(self, route: Route) -> str:
-        """``.Settings`` for the main list, the AOSP-style fragment name for sub-pages."""
-        page = PAGES.get(route.path)
-        return page.activity if page else self.activity
 
     def on_back(self, ctx: AppContext) -> bool:
         """Back closes the rename dialog before leaving the page."""

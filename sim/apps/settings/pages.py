@@ -8,17 +8,15 @@ lay the values out with the shared widgets.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from sim import radios
-from sim.app import AppContext
+from sim.app import AppContext, Screen
 from sim.apps.settings import model
 
 __all__ = [
     "DEVICE_NAME_FIELD",
     "PAGES",
-    "Page",
     "connected_ssid",
     "dialog_values",
     "locale_label_key",
@@ -29,15 +27,6 @@ DEVICE_NAME_FIELD = "settings.device_name"
 """Draft key of the device-name text field in the rename dialog."""
 
 Values = dict[str, Any]
-
-
-@dataclass(frozen=True)
-class Page:
-    """One screen: its template, the activity ``dumpsys`` would report, its values."""
-
-    template: str
-    activity: str
-    values: Callable[[AppContext], Values]
 
 
 def _global(ctx: AppContext) -> dict[str, Any]:
@@ -231,16 +220,33 @@ def dialog_values(ctx: AppContext) -> Values:
     }
 
 
-PAGES: dict[str, Page] = {
-    "/": Page("main.html", ".Settings", main_values),
-    "/wifi": Page("wifi.html", ".wifi.WifiSettings", wifi_values),
-    "/bluetooth": Page("bluetooth.html", ".bluetooth.BluetoothSettings", bluetooth_values),
-    "/mobile": Page("mobile.html", ".network.MobileNetworkSettings", mobile_values),
-    "/display": Page("display.html", ".display.DisplaySettings", display_values),
-    "/display/timeout": Page("timeout.html", ".display.ScreenTimeoutSettings", timeout_values),
-    "/display/font": Page("font.html", ".display.ToggleFontSizePreferenceFragment", font_values),
-    "/sound": Page("sound.html", ".sound.SoundSettings", sound_values),
-    "/language": Page("language.html", ".localepicker.LocaleListEditor", language_values),
-    "/about": Page("about.html", ".deviceinfo.aboutphone.MyDeviceInfoFragment", about_values),
+def _page(template: str, values: Callable[[AppContext], Values], activity: str) -> Screen:
+    """A sub-page: its own fragment activity, which other apps may start by name."""
+    return Screen(template, values, activity, exported=True)
+
+
+PAGES: dict[str, Screen] = {
+    "/": Screen("main.html", main_values),  # the launcher activity
+    "/wifi": _page("wifi.html", wifi_values, ".wifi.WifiSettings"),
+    "/bluetooth": Screen(
+        "bluetooth.html", bluetooth_values, ".bluetooth.BluetoothSettings", exported=True
+    ),
+    "/mobile": Screen(
+        "mobile.html", mobile_values, ".network.MobileNetworkSettings", exported=True
+    ),
+    "/display": _page("display.html", display_values, ".display.DisplaySettings"),
+    "/display/timeout": Screen(
+        "timeout.html", timeout_values, ".display.ScreenTimeoutSettings", exported=True
+    ),
+    "/display/font": Screen(
+        "font.html", font_values, ".display.ToggleFontSizePreferenceFragment", exported=True
+    ),
+    "/sound": _page("sound.html", sound_values, ".sound.SoundSettings"),
+    "/language": Screen(
+        "language.html", language_values, ".localepicker.LocaleListEditor", exported=True
+    ),
+    "/about": Screen(
+        "about.html", about_values, ".deviceinfo.aboutphone.MyDeviceInfoFragment", exported=True
+    ),
 }
 """Every route of the app."""
