@@ -20,12 +20,16 @@ from __future__ import annotations
 __all__ = [
     "ALARMS",
     "CALENDARS",
+    "CALENDAR_AUTHORITY",
     "CALENDAR_OWNER_ACCESS",
     "CONTACTS",
+    "CONTACTS_AUTHORITY",
     "DATA",
+    "DESKCLOCK_AUTHORITY",
     "EMAIL",
     "EMAIL_TYPE_WORK",
     "EVENTS",
+    "ITEM_MIME",
     "NAME",
     "ORGANIZATION",
     "PHONE",
@@ -35,48 +39,63 @@ __all__ = [
     "REMINDER_METHOD_ALERT",
     "SMS",
     "SMS_AUTHORITIES",
+    "SMS_AUTHORITY",
     "SMS_CONVERSATIONS",
     "SMS_INBOX",
     "SMS_SENT",
     "SMS_TYPE_INBOX",
     "SMS_TYPE_SENT",
+    "THREADS_AUTHORITY",
     "alarm_days",
     "as_sync_adapter",
     "sql_text",
 ]
 
-CONTACTS = "content://com.android.contacts/contacts"
-RAW_CONTACTS = "content://com.android.contacts/raw_contacts"
-DATA = "content://com.android.contacts/data"
-NAME = "vnd.android.cursor.item/name"
-PHONE = "vnd.android.cursor.item/phone_v2"
-EMAIL = "vnd.android.cursor.item/email_v2"
-ORGANIZATION = "vnd.android.cursor.item/organization"
+CONTACTS_AUTHORITY = "com.android.contacts"
+"""``ContactsContract.AUTHORITY``."""
+CONTACTS = f"content://{CONTACTS_AUTHORITY}/contacts"
+RAW_CONTACTS = f"content://{CONTACTS_AUTHORITY}/raw_contacts"
+DATA = f"content://{CONTACTS_AUTHORITY}/data"
+ITEM_MIME = "vnd.android.cursor.item/"
+"""``ContentResolver.CURSOR_ITEM_BASE_TYPE`` and its slash: every ``data`` row's mimetype
+starts with it."""
+NAME = f"{ITEM_MIME}name"
+PHONE = f"{ITEM_MIME}phone_v2"
+EMAIL = f"{ITEM_MIME}email_v2"
+ORGANIZATION = f"{ITEM_MIME}organization"
 PHONE_TYPE_MOBILE = 2
 """``ContactsContract.CommonDataKinds.Phone.TYPE_MOBILE``."""
 EMAIL_TYPE_WORK = 2
 """``ContactsContract.CommonDataKinds.Email.TYPE_WORK``."""
 
-ALARMS = "content://com.android.deskclock/alarms"
+DESKCLOCK_AUTHORITY = "com.android.deskclock"
+"""DeskClock's ``ClockContract.AUTHORITY``."""
+ALARMS = f"content://{DESKCLOCK_AUTHORITY}/alarms"
 """DeskClock's alarms (``ClockContract.AlarmsColumns``); not exported on a phone."""
 
-CALENDARS = "content://com.android.calendar/calendars"
-EVENTS = "content://com.android.calendar/events"
-REMINDERS = "content://com.android.calendar/reminders"
+CALENDAR_AUTHORITY = "com.android.calendar"
+"""``CalendarContract.AUTHORITY``."""
+CALENDARS = f"content://{CALENDAR_AUTHORITY}/calendars"
+EVENTS = f"content://{CALENDAR_AUTHORITY}/events"
+REMINDERS = f"content://{CALENDAR_AUTHORITY}/reminders"
 CALENDAR_OWNER_ACCESS = 700
 """``Calendars.CAL_ACCESS_OWNER``."""
 REMINDER_METHOD_ALERT = 1
 """``Reminders.METHOD_ALERT``."""
 
-SMS = "content://sms"
-SMS_INBOX = "content://sms/inbox"
-SMS_SENT = "content://sms/sent"
-SMS_CONVERSATIONS = "content://mms-sms/conversations"
+SMS_AUTHORITY = "sms"
+"""``Telephony.Sms.CONTENT_URI``'s authority."""
+THREADS_AUTHORITY = "mms-sms"
+"""``Telephony.MmsSms``' authority: conversations across SMS and MMS."""
+SMS = f"content://{SMS_AUTHORITY}"
+SMS_INBOX = f"{SMS}/inbox"
+SMS_SENT = f"{SMS}/sent"
+SMS_CONVERSATIONS = f"content://{THREADS_AUTHORITY}/conversations"
 SMS_TYPE_INBOX = 1
 """``Telephony.TextBasedSmsColumns.MESSAGE_TYPE_INBOX``."""
 SMS_TYPE_SENT = 2
 """``Telephony.TextBasedSmsColumns.MESSAGE_TYPE_SENT``."""
-SMS_AUTHORITIES = ("sms", "mms-sms")
+SMS_AUTHORITIES = (SMS_AUTHORITY, THREADS_AUTHORITY)
 """Authorities whose writes the shell's ignored ``WRITE_SMS`` app-op drops."""
 
 

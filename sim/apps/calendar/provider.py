@@ -36,15 +36,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from bridge.android_contract import CALENDAR_AUTHORITY
 from sim.apps.calendar import model
 from sim.apps.calendar.state import Table
 from sim.apps.calendar.times import DAY_MS, utc_date, utc_midnight_ms
 from sim.providers.errors import UNSUPPORTED_OPERATION, ProviderError
 from sim.providers.table import Column, Provider, ProviderContext, ProviderTable, Values
 
-__all__ = ["AUTHORITY", "SYNC_ADAPTER_PARAM", "calendar_provider"]
+__all__ = ["SYNC_ADAPTER_PARAM", "calendar_provider"]
 
-AUTHORITY = "com.android.calendar"
 SYNC_ADAPTER_PARAM = "caller_is_syncadapter"
 """``CalendarContract.CALLER_IS_SYNCADAPTER``: the query parameter a sync adapter sets."""
 
@@ -141,7 +141,7 @@ def _sync_only(ctx: ProviderContext, what: str) -> tuple[str, str]:
     account = _sync_account(ctx)
     if account is None:
         raise ProviderError(
-            f"only a sync adapter may {what}: use content://{AUTHORITY}/calendars?"
+            f"only a sync adapter may {what}: use content://{CALENDAR_AUTHORITY}/calendars?"
             f"{SYNC_ADAPTER_PARAM}=true&account_name=NAME&account_type=LOCAL",
             UNSUPPORTED_OPERATION,
         )
@@ -317,4 +317,4 @@ def calendar_provider() -> Provider:
         update=_update_reminders,
         delete=_delete_reminders,
     )
-    return Provider(AUTHORITY, (calendars, events, reminders))
+    return Provider(CALENDAR_AUTHORITY, (calendars, events, reminders))

@@ -17,14 +17,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from bridge.android_contract import alarm_days
+from bridge.android_contract import DESKCLOCK_AUTHORITY, alarm_days
 from sim.apps.clock.alarms import alarm_rows, delete_alarm, get_alarm, put_alarm
 from sim.providers.errors import ProviderError
 from sim.providers.table import Column, Provider, ProviderContext, ProviderTable, Values
 
-__all__ = ["AUTHORITY", "clock_provider", "days_of"]
+__all__ = ["clock_provider", "days_of"]
 
-AUTHORITY = "com.android.deskclock"
 _APP = "clock"
 _RINGTONE = "content://settings/system/alarm_alert"
 _COLUMNS = ("_id", "hour", "minutes", "daysofweek", "enabled", "vibrate", "label", "ringtone",
@@ -120,4 +119,4 @@ def clock_provider() -> Provider:
         update=_update,
         delete=_delete,
     )
-    return Provider(AUTHORITY, (alarms,))
+    return Provider(DESKCLOCK_AUTHORITY, (alarms,))

@@ -40,16 +40,15 @@ import zlib
 from collections.abc import Mapping
 from typing import Any
 
+from bridge.android_contract import CONTACTS_AUTHORITY, ITEM_MIME
 from sim.apps.contacts.model import delete_contact, effective_contacts, put_contact
 from sim.providers.errors import ProviderError
 from sim.providers.table import Column, Provider, ProviderContext, ProviderTable, Values
 
-__all__ = ["AUTHORITY", "EMAIL_TYPES", "MIME", "PHONE_TYPES", "contact_number", "contacts_provider"]
+__all__ = ["EMAIL_TYPES", "PHONE_TYPES", "contact_number", "contacts_provider"]
 
 _APP = "contacts"
 
-AUTHORITY = "com.android.contacts"
-MIME = "vnd.android.cursor.item/"
 PHONE_TYPES = {"home": 1, "mobile": 2, "work": 3, "other": 7}
 """``Phone.TYPE_*`` codes (``data2`` of a ``phone_v2`` row) by the app's labels."""
 EMAIL_TYPES = {"home": 1, "work": 2, "other": 3}
@@ -147,7 +146,7 @@ def _details(contact: Mapping[str, Any]) -> list[dict[str, Any]]:
     def row(slot: int, kind: str, *data: Any) -> dict[str, Any]:
         padded = (*data, None, None, None, None)[:4]
         columns = dict(zip(("data1", "data2", "data3", "data4"), padded, strict=True))
-        return {**base, "_id": number * 100 + slot, "mimetype": MIME + kind, **columns}
+        return {**base, "_id": number * 100 + slot, "mimetype": ITEM_MIME + kind, **columns}
 
     rows = [row(0, "name", contact["name"], *_split_name(contact["name"]))]
     rows += [
@@ -224,14 +223,14 @@ def _with_detail(contact: Contact, kind: str, values: Mapping[str, Any]) -> Cont
     if kind == "note":
         return {**contact, "note": data1}
     raise ProviderError(
-        f"mimetype {MIME + kind!r} is not supported by the simulated phone "
+        f"mimetype {ITEM_MIME + kind!r} is not supported by the simulated phone "
         "(name, phone_v2, email_v2, organization, note)"
     )
 
 
 def _edit_detail(contact: Contact, row: Row, values: Mapping[str, Any] | None) -> Contact:
     """The contact with the detail behind a data ``row`` changed (or removed: None)."""
-    kind = str(row["mimetype"]).removeprefix(MIME)
+    kind = str(row["mimetype"]).removeprefix(ITEM_MIME)
     merged = {**row, **(values or {})}
     slot = row["_id"] % 100
     if kind in ("phone_v2", "email_v2"):
@@ -267,7 +266,7 @@ def _insert_data(ctx: ProviderContext, values: Values) -> int:
     contact = _by_number(ctx).get(raw_id) if isinstance(raw_id, int) else None
     if contact is None:
         raise ProviderError(f"raw_contact_id is required and must exist (got {raw_id})")
-    kind = str(values.get("mimetype", "")).removeprefix(MIME)
+    kind = str(values.get("mimetype", "")).removeprefix(ITEM_MIME)
     updated = _with_detail(contact, kind, values)
     put_contact(ctx.writable_overlay(_APP), updated)
     count = {"phone_v2": len(updated["phones"]), "email_v2": len(updated["emails"])}
@@ -354,8 +353,8 @@ def contacts_provider() -> Provider:
         update=_update_data,
         delete=_delete_data,
         views={
-            "phones": ("mimetype", MIME + "phone_v2"),
-            "emails": ("mimetype", MIME + "email_v2"),
+            "phones": ("mimetype", ITEM_MIME + "phone_v2"),
+            "emails": ("mimetype", ITEM_MIME + "email_v2"),
         },
     )
-    return Provider(AUTHORITY, (contacts, raw, data), aliases=("contacts",))
+    return Provider(CONTACTS_AUTHORITY, (contacts, raw, data), aliases=("contacts",))

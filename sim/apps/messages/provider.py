@@ -36,6 +36,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from bridge.android_contract import SMS_AUTHORITY, THREADS_AUTHORITY
 from sim.apps.messages import model
 from sim.providers.errors import ProviderError
 from sim.providers.table import Column, Provider, ProviderContext, ProviderTable, Values
@@ -120,6 +121,10 @@ def messages_providers() -> tuple[Provider, ...]:
         read_only_reason="content://mms-sms/conversations is read-only here: write content://sms",
     )
     return (
-        Provider("sms", (sms,), root="sms", invalid_uri="Unknown URL", shell_writes=False),
-        Provider("mms-sms", (threads,), invalid_uri="Unrecognized URI:", shell_writes=False),
+        Provider(
+            SMS_AUTHORITY, (sms,), root=SMS_AUTHORITY, invalid_uri="Unknown URL", shell_writes=False
+        ),
+        Provider(
+            THREADS_AUTHORITY, (threads,), invalid_uri="Unrecognized URI:", shell_writes=False
+        ),
     )
