@@ -9,7 +9,7 @@
   (``mWakefulness``, ``mHoldingDisplaySuspendBlocker``), ``input_method`` (``mInputShown``),
   ``SurfaceFlinger --display-id``, ``battery``, ``package PKG``.
 * ``bluetooth_manager``: the status and bonded devices (see :mod:`.commands_radios`).
-* ``alarm``: the next alarm clock and its pending alarm (see :mod:`.commands_alarm`).
+* ``alarm``: the next alarm clock and its pending alarm (see :mod:`.commands_alarms`).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from __future__ import annotations
 import zlib
 
 from bridge.app_catalog import app_catalog
-from device.virtual.commands_alarm import dumpsys_alarm
+from device.virtual.commands_alarms import dumpsys_alarm
 from device.virtual.commands_radios import dumpsys_bluetooth
 from device.virtual.commands_system import DEFAULT_IME, pid_of
 from device.virtual.packages import component, lookup, short_component

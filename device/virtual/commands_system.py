@@ -1,49 +1,32 @@
-"""System commands: ``getprop``, ``wm``, ``settings``, ``ime``, ``ps``, ``svc``, ``cmd`` …
+"""System commands: ``wm``, ``ime``, ``svc``, ``cmd``, ``id``, ``whoami``, ``sleep`` …
 
-Output follows AOSP (protocols.md §1.7/§4): ``getprop KEY`` prints the value or an empty
-line, ``wm size`` prints ``Physical size: 1080x2400``, ``settings get`` prints ``null`` for
-an unset key, ``ime list -s`` lists the enabled IMEs (the Latin IME, plus uiautomator2's
+Output follows AOSP (protocols.md §1.7/§4): ``wm size`` prints ``Physical size: 1080x2400``,
+``ime list -s`` lists the enabled IMEs (the Latin IME, plus uiautomator2's
 AdbKeyboard once its APK is installed and enabled). ``ps``, ``pidof`` and ``uname`` live
-in :mod:`device.virtual.commands_proc`, pids in :mod:`device.virtual.processes`.
+in :mod:`device.virtual.commands_proc`, pids in :mod:`device.virtual.processes`; the
+commands of a task surface in the module named after it (``settings`` in
+:mod:`device.virtual.commands_settings`, ``getprop`` in :mod:`device.virtual.commands_props`,
+``date`` in :mod:`device.virtual.commands_clock`).
 """
 
 from __future__ import annotations
 
 import asyncio
-import re
 
 from device.virtual import input_methods
 from device.virtual.commands_radios import bluetooth_command, wifi_command
-from device.virtual.phone import VirtualPhone
 from device.virtual.processes import pid_of
 from device.virtual.shell_context import CommandContext, CommandFn
-from sim.device_props import system_properties
 from sim.radios import airplane_changed, set_radio
-from sim.settings_store import delete_setting, list_settings
-from sim.state import SIM_UTC_OFFSET_HOURS, TIME_ZONE_ABBREVIATION
 
-__all__ = ["COMMANDS", "DEFAULT_IME", "pid_of", "props"]
+__all__ = [
+    "COMMANDS",
+    "DEFAULT_IME",
+    "pid_of",
+]
 
 DEFAULT_IME = "com.android.inputmethod.latin/.LatinIME"
 """The one input method the virtual phone has."""
-_NAMESPACES = ("system", "secure", "global")
-
-
-def props(phone: VirtualPhone) -> dict[str, str]:
-    """System properties of the virtual phone (``getprop``): the simulator's table."""
-    state = phone.instance.state
-    return system_properties(phone.identity, phone.sim.phone, state, density_dpi=phone.density)
-
-
-async def getprop(ctx: CommandContext) -> int:
-    """``getprop [KEY [DEFAULT]]``."""
-    values = props(ctx.phone)
-    if not ctx.args:
-        await ctx.println(*(f"[{key}]: [{values[key]}]" for key in sorted(values)))
-        return 0
-    default = ctx.args[1] if len(ctx.args) > 1 else ""
-    await ctx.println(values.get(ctx.args[0]) or default)
-    return 0
 
 
 async def wm(ctx: CommandContext) -> int:
@@ -63,33 +46,6 @@ async def wm(ctx: CommandContext) -> int:
             await ctx.println(f"Physical size: {phone.width_px}x{phone.height_px}")
         else:
             await ctx.println(f"Physical density: {phone.density}")
-    return 0
-
-
-async def settings(ctx: CommandContext) -> int:
-    """``settings [--user U] get|put|delete|list NAMESPACE [KEY [VALUE]]``."""
-    args = list(ctx.args)
-    while args and args[0] in ("--user", "--lineage"):
-        args = args[2:] if args[0] == "--user" else args[1:]
-    if len(args) < 2 or args[1] not in _NAMESPACES:
-        return await ctx.usage("Invalid command: settings " + " ".join(ctx.args))
-    verb, namespace, rest = args[0], args[1], args[2:]
-    state = ctx.phone.instance.state
-    if verb == "get" and rest:
-        await ctx.println(ctx.phone.settings_get(namespace, rest[0]))
-    elif verb == "put" and len(rest) >= 2:
-        ctx.phone.settings_put(namespace, rest[0], rest[1])
-    elif verb == "delete" and rest:
-        deleted = delete_setting(state, namespace, rest[0])
-        ctx.changed()
-        await ctx.println(f"Deleted {int(deleted)} rows")
-    elif verb == "list":
-        listed = list_settings(state, namespace)
-        await ctx.println(*(f"{key}={value}" for key, value in listed.items()))
-    elif verb == "reset":
-        return 0
-    else:
-        return await ctx.usage("Invalid command: settings " + " ".join(ctx.args))
     return 0
 
 
@@ -254,24 +210,6 @@ async def whoami(ctx: CommandContext) -> int:
     return 0
 
 
-async def date(ctx: CommandContext) -> int:
-    """``date [+FORMAT]``: the simulated clock in :data:`sim.state.TIME_ZONE`, as toybox
-    prints it (``%s`` epoch seconds, ``%N`` nanoseconds, ``%Z`` ``CST``, ``%z`` ``+0800``)."""
-    os_state = ctx.phone.instance.state.os
-    form = ctx.args[0][1:] if ctx.args[:1] and ctx.args[0].startswith("+") else "%a %b %d %T %Z %Y"
-    fields = {
-        "%s": str(os_state.clock_ms // 1000),
-        "%N": f"{os_state.clock_ms % 1000 * 1_000_000:09d}",
-        "%Z": TIME_ZONE_ABBREVIATION,
-        "%z": f"{SIM_UTC_OFFSET_HOURS:+03d}00",
-        "%T": "%H:%M:%S",
-        "%%": "%%",
-    }
-    text = re.sub("|".join(map(re.escape, fields)), lambda m: fields[m.group()], form)
-    await ctx.println(os_state.local_time().strftime(text))
-    return 0
-
-
 async def sleep(ctx: CommandContext) -> int:
     """``sleep SECONDS``: what the caller asked for, on the phone's clock."""
     try:
@@ -285,15 +223,12 @@ async def sleep(ctx: CommandContext) -> int:
 
 
 COMMANDS: dict[str, CommandFn] = {
-    "getprop": getprop,
     "wm": wm,
-    "settings": settings,
     "ime": ime,
     "svc": svc,
     "cmd": cmd,
     "id": id_,
     "whoami": whoami,
-    "date": date,
     "sleep": sleep,
 }
 """The system commands, by name."""

@@ -28,7 +28,7 @@ from typing import Protocol
 
 from device.virtual import (
     commands_am,
-    commands_content,
+    commands_clock,
     commands_dumpsys,
     commands_files,
     commands_input,
@@ -37,6 +37,9 @@ from device.virtual import (
     commands_net,
     commands_pm,
     commands_proc,
+    commands_props,
+    commands_rows,
+    commands_settings,
     commands_su,
     commands_system,
     commands_ui,
@@ -105,6 +108,9 @@ def command_table() -> dict[str, CommandFn]:
     table: dict[str, CommandFn] = {}
     for module in (
         commands_system,
+        commands_settings,
+        commands_props,
+        commands_clock,
         commands_proc,
         commands_dumpsys,
         commands_input,
@@ -112,7 +118,7 @@ def command_table() -> dict[str, CommandFn]:
         commands_pm,
         commands_files,
         commands_ui,
-        commands_content,
+        commands_rows,
         commands_log,
         commands_net,
         commands_media,

@@ -226,7 +226,7 @@ async def test_parity_notices_a_virtual_content_that_ignores_not(
     simulator: Simulator, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The virtual phone's ``content`` dropping NOT from a where clause."""
-    import device.virtual.commands_content as content
+    import device.virtual.commands_rows as content
 
     task_id = "contacts/StarSurname-v1"
     assert not await _start_differences(simulator, _spec(simulator, task_id, 1, "en"), 1)

@@ -1,5 +1,5 @@
-"""``content query|insert|update|delete``: Android's ``content`` tool over the simulator's
-providers.
+"""The rows surface: ``content query|insert|update|delete``, Android's ``content`` tool over
+the simulator's providers.
 
 Every authority the simulated phone declares is served (:mod:`sim.providers`: the settings
 provider, ``com.android.contacts`` of the Contacts app, …) by the simulator's own engine,

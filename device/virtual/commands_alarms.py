@@ -1,4 +1,5 @@
-"""``dumpsys alarm``: AlarmManagerService's dump, the parts a judge reads (Android 14's shape).
+"""The alarms surface: ``dumpsys alarm``, AlarmManagerService's dump, the parts a judge
+reads (Android 14's shape).
 
 The section that matters is the next alarm clock, which AOSP prints per user as::
 

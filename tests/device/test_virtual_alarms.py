@@ -9,7 +9,7 @@ import pytest
 
 from bridge.errors import StateUnavailable
 from device.android_state import AdbAndroidState, parse_next_alarm
-from device.virtual.commands_alarm import format_duration, format_wall_time
+from device.virtual.commands_alarms import format_duration, format_wall_time
 from device.virtual.phone import VirtualPhone
 from sim.android_state import SimAndroidState
 from sim.apps.clock.alarms import alarm_rows, put_alarm
