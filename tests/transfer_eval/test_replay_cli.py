@@ -180,7 +180,7 @@ def test_task_with_one_episode_acts_like_episode_and_a_shared_one_lists_them(
         _commit(
             store, episode_id, counter_task(1, seed=seed), [_finish_step(0)], termination="finish"
         )
-    shared = _one_line_error(_invoke(str(tmp_path / "twice"), "--task", "toy/Counter-v1"))
+    shared = _one_line_error(_invoke(str(tmp_path / "twice"), "--task", "toy/Counter-v1"), code=2)
     assert "has 2 episodes" in shared and "toy.Counter-v1_s0_en, toy.Counter-v1_s1_en" in shared
     assert "--episode" in shared
 
@@ -205,9 +205,11 @@ def test_mp4_renders_the_one_episode(console_run: Path, tmp_path: Path) -> None:
 
 
 def test_errors_are_one_line(console_run: Path, tmp_path: Path) -> None:
-    typo = _one_line_error(_invoke(str(console_run), "--episode", "toy.Counter-v1_s0_n"))
+    """A name the run does not hold is the command line's mistake (exit 2); a run that
+    cannot be read is the run's (exit 1)."""
+    typo = _one_line_error(_invoke(str(console_run), "--episode", "toy.Counter-v1_s0_n"), code=2)
     assert f"did you mean {OVERRIDDEN}?" in typo
-    unknown_task = _one_line_error(_invoke(str(console_run), "--task", "toy/Rset-v1"))
+    unknown_task = _one_line_error(_invoke(str(console_run), "--task", "toy/Rset-v1"), code=2)
     assert "did you mean toy/Reset-v1?" in unknown_task
     (tmp_path / "plain").mkdir()
     not_a_run = _one_line_error(_invoke(str(tmp_path / "plain")))
@@ -228,5 +230,5 @@ def test_a_transfer_eval_manifest_takes_the_paired_path(tmp_path: Path) -> None:
     listed = _invoke(str(tmp_path / "paired"))
     assert listed.exit_code == 0, listed.output
     assert "trained sim / phone" in listed.output and "✓ / —" in listed.output
-    refused = _one_line_error(_invoke(str(tmp_path / "paired"), "--episode", episode_id))
+    refused = _one_line_error(_invoke(str(tmp_path / "paired"), "--episode", episode_id), code=2)
     assert "is a transfer-eval run" in refused and "--task" in refused

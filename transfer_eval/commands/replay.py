@@ -182,7 +182,7 @@ def _replay_paired(
     if label not in labels:
         near = difflib.get_close_matches(label, labels, n=1)
         hint = f"; did you mean {near[0]}?" if near else f"; the run has: {', '.join(labels)}"
-        raise fail(f"no task {task!r} in {run}{hint}")
+        raise usage(f"no task {task!r} in {run}{hint}")
     _refuse_damaged(damaged, (cell_id(label, policy, world, 0) for world in ("sim", "real")))
     sim, real = pairing(store, records, label, policy)
     page = write_replay(store, sim, real, label, policy, _device_title(store, records))
@@ -212,12 +212,12 @@ def _episode_of_task(records: dict[str, EpisodeRecord], task: str, run: Path) ->
     if len(matches) == 1:
         return matches[0]
     if matches:
-        raise fail(
+        raise usage(
             f"task {task!r} has {len(matches)} episodes in {run}: {', '.join(matches)}; "
             "pick one with --episode ID"
         )
     tasks = {record.task.task_id for record in records.values()}
-    raise fail(f"no episode of task {task!r} in {run}{_hint(task, tasks)}")
+    raise usage(f"no episode of task {task!r} in {run}{_hint(task, tasks)}")
 
 
 def _chosen(
@@ -229,7 +229,7 @@ def _chosen(
     if task is not None:
         return _episode_of_task(records, task, run)
     if episode is not None and episode not in records:
-        raise fail(f"no episode {episode!r} in {run}{_hint(episode, records)}")
+        raise usage(f"no episode {episode!r} in {run}{_hint(episode, records)}")
     return episode
 
 
@@ -351,7 +351,7 @@ def replay_command(
     elif export is not None:
         raise usage("--export writes the episodes of a single-world run (a console run, say)")
     elif episode is not None:
-        raise fail(
+        raise usage(
             f"{run} is a transfer-eval run: pick its replays with --task TASK [--policy base]"
         )
     else:

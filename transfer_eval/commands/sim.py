@@ -132,10 +132,9 @@ def _serve_config(
     from sim.simulator import SimConfig
 
     if token is not None and len(token) < 16:
-        raise fail(
+        raise usage(
             f"--token: {len(token)} characters is too short to guard a server; give at "
             "least 16 (or leave --token out and one is generated)",
-            2,
         )
     if not is_loopback(host) and token is None:
         token = secrets.token_urlsafe(24)

@@ -204,7 +204,7 @@ def _resumed(ctx: typer.Context, run: Path) -> PairedConfig:
         and ctx.params[name] != original[name]
     ]
     if clashes:
-        raise fail(
+        raise usage(
             f"{run} was started with other settings: {'; '.join(clashes)}. Drop those options "
             "to finish it as it began, or start a new run with --out"
         )

@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 
 import typer
 
-from transfer_eval.commands.common import GuardedGroup, console, fail
+from transfer_eval.commands.common import GuardedGroup, console, fail, usage
 
 __all__ = ["vlm_app"]
 
@@ -86,10 +86,9 @@ def _check_upstream(upstream: str) -> None:
     except ValueError:
         parts = parts._replace(scheme="")
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise fail(
+        raise usage(
             f"--upstream {upstream!r}: give the model server's base URL, "
             "http(s)://HOST[:PORT]/v1 (e.g. http://127.0.0.1:8000/v1)",
-            2,
         )
 
 
