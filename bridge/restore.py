@@ -4,7 +4,8 @@ A phone is not reset between episodes, so whatever one episode did (its posing i
 the contacts, events and messages a spec inserts) would be the next one's start. Before a
 spec is posed, :func:`remember` reads what the episode may change — every settings
 namespace, the full rows of every provider table the spec touches or watches (by
-authority: a task on events may leave reminders too), and whether each task folder it
+authority: a task on events may leave reminders too; the table of an app's own provider by
+the columns the spec watches), and whether each task folder it
 uses was there; after the verdict, :func:`put_back` writes it back through the same
 :class:`~bridge.android_state.AndroidState` protocol that posed it, reads again, and says
 what it restored and what it could not (a write the phone refused, an SMS a retail phone
@@ -56,7 +57,16 @@ from bridge.spec.rows import DeleteRows, InsertRow, RowsCheck, RowsFact, UpdateR
 from bridge.spec.sms import DeliverSms
 from bridge.taskspec import TaskSpec
 
-__all__ = ["TABLES", "Found", "Table", "put_back", "read", "remember", "touched_tables"]
+__all__ = [
+    "TABLES",
+    "Found",
+    "Table",
+    "put_back",
+    "read",
+    "remember",
+    "touched_tables",
+    "watched_table",
+]
 
 
 @dataclass(frozen=True)
@@ -193,10 +203,24 @@ def _spec_uris(spec: TaskSpec) -> Iterable[str]:
             yield SMS
 
 
+def watched_table(uri: str, columns: Sequence[str]) -> Table:
+    """A table of an app restoring knows nothing else of (one added as a folder, with its
+    own provider): its rows matched by ``_id``, every other column read and written back."""
+    rest = tuple(column for column in columns if column != "_id")
+    return Table(uri, ("_id", *rest), updatable=rest)
+
+
 def touched_tables(spec: TaskSpec) -> list[Table]:
-    """The tables of every provider ``spec`` touches or watches, in :data:`TABLES` order."""
+    """The tables of every provider ``spec`` touches or watches, in :data:`TABLES` order;
+    then each table it watches of a provider :data:`TABLES` does not know, with the
+    columns it watches (:func:`watched_table`)."""
     authorities = {_authority(uri) for uri in _spec_uris(spec)}
-    return [table for table in TABLES if table.authority in authorities]
+    known = {table.authority for table in TABLES}
+    tables = [table for table in TABLES if table.authority in authorities]
+    for watched in spec.watch:
+        if _authority(watched.uri) not in known and watched.uri not in _BY_URI:
+            tables.append(watched_table(watched.uri, watched.projection))
+    return tables
 
 
 def _task_folders(spec: TaskSpec) -> list[str]:
@@ -216,6 +240,16 @@ class Found(BaseModel):
     """Tables this phone would not let us read (uri -> why): nothing to put back there."""
     folders: dict[str, dict[str, str] | None] = Field(default_factory=dict)
     """Each task folder's entries (None: it was not there)."""
+    watched: dict[str, list[str]] = Field(default_factory=dict)
+    """Tables read that :data:`TABLES` does not know (uri -> the columns read, ``_id``
+    first): an app's own provider, put back as :func:`watched_table` says."""
+
+    def tables(self) -> list[Table]:
+        """The tables whose rows were read, parents before the rows under them."""
+        known = [table for table in TABLES if table.uri in self.rows]
+        return known + [
+            watched_table(uri, columns) for uri, columns in self.watched.items() if uri in self.rows
+        ]
 
 
 async def _read_table(state: AndroidState, table: Table) -> list[Row]:
@@ -236,6 +270,8 @@ async def read(
     simulator twin of a real phone starts from what the phone holds)."""
     found = Found(settings={ns: await state.list_settings(ns) for ns in NAMESPACES})
     for table in tables:
+        if table.uri not in _BY_URI:
+            found.watched[table.uri] = list(table.columns)
         try:
             found.rows[table.uri] = await _read_table(state, table)
         except StateUnavailable as exc:
@@ -329,7 +365,7 @@ class _Restoring:
             self.new_ids[(table.uri, str(row["_id"]))] = str(newest[0]["_id"])
 
     async def rows(self) -> None:
-        tables = [table for table in TABLES if table.uri in self.found.rows]
+        tables = self.found.tables()
         now = {table.uri: await _read_table(self.state, table) for table in tables}
         for table in reversed(tables):  # rows added by the episode, those hanging under first
             old = {row["_id"] for row in self.found.rows[table.uri]}
@@ -401,11 +437,11 @@ class _Restoring:
     async def leftovers(self) -> dict[str, str]:
         """What still differs from what was found (name -> what it is now)."""
         left = {f"{ns}.{key}": f"is {value!r}" for ns, key, value in await self._now_settings()}
-        for uri, rows in self.found.rows.items():
-            table = _BY_URI[uri]
+        for table in self.found.tables():
+            rows = self.found.rows[table.uri]
             now = await _read_table(self.state, table)
             if _contents(table, now) != _contents(table, rows):
-                left[uri] = f"holds {len(now)} rows, {len(rows)} before"
+                left[table.uri] = f"holds {len(now)} rows, {len(rows)} before"
         return left
 
     async def _now_settings(self) -> list[tuple[Namespace, str, str | None]]:

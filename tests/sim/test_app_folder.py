@@ -200,15 +200,17 @@ IDENTITY = {
 }
 
 EPISODES = """
-import asyncio, json, sys
+import asyncio, json, sys, tempfile
+from pathlib import Path
 
 from bridge.runner import run_episode
-from device.virtual.phone import VirtualPhone
+from device.env import AndroidEnv
+from device.virtual.attach import attach_virtual_phone
 from policies.scripted import PlanPolicy
 from sim.discovery import scan_wrong_plans
 from sim.simulator import SimConfig, Simulator
 from sim.tasks.registry import default_registry
-from tests.device.test_restore import PhoneEpisodes
+from tests.device.virtual_rig import env_config
 
 TASK_ID = sys.argv[1]
 
@@ -216,10 +218,12 @@ TASK_ID = sys.argv[1]
 def outcome(record):
     verdict = record.verdict
     return {"outcome": record.outcome, "error": record.error,
-            "success": bool(verdict and verdict.success), "clean": bool(verdict and verdict.clean)}
+            "success": bool(verdict and verdict.success), "clean": bool(verdict and verdict.clean),
+            "evidence": [c.evidence or "" for c in (verdict.checks if verdict else [])],
+            "restored": record.restoration.restored if record.restoration else []}
 
 
-async def main():
+async def main(attached):
     report = {"listed": TASK_ID in default_registry().ids()}
     wrong = scan_wrong_plans()[TASK_ID]
     async with Simulator(SimConfig(pages=1)) as sim:
@@ -235,17 +239,20 @@ async def main():
                 finally:
                     await env.close()
                 report[f"sim.{lang}.{name}"] = outcome(record)
-                phone = VirtualPhone(sim, sim.create_instance(seed=0), serial="VP0SHELF")
-                episodes = PhoneEpisodes(sim, phone)
-                record = await run_episode(PlanPolicy(plan, name="scripted"), episodes, task,
-                                           episode_id=name)
+                phone = AndroidEnv(env_config(attached))  # the real adb server, u2, the shell
+                try:
+                    record = await run_episode(PlanPolicy(plan, name="scripted"), phone, task,
+                                               episode_id=name)
+                finally:
+                    await phone.close()
                 report[f"phone.{lang}.{name}"] = outcome(record)
-                report[f"phone.{lang}.{name}"]["commands"] = [
-                    c for c in episodes.shell.commands if "com.example.shelf" in c]
     print(json.dumps(report))
 
 
-asyncio.run(main())
+with tempfile.TemporaryDirectory() as home, attach_virtual_phone(
+    seed=0, android_user_home=Path(home)
+) as attached:
+    asyncio.run(main(attached))
 """
 
 
@@ -292,9 +299,12 @@ def test_posed_solved_and_judged_in_the_simulator_and_on_the_virtual_phone(
         else:
             assert result["outcome"] != "infra_error", (key, result)
             assert not (result["success"] and result["clean"]), (key, result)
-        if key.startswith("phone."):  # posed and judged through the phone's own shell
-            assert any(c.startswith("content update") for c in result["commands"]), result
-            assert any(c.startswith("content query") for c in result["commands"]), result
+        if key.startswith("phone."):  # judged and put back through the phone's own shell
+            assert any(e.startswith("content query") for e in result["evidence"]), result
+            assert any("content://com.example.shelf/" in r for r in result["restored"]), (
+                key,
+                result["restored"],
+            )
     after = subprocess.run(["git", "status", "--porcelain"], cwd=REPO, capture_output=True)
     assert after.stdout == before.stdout  # nothing in the repository touched
 
