@@ -15,10 +15,10 @@ from device.virtual.errors import AdbPortTaken
 
 @pytest.fixture
 def held_port() -> Iterator[int]:
-    """A loopback port another process would hold: bound, listening, answering nothing."""
+    """A loopback port another process holds: bound (not listening, so nothing answers and
+    a connection is refused at once), which no other socket may bind."""
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
-        sock.listen()
         yield sock.getsockname()[1]
 
 
