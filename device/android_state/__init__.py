@@ -61,12 +61,5 @@ class AdbAndroidState(
     AdbAlarms,
     AdbApps,
 ):
-    """The Android state of one phone, read and written over ``adb shell``.
-
-    Args:
-        shell: runs one command line on the phone.
-        wait_s: how long to wait for a radio (Wi-Fi joining a network, Bluetooth listing
-            its paired devices) before giving up.
-        volatile_settings: settings keys the phone's OEM rewrites by itself (from the
-            device profile), which a judge should not expect to hold.
-    """
+    """The Android state of one phone, read and written over ``adb shell``: every surface's
+    part composed (its constructor is :class:`~device.android_state.base.AdbStateBase`'s)."""

@@ -51,12 +51,5 @@ class SimAndroidState(
     SimApps,
     SimFiles,
 ):
-    """The Android state of one simulated phone (see the module docstring).
-
-    Args:
-        phone: The installed apps (the simulator's :class:`~sim.phone.Phone`).
-        state: The instance state read and changed.
-        identity: What ``getprop`` reports (the reference phone, serial ``SIM00000000``).
-        density_dpi: ``ro.sf.lcd_density`` (the simulator's screen).
-        on_change: Called after every write (e.g. ``Instance.changed``, so pages re-render).
-    """
+    """The Android state of one simulated phone (see the module docstring): every
+    surface's part composed (its constructor is :class:`~sim.android_state.base.SimStateBase`'s)."""

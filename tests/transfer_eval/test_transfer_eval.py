@@ -269,7 +269,7 @@ def test_mgb_replay_lists_writes_a_page_and_an_mp4(run_dir: Path, tmp_path: Path
     capture.release()
     typo = runner.invoke(mgb_app, ["replay", str(run_dir), "--task", "settings/SetWfi-v1"])
     said = " ".join(typo.output.split())
-    assert typo.exit_code == 1 and "did you mean settings.SetWifi-v1" in said
+    assert typo.exit_code == 2 and "did you mean settings.SetWifi-v1" in said
     missing = runner.invoke(mgb_app, ["replay", str(tmp_path / "nope")])
     assert missing.exit_code == 1 and "is not a run directory" in " ".join(missing.output.split())
 
