@@ -294,7 +294,7 @@ def test_resume_from_the_command_line_keeps_the_runs_own_settings(run_dir: Path)
     assert f"{wins} succeeded" in resumed.output, resumed.output
     clash = runner.invoke(transfer_eval_app, ["--resume", str(run_dir), "--trained", "random"])
     said = " ".join(clash.output.split())
-    assert clash.exit_code == 1 and "--trained random (the run has scripted)" in said
+    assert clash.exit_code == 2 and "--trained random (the run has scripted)" in said
 
 
 # ---------------------------------------------------------------- the harness fingerprint
