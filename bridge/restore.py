@@ -218,7 +218,7 @@ def touched_tables(spec: TaskSpec) -> list[Table]:
     known = {table.authority for table in TABLES}
     tables = [table for table in TABLES if table.authority in authorities]
     for watched in spec.watch:
-        if _authority(watched.uri) not in known and watched.uri not in _BY_URI:
+        if _authority(watched.uri) not in known:
             tables.append(watched_table(watched.uri, watched.projection))
     return tables
 

@@ -87,9 +87,7 @@ class EpisodeJob:
 
 @dataclass(frozen=True)
 class _Settings:
-    step_timeout_s: float = 120.0
-    policy_timeout_s: float | None = None
-    tree_xml: TreeXml | None = None
+    episode: EpisodeSettings
     on_episode_done: Callable[[EpisodeRecord], None] | None = None
 
 
@@ -191,7 +189,8 @@ async def run_episodes(
     todo = set(store.pending(ids, retry_infra_errors=retry_infra_errors)) if store else set(ids)
     earlier = store.completed() if store else {}
     semaphore = asyncio.Semaphore(concurrency)
-    settings = _Settings(step_timeout_s, policy_timeout_s, tree_xml, on_episode_done)
+    episode = EpisodeSettings(step_timeout_s, policy_timeout_s, tree_xml)
+    settings = _Settings(episode, on_episode_done)
     tasks = {
         job.episode_id: asyncio.ensure_future(_run_job(job, semaphore, store, settings))
         for job in job_list
@@ -253,7 +252,7 @@ async def _play_job(
             raise
         return _setup_failure(job, "unknown", InfraFailure("policy", exc), started)
     try:
-        env = await guarded(job.make_env, "env", "make_env", settings.step_timeout_s)
+        env = await guarded(job.make_env, "env", "make_env", settings.episode.step_timeout_s)
     except InfraFailure as failure:
         return _setup_failure(job, policy.name, failure, started)
     if not isinstance(env, Env):  # as _expect, which mypy lets take no Protocol class
@@ -265,14 +264,14 @@ async def _play_job(
             job.task,
             episode_id=job.episode_id,
             writer=writer,
-            step_timeout_s=settings.step_timeout_s,
-            policy_timeout_s=settings.policy_timeout_s,
-            tree_xml=settings.tree_xml,
+            step_timeout_s=settings.episode.step_timeout_s,
+            policy_timeout_s=settings.episode.policy_timeout_s,
+            tree_xml=settings.episode.tree_xml,
             backend=job.backend,
             guard=job.guard,
         )
     finally:
-        await _close_env(env, settings.step_timeout_s)
+        await _close_env(env, settings.episode.step_timeout_s)
 
 
 def _setup_failure(

@@ -63,7 +63,7 @@ class AnswerSheetApp(App):
 
     id = "answersheet"
     overlay_model = AnswerSheetState
-    SCREENS = {"/": Screen("sheet.html", lambda ctx: _sheet_values(ctx))}
+    SCREENS = {"/": Screen("sheet.html", _sheet_values)}
 
     def initial_overlay(self) -> dict[str, Any]:
         """An empty sheet."""
