@@ -109,7 +109,13 @@ def build_app(sim: Simulator) -> FastAPI:
     """The FastAPI application of ``sim``."""
     app = FastAPI(title="mobilegym-bridge simulator", docs_url=None, redoc_url=None)
     install_error_handlers(app)
-    install_guards(app, sim, {sim.config.host, *sim.config.allowed_hosts})
+    table = EnvTable(sim)
+    routers = [play_router(sim), health_router(sim, table)]
+    if sim.config.serve_env_api:
+        from sim.env_api import env_router
+
+        routers.append(env_router(sim, table))
+    install_guards(app, sim, {sim.config.host, *sim.config.allowed_hosts}, routers)
     require_token(app, sim.config.token)
     static_dir = resources.files("sim").joinpath("static")
     app.mount("/static", StaticFiles(directory=str(static_dir)), name="static")
@@ -162,13 +168,8 @@ def build_app(sim: Simulator) -> FastAPI:
         instance.changed()
         return instance.screen()
 
-    app.include_router(play_router(sim))
-    table = EnvTable(sim)
-    app.include_router(health_router(sim, table))
-    if sim.config.serve_env_api:
-        from sim.env_api import env_router
-
-        app.include_router(env_router(sim, table))
+    for router in routers:
+        app.include_router(router)
     return app
 
 
