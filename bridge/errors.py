@@ -15,6 +15,8 @@ are converted at one boundary per package with ``raise X from exc``.
      ├── EnvError              the environment's infrastructure failed: the episode ends as
      │    │                    ``infra_error``, never as a policy failure
      │    ├── EnvTimeout       an env call did not finish within its time budget
+     │    ├── BrowserUnavailable  no Chromium could be launched (the message says how to
+     │    │                    install one)
      │    ├── StateUnavailable this world cannot read or write that part of Android state
      │    └── TaskNotPosed     the world did not take the task's start state, or its goal
      │                         already held after posing
@@ -38,6 +40,7 @@ from typing import Literal
 
 __all__ = [
     "BridgeError",
+    "BrowserUnavailable",
     "CoordinateError",
     "EnvCheckError",
     "EnvError",
@@ -88,6 +91,10 @@ class EnvError(BridgeError):
 
 class EnvTimeout(EnvError):
     """An environment call exceeded its time budget."""
+
+
+class BrowserUnavailable(EnvError):
+    """No Chromium could be launched; the message says how to install one."""
 
 
 class StateUnavailable(EnvError):

@@ -4,7 +4,6 @@
 
     BridgeError (bridge.errors)
      └── SimError
-          ├── BrowserUnavailable  no Chromium could be launched (also an EnvError)
           ├── EnvRefused          a host refuses a request about its envs (unknown, expired,
           │                       too many)
           ├── OverlayInvalid      an app's overlay does not fit its typed model: a bug
@@ -22,11 +21,10 @@ from __future__ import annotations
 
 import errno as errno_codes
 
-from bridge.errors import BridgeError, EnvError
+from bridge.errors import BridgeError
 
 __all__ = [
     "AlreadyExists",
-    "BrowserUnavailable",
     "EnvRefused",
     "InvalidMove",
     "IsADirectory",
@@ -45,10 +43,6 @@ __all__ = [
 
 class SimError(BridgeError):
     """Root of the simulator's exceptions."""
-
-
-class BrowserUnavailable(SimError, EnvError):
-    """No Chromium could be launched; the message says how to install one."""
 
 
 class EnvRefused(SimError):

@@ -20,9 +20,9 @@ from typing import TYPE_CHECKING, Any, Literal
 import uvicorn
 from pydantic import BaseModel, ConfigDict, Field
 
+from bridge.browser import launch_chromium
 from bridge.records import TaskInstance
 from sim.app import App
-from sim.browser import launch_chromium
 from sim.errors import SimError, UnknownInstance
 from sim.instance import Instance
 from sim.launcher import grid_for_screen

@@ -14,8 +14,8 @@ from pathlib import Path
 
 from playwright.async_api import Page
 
+from bridge.browser import launch_chromium
 from bridge.schema import UINode
-from sim.browser import launch_chromium
 from transfer_eval.pages import page_template
 
 __all__ = ["cjk_renders", "render_wireframes", "wireframe_html"]

@@ -15,7 +15,7 @@ import pytest
 import pytest_asyncio
 from playwright.async_api import Browser, Page, Route
 
-from sim.browser import launch_chromium
+from bridge.browser import launch_chromium
 from sim.env_api import ERROR_HEADER
 from sim.server import DOCS_ASSETS, TOKEN_COOKIE, build_app
 from sim.simulator import SimConfig, Simulator

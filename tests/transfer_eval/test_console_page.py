@@ -14,9 +14,9 @@ import httpx
 import pytest
 from typer.testing import CliRunner
 
+from bridge.browser import launch_chromium
 from bridge.trajectory import RunStore
 from policies.registry import load
-from sim.browser import launch_chromium
 from transfer_eval.commands import mgb_app
 from transfer_eval.console.launch import ConsoleConfig, open_console
 

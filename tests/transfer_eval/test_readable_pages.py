@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from bridge.actions import Point, SwipeAction, TapAction, Target
+from bridge.browser import launch_chromium
 from bridge.records import EpisodeRecord, StepRecord
 from bridge.schema import (
     Action,
@@ -31,7 +32,6 @@ from bridge.schema import (
     Verdict,
 )
 from bridge.trajectory import RunManifest, RunStore
-from sim.browser import launch_chromium
 from tests.bridge.toy_env import counter_task
 from transfer_eval.episode_view import write_run_index
 from transfer_eval.finalize import pairing, write_replay

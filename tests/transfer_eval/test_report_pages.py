@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from bridge.browser import launch_chromium
 from bridge.records import EpisodeRecord, StepRecord
 from bridge.schema import BackendInfo, CheckResult, FinishAction, PolicyOutput, StepResult, Verdict
 from bridge.trajectory import RunManifest, RunStore
-from sim.browser import launch_chromium
 from tests.bridge.toy_env import counter_task, counter_tree_xml, screen_observation
 from transfer_eval.finalize import pairing, write_replay
 from transfer_eval.paired import (

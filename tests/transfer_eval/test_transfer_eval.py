@@ -22,9 +22,9 @@ import pytest
 from rich.console import Console
 from typer.testing import CliRunner
 
+from bridge.browser import launch_chromium
 from bridge.errors import TrajectoryError
 from device.virtual.perturb import Perturbations
-from sim.browser import launch_chromium
 from transfer_eval.commands import transfer_eval_app
 from transfer_eval.evaluate import evaluate
 from transfer_eval.paired import PairedConfig

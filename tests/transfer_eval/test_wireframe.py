@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from bridge.browser import launch_chromium
 from bridge.uitree import parse_hierarchy
-from sim.browser import launch_chromium
 from transfer_eval.dump_view import wireframe_html
 
 DUMPS = Path(__file__).resolve().parents[1] / "fixtures" / "real_dumps"

@@ -1,4 +1,5 @@
-"""Finding and launching the headless Chromium that renders simulated screens.
+"""Finding and launching the headless Chromium every browser-rendered world uses (the
+simulator's screens, a MobileGym build, the pages people open).
 
 A system Chromium is preferred (Debian's ``chromium``; ``make`` installs it when missing),
 then Playwright's own download. Launch flags keep Chromium off the network: this machine,
@@ -16,7 +17,7 @@ from contextlib import asynccontextmanager
 from playwright.async_api import Browser, async_playwright
 from playwright.async_api import Error as PlaywrightError
 
-from sim.errors import BrowserUnavailable
+from bridge.errors import BrowserUnavailable
 
 __all__ = ["CHROMIUM_ARGS", "find_chromium", "launch_chromium"]
 
