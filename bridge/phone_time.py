@@ -19,6 +19,8 @@ if TYPE_CHECKING:  # the spec's clock surface builds on this module
     from bridge.spec.clock import LocalTime, TimeAs
 
 __all__ = [
+    "START_CLOCK_MS",
+    "START_TIME_ZONE",
     "local_clock",
     "local_ms",
     "next_time_ms",
@@ -27,6 +29,14 @@ __all__ = [
     "zone_gap_hours",
     "zone_time",
 ]
+
+START_TIME_ZONE = "Asia/Shanghai"
+"""The zone a simulated world's phone reads its clock in (UTC+8, no daylight saving, like the
+reference Redmi phone in China): our simulator and a MobileGym build alike, so a pair of
+cells in two simulated worlds starts on the same local day and hour."""
+START_CLOCK_MS = 1_778_549_400_000
+"""2026-05-12 09:30:00 in :data:`START_TIME_ZONE`: where a simulated world's clock starts
+(a simulated world never reads the wall clock)."""
 
 UTC = timezone.utc  # datetime.UTC is Python 3.11+; the project supports 3.10
 
