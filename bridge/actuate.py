@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Protocol
+from typing import Protocol, get_args
 
 from bridge.actions import KeyName, Point, Target
 from bridge.app_catalog import app_catalog
@@ -55,6 +55,7 @@ from bridge.schema import (
 )
 
 __all__ = [
+    "ALL_KEYS",
     "NOT_FOCUSED",
     "SCROLL_HOLD_MS",
     "SCROLL_MOVE_MS",
@@ -65,6 +66,7 @@ __all__ = [
     "Outcome",
     "Performed",
     "Placement",
+    "key_unavailable",
     "perform",
     "placement",
     "resolve",
@@ -76,6 +78,15 @@ SCROLL_MOVE_MS = 300
 SCROLL_HOLD_MS = 300
 """How long it then holds still before lifting: the release speed is zero, so no world
 flings (Android's velocity tracker forgets a pointer still for 40 ms)."""
+
+ALL_KEYS: frozenset[KeyName] = frozenset(get_args(KeyName))
+"""Every key an action may name; a phone has them all."""
+
+
+def key_unavailable(key: KeyName, keys: frozenset[KeyName]) -> str:
+    """The step error for a key this world does not have (said the same in every world)."""
+    return f"the {key} key is not available here; this world has: {', '.join(sorted(keys))}"
+
 
 NOT_FOCUSED = "no text field is focused: tap a text field (or give `type` a target) first"
 """The step error for typing with nothing to type into."""
@@ -144,7 +155,12 @@ class Actuator(Protocol):
         ...
 
     async def key(self, key: KeyName) -> Performed:
-        """A hardware or system key."""
+        """A hardware or system key (one of :attr:`keys`)."""
+        ...
+
+    @property
+    def keys(self) -> frozenset[KeyName]:
+        """The keys this world has (:data:`ALL_KEYS` on a phone)."""
         ...
 
     async def type_text(self, text: str, *, clear: bool) -> Performed:
@@ -288,6 +304,8 @@ async def _perform(world: Actuator, action: Action, seen: Observation) -> Outcom
     if isinstance(action, TypeAction):
         return await _type(world, action, seen)
     if isinstance(action, KeyAction):
+        if action.key not in world.keys:
+            return Outcome(_executed(action), error=key_unavailable(action.key, world.keys))
         return Outcome(_executed(action, [await world.key(action.key)]), touched=True)
     if isinstance(action, OpenAppAction):
         return await _open_app(world, action)

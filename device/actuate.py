@@ -13,7 +13,7 @@ import asyncio
 from collections.abc import Sequence
 
 from bridge.actions import KeyName
-from bridge.actuate import FocusState, Launch, LaunchStatus, Performed
+from bridge.actuate import ALL_KEYS, FocusState, Launch, LaunchStatus, Performed
 from bridge.coords import IntPoint
 from device.driver import AndroidDriver
 from device.profiles import DeviceProfile
@@ -43,6 +43,11 @@ class PhoneActuator:
     async def swipe(self, path: Sequence[IntPoint], duration_ms: int) -> Performed:
         """A finger path: ``input swipe`` for a straight one, uiautomator2 for more points."""
         return Performed(await self.driver.swipe_path([(p.x, p.y) for p in path], duration_ms))
+
+    @property
+    def keys(self) -> frozenset[KeyName]:
+        """Every key (a phone has them all)."""
+        return ALL_KEYS
 
     async def key(self, key: KeyName) -> Performed:
         """``input keyevent``."""

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from bridge.actions import KeyName
-from bridge.actuate import FocusState, Launch, LaunchStatus, Performed
+from bridge.actuate import ALL_KEYS, FocusState, Launch, LaunchStatus, Performed
 from bridge.app_catalog import app_catalog
 from bridge.coords import IntPoint
 from bridge.gestures import LONG_PRESS_TIMEOUT_MS, Stroke, classify_stroke
@@ -147,6 +147,11 @@ class SimActuator:
         return Performed(command, {"stroke": stroke.kind, **_runtime_notes(result)})
 
     # ---- keys, text, apps
+    @property
+    def keys(self) -> frozenset[KeyName]:
+        """Every key (a phone has them all)."""
+        return ALL_KEYS
+
     async def key(self, key: KeyName) -> Performed:
         """A key, applied to the state."""
         instance = self.instance

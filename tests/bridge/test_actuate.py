@@ -9,6 +9,7 @@ import pytest
 
 from bridge.actions import KeyName
 from bridge.actuate import (
+    ALL_KEYS,
     NOT_FOCUSED,
     SCROLL_HOLD_MS,
     SCROLL_MOVE_MS,
@@ -22,6 +23,7 @@ from bridge.coords import IntPoint
 from bridge.gestures import classify_stroke
 from bridge.schema import (
     BackendInfo,
+    KeyAction,
     LongPressAction,
     Observation,
     OpenAppAction,
@@ -39,10 +41,17 @@ from bridge.schema import (
 class Recorder:
     """An in-memory world that records every primitive call."""
 
-    def __init__(self, *, installed: bool = True, focused_after_tap: bool = True) -> None:
+    def __init__(
+        self,
+        *,
+        installed: bool = True,
+        focused_after_tap: bool = True,
+        keys: frozenset[KeyName] = ALL_KEYS,
+    ) -> None:
         self.calls: list[tuple[object, ...]] = []
         self.installed = installed
         self.focused_after_tap = focused_after_tap
+        self.keys = keys
 
     async def tap(self, at: IntPoint) -> Performed:
         self.calls.append(("tap", at))
@@ -152,6 +161,16 @@ async def test_a_scroll_is_a_drag_that_holds_still_before_lifting() -> None:
 async def test_an_app_the_world_lacks_is_a_step_error() -> None:
     out = await perform(Recorder(installed=False), OpenAppAction(app="camera"), _seen(LIST))
     assert out.error == "app 'camera' (com.example.cam) is not installed on this phone"
+
+
+@pytest.mark.asyncio
+async def test_a_key_the_world_lacks_is_a_step_error_that_touches_nothing() -> None:
+    world = Recorder(keys=frozenset({"back", "home"}))
+    out = await perform(world, KeyAction(key="volume_up"), _seen(LIST))
+    assert out.error == "the volume_up key is not available here; this world has: back, home"
+    assert world.calls == [] and not out.touched
+    assert (await perform(world, KeyAction(key="back"), _seen(LIST))).error is None
+    assert world.calls == [("key", "back")]
 
 
 @pytest.mark.asyncio
