@@ -103,7 +103,7 @@ __all__ = [
     "parse_action",
 ]
 
-SCHEMA_VERSION: Final = "1.4"
+SCHEMA_VERSION: Final = "1.5"
 """Version of every top-level record; bump the minor for additions, the major for breaks.
 1.1: ``Verdict.clean`` may be None (with ``clean_reason``), ``Verdict.sim_side_effects``,
 ``TaskInstance.spec``, ``Check.guard``. 1.2: ``ExecutedAction.notes``; an observation's
@@ -116,9 +116,10 @@ proposed when a person overrode it); ``EpisodeRecord.termination`` ``guard`` wit
 it (the goal holds, the agent said it was done, ``clean`` not False), no longer only
 ``verdict.success``; ``EpisodeRecord.outcome_class`` says how the episode ended;
 ``EpisodeRecord.start_state`` (the observable state posed, for start-state parity) and
-``restoration`` (what a phone's episode put back)."""
+``restoration`` (what a phone's episode put back). 1.5: ``Observation.ui_derived`` (a tree a
+world derived from a web page, MobileGym's) and the ``mobilegym`` backend."""
 
-SchemaVersion = Literal["1.0", "1.1", "1.2", "1.3", "1.4"]
+SchemaVersion = Literal["1.0", "1.1", "1.2", "1.3", "1.4", "1.5"]
 """Versions this code reads (older records are newer ones without the additions; a 1.1
 ``foreground.route`` is dropped on reading; an episode record older than 1.4 gets its
 ``outcome`` and ``outcome_class`` from its fields, by today's definition of success)."""
@@ -254,11 +255,12 @@ class Foreground(ContractModel):
         return data
 
 
-BackendKind = Literal["sim", "virtual", "device"]
+BackendKind = Literal["sim", "virtual", "device", "mobilegym"]
 
 
 class BackendInfo(ContractModel):
-    """Which world produced an observation; ``virtual`` is never reported as hardware."""
+    """Which world produced an observation; ``virtual`` is never reported as hardware, and
+    ``mobilegym`` is a MobileGym build (a simulator other people wrote)."""
 
     kind: BackendKind
     model: str | None = None
@@ -275,6 +277,11 @@ class Observation(ContractModel):
     screen: ScreenSpec
     ui: list[UINode] = Field(default_factory=list)
     ui_status: UIStatus = UIStatus.OK
+    ui_derived: Literal["page"] | None = None
+    """Set when the world has no UI tree of its own and ``ui`` was derived from a web page's
+    DOM (MobileGym): texts and bounds are the page's, while clickability and widget classes
+    are inferred, so it did not come from a phone. None: the world's own tree (a phone's
+    uiautomator dump, the simulator's nodes)."""
     foreground: Foreground = Field(default_factory=Foreground)
     keyboard_visible: bool = False
     stable: bool = True
