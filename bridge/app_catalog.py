@@ -139,6 +139,14 @@ class AppCatalog(BaseModel):
         """Ids of the apps the simulator has."""
         return [app.id for app in self.apps if app.simulated]
 
+    def by_package(self, package: str) -> str | None:
+        """The app whose package is ``package`` on some profile (a world that names its apps
+        by package, as a MobileGym build's manifests do), or None."""
+        for app in self.apps:
+            if package in app.packages.values():
+                return app.id
+        return None
+
     def everyday(self) -> list[str]:
         """Ids of the apps every phone has (not the launcher, not AnswerSheet)."""
         return [app.id for app in self.apps if app.everyday]

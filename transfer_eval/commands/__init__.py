@@ -13,6 +13,7 @@ import typer
 from transfer_eval.commands.common import GuardedCommand, GuardedGroup
 from transfer_eval.commands.console import console_command
 from transfer_eval.commands.device import device_app
+from transfer_eval.commands.mobilegym import mobilegym_app
 from transfer_eval.commands.replay import replay_command
 from transfer_eval.commands.sim import sim_app
 from transfer_eval.commands.tools import (
@@ -36,6 +37,7 @@ mgb_app = typer.Typer(
 )
 mgb_app.add_typer(sim_app, name="sim")
 mgb_app.add_typer(device_app, name="device")
+mgb_app.add_typer(mobilegym_app, name="mobilegym")
 mgb_app.add_typer(vlm_app, name="vlm")
 mgb_app.command("train")(train_command)  # one command: its help shows no COMMAND
 mgb_app.command("replay")(replay_command)

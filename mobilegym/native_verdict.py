@@ -1,0 +1,79 @@
+"""MobileGym's ``JudgeResult`` as our :class:`~bridge.schema.Verdict`.
+
+Their judge (``BaseTask.evaluate``: ``check_goals`` and the side-effect rules) gives
+``success``, ``clean``, ``progress``, ``issues`` — one per check, ``{field, expected, actual,
+passed[, reason]}`` — and ``warnings``, the unexpected changes ``{field, before, after}``.
+Each issue becomes one :class:`~bridge.schema.CheckResult` with its fields kept (values made
+JSON), each warning's path one side effect. Their success, clean and progress are taken as
+they are, never recomputed: this verdict is their judge's, and every check line says so in
+its ``evidence``.
+
+A ``judge_error`` is their judge failing (a task bug by their rules, never the agent's doing),
+so it is an infrastructure failure here, not a failed episode.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import JsonValue
+
+from bridge.schema import CheckResult, Verdict
+from mobilegym.errors import MobileGymFailed
+
+__all__ = ["JUDGE_NOTE", "json_value", "verdict_from_judge"]
+
+JUDGE_NOTE = "judged by MobileGym's bench_env"
+"""The start of every check line's ``evidence``: whose judge made the verdict."""
+
+
+def json_value(value: Any) -> JsonValue:
+    """``value`` of theirs as JSON (tuples become lists; anything else JSON has no form for,
+    its ``str``), so a record says what their code held."""
+    out: JsonValue = json.loads(json.dumps(value, ensure_ascii=False, default=str))
+    return out
+
+
+def _check(issue: dict[str, Any], task_id: str) -> CheckResult:
+    reason = issue.get("reason")
+    evidence = f"{JUDGE_NOTE} ({task_id})" + (f": {reason}" if reason else "")
+    return CheckResult(
+        name=str(issue.get("field") or "goal"),
+        expected=json_value(issue.get("expected")),
+        actual=json_value(issue.get("actual")),
+        passed=bool(issue.get("passed", False)),  # their fallback issue has no "passed"
+        evidence=evidence,
+    )
+
+
+def _side_effect(warning: dict[str, Any]) -> str:
+    field = str(warning.get("field"))
+    if field == "_error":  # their diff itself failed; the text is in "after"
+        return f"state comparison failed: {warning.get('after')}"
+    return field
+
+
+def verdict_from_judge(result: Any, task_id: str, *, query: bool) -> Verdict:
+    """Their ``JudgeResult`` (untyped: ``Any``) as a verdict.
+
+    Args:
+        result: What their ``Evaluator.evaluate`` returned.
+        task_id: Their task id, named in every check line's evidence.
+        query: The task asks a question (their ``objective == "query"``): the verdict's
+            kind is ``answer``, else ``state``.
+
+    Raises:
+        MobileGymFailed: their judge itself failed (``judge_error``).
+    """
+    if result.judge_error:
+        raise MobileGymFailed(f"MobileGym's judge of {task_id} failed: {result.judge_error}")
+    return Verdict(
+        success=bool(result.success),
+        progress=float(result.progress),
+        clean=bool(result.clean),
+        checks=[_check(issue, task_id) for issue in result.issues],
+        side_effects=[_side_effect(warning) for warning in result.warnings],
+        kind="answer" if query else "state",
+        deterministic=True,
+    )
