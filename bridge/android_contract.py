@@ -29,6 +29,7 @@ __all__ = [
     "EMAIL",
     "EMAIL_TYPE_WORK",
     "EVENTS",
+    "EVENT_WRITABLE",
     "ITEM_MIME",
     "NAME",
     "ORGANIZATION",
@@ -48,6 +49,7 @@ __all__ = [
     "THREADS_AUTHORITY",
     "alarm_days",
     "as_sync_adapter",
+    "split_display_name",
     "sql_text",
 ]
 
@@ -82,6 +84,12 @@ CALENDAR_OWNER_ACCESS = 700
 """``Calendars.CAL_ACCESS_OWNER``."""
 REMINDER_METHOD_ALERT = 1
 """``Reminders.METHOD_ALERT``."""
+EVENT_WRITABLE = frozenset(
+    {"calendar_id", "title", "description", "eventLocation", "dtstart", "dtend", "duration",
+     "allDay", "eventTimezone", "hasAlarm", "rrule"}
+)  # fmt: skip
+"""The ``Events`` columns an app writes (of those our tasks use); the provider computes the
+rest (``lastDate``, ``deleted``, ...)."""
 
 SMS_AUTHORITY = "sms"
 """``Telephony.Sms.CONTENT_URI``'s authority."""
@@ -97,6 +105,20 @@ SMS_TYPE_SENT = 2
 """``Telephony.TextBasedSmsColumns.MESSAGE_TYPE_SENT``."""
 SMS_AUTHORITIES = (SMS_AUTHORITY, THREADS_AUTHORITY)
 """Authorities whose writes the shell's ignored ``WRITE_SMS`` app-op drops."""
+
+
+def split_display_name(name: str) -> tuple[str | None, str | None]:
+    """(given, family) of a display name, as a ``StructuredName`` row splits it: ``Alice
+    Chen`` -> (Alice, Chen); ``张三`` -> (三, 张), a Chinese family name being its first
+    character."""
+    if not name:
+        return None, None
+    if " " in name:
+        given, _, family = name.rpartition(" ")
+        return given, family
+    if "\u3400" <= name[0] <= "\u9fff" and len(name) > 1:
+        return name[1:], name[0]
+    return name, None
 
 
 def alarm_days(days: list[int] | tuple[int, ...]) -> int:

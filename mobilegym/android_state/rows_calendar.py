@@ -29,11 +29,12 @@ event are refused with the reason.
 
 from __future__ import annotations
 
+from collections.abc import Set as AbstractSet
 from datetime import date, datetime, time, timedelta, timezone
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from bridge.android_contract import CALENDAR_OWNER_ACCESS, REMINDER_METHOD_ALERT
+from bridge.android_contract import CALENDAR_OWNER_ACCESS, EVENT_WRITABLE, REMINDER_METHOD_ALERT
 from mobilegym.android_state.base import unavailable
 from mobilegym.android_state.rows_table import (
     Seen,
@@ -65,19 +66,6 @@ _ONE_CALENDAR = (
     f"MobileGym has one calendar (presented as the local calendar of account "
     f"{CALENDAR_ACCOUNT!r}); it can hold no other, nor be changed or deleted"
 )
-_EVENT_WRITE = {
-    "calendar_id",
-    "title",
-    "description",
-    "eventLocation",
-    "dtstart",
-    "dtend",
-    "duration",
-    "allDay",
-    "eventTimezone",
-    "hasAlarm",
-    "rrule",
-}
 
 
 def _utc_midnight(day: date) -> int:
@@ -173,7 +161,7 @@ def _reminder_rows(seen: Seen) -> list[SynthRow]:
 # ---- writing
 
 
-def _check(values: Values, allowed: set[str], where: str) -> None:
+def _check(values: Values, allowed: AbstractSet[str], where: str) -> None:
     unknown = sorted(set(values) - allowed)
     if unknown:
         unavailable(
@@ -211,7 +199,7 @@ async def _patch_event(page: MobileGymPage, event_id: str, patch: dict[str, Any]
 
 
 async def _insert_event(page: MobileGymPage, seen: Seen, values: Values) -> None:
-    _check(values, _EVENT_WRITE, "events")
+    _check(values, EVENT_WRITABLE, "events")
     number = next_id(number for number, _ in numbered(seen))
     event = {
         "id": own_id("evt", number),
@@ -226,7 +214,7 @@ async def _insert_event(page: MobileGymPage, seen: Seen, values: Values) -> None
 async def _update_events(
     page: MobileGymPage, seen: Seen, rows: list[SynthRow], values: Values
 ) -> None:
-    _check(values, _EVENT_WRITE, "events")
+    _check(values, EVENT_WRITABLE, "events")
     for row in rows:
         await _patch_event(page, row.ref[0], _fields({**row.values, **values}, seen.zone))
 

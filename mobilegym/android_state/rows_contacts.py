@@ -34,7 +34,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from bridge.android_contract import ITEM_MIME
+from bridge.android_contract import ITEM_MIME, split_display_name
 from bridge.android_state import BindValue
 from mobilegym.android_state.base import unavailable
 from mobilegym.android_state.rows_table import (
@@ -104,18 +104,6 @@ def _label(kind: str, data2: BindValue, data3: BindValue) -> str:
     return words[code]
 
 
-def _split_name(name: str) -> tuple[str | None, str | None]:
-    """(given, family): ``Alice Chen`` -> (Alice, Chen); ``张三`` -> (三, 张)."""
-    if not name:
-        return None, None
-    if " " in name:
-        given, _, family = name.rpartition(" ")
-        return given, family
-    if "\u3400" <= name[0] <= "\u9fff" and len(name) > 1:
-        return name[1:], name[0]
-    return name, None
-
-
 # ---- reading
 
 
@@ -160,7 +148,7 @@ def _details(number: int, contact: Contact) -> list[SynthRow]:
     rows = []
     name = _name(contact)
     if name:
-        rows.append(row("name", 0, (name, *_split_name(name))))
+        rows.append(row("name", 0, (name, *split_display_name(name))))
     for i, phone in enumerate((contact.get("phones") or [])[:30]):
         code, label = label_type("phone_v2", str(phone.get("label") or ""))
         rows.append(row("phone_v2", i, (phone.get("number"), code, label), phone.get("isPrimary")))

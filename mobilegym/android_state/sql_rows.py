@@ -20,11 +20,12 @@ from __future__ import annotations
 import re
 import sqlite3
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import closing, contextmanager
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Literal
 
 from bridge.android_state import Row, printed
+from bridge.provider_sql import android_table, quote
 from mobilegym.android_state.base import unavailable
 
 __all__ = [
@@ -100,30 +101,12 @@ class SynthRow:
     unknown: Mapping[str, str] = field(default_factory=dict)
 
 
-def _quote(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
-
-
-def _collate(a: str, b: str) -> int:
-    """``LOCALIZED`` / ``UNICODE`` (Android's ICU collations), approximated: case-folded,
-    then exact."""
-    left, right = (a.casefold(), a), (b.casefold(), b)
-    return (left > right) - (left < right)
-
-
 @contextmanager
 def _loaded(table: SqlTable, rows: Sequence[SynthRow]) -> Iterator[sqlite3.Connection]:
     """An in-memory database whose table holds ``rows`` (rowid ``i + 1`` is ``rows[i]``)."""
-    with closing(sqlite3.connect(":memory:")) as db:
-        for name in ("LOCALIZED", "UNICODE"):
-            db.create_collation(name, _collate)
-        declared = ", ".join(f"{_quote(c.name)} {c.affinity}" for c in table.columns)
-        db.execute(f"CREATE TABLE {_quote(table.name)} ({declared})")
-        marks = ", ".join("?" for _ in table.columns)
-        db.executemany(
-            f"INSERT INTO {_quote(table.name)} VALUES ({marks})",
-            [tuple(row.values.get(name) for name in table.column_names) for row in rows],
-        )
+    declared = [(column.name, column.affinity) for column in table.columns]
+    values = [tuple(map(row.values.get, table.column_names)) for row in rows]
+    with android_table(table.name, declared, values) as db:
         yield db
 
 
@@ -194,7 +177,7 @@ def select(
         if name in table.missing:
             unavailable(f"column {name} of {uri}", table.missing[name])
     columns = ", ".join(["rowid", *wanted])
-    sql = f"SELECT {columns} FROM {_quote(table.name)}" + _where(filters, where)
+    sql = f"SELECT {columns} FROM {quote(table.name)}" + _where(filters, where)
     sql += f" ORDER BY {sort}" if sort else ""
     with _loaded(table, rows) as db:
         found = _run(db, sql, table, uri).fetchall()
@@ -216,7 +199,7 @@ def matching(
     Raises:
         StateUnavailable: as :func:`select`.
     """
-    sql = f"SELECT rowid FROM {_quote(table.name)}" + _where(filters, where)
+    sql = f"SELECT rowid FROM {quote(table.name)}" + _where(filters, where)
     with _loaded(table, rows) as db:
         hit = [rowid - 1 for (rowid,) in _run(db, sql, table, uri).fetchall()]
     _refuse_unknown(uri, rows, [], [], where, None)

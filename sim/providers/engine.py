@@ -26,11 +26,12 @@ from __future__ import annotations
 import re
 import sqlite3
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import closing, contextmanager
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl
 
+from bridge.provider_sql import android_table, quote
 from sim.errors import SimError
 from sim.phone import Phone
 from sim.providers.errors import (
@@ -92,17 +93,6 @@ def _literal(value: str, numeric: bool) -> str:
     return value if numeric else "'" + value.replace("'", "''") + "'"
 
 
-def _quote(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
-
-
-def _collate(a: str, b: str) -> int:
-    """``LOCALIZED`` / ``UNICODE`` (Android's ICU collations), approximated: case-folded,
-    then exact."""
-    left, right = (a.casefold(), a), (b.casefold(), b)
-    return (left > right) - (left < right)
-
-
 class ContentResolver:
     """Android's ``ContentResolver`` over one simulated phone's apps (stateless: every call
     takes the instance state it reads or changes)."""
@@ -142,7 +132,7 @@ class ContentResolver:
         the ``projection`` columns (all of them, in print order, when None or empty)."""
         target = self._target(uri)
         columns = ", ".join(projection) if projection else "*"
-        sql = f"SELECT {columns} FROM {_quote(target.table.name)}"
+        sql = f"SELECT {columns} FROM {quote(target.table.name)}"
         sql += self._where(target, where) + (f" ORDER BY {sort}" if sort else "")
         with self._database(state, target) as (db, _):
             cursor = self._run(db, sql, where)
@@ -202,7 +192,7 @@ class ContentResolver:
         filters, rest = [], path[1:]
         if rest and rest[0] in table.views:
             column, value = table.views[rest[0]]
-            filters.append(f"{_quote(column)} = {_literal(value, numeric=False)}")
+            filters.append(f"{quote(column)} = {_literal(value, numeric=False)}")
             rest = rest[1:]
         if len(rest) > 1:
             raise invalid
@@ -211,7 +201,7 @@ class ContentResolver:
             numeric = item is not None and item.affinity == "INTEGER"
             if numeric and not rest[0].isdigit():
                 raise invalid
-            filters.append(f"{_quote(table.item_column)} = {_literal(rest[0], numeric)}")
+            filters.append(f"{quote(table.item_column)} = {_literal(rest[0], numeric)}")
         return _Target(table, tuple(filters), uri_parameters(uri))
 
     @staticmethod
@@ -229,24 +219,17 @@ class ContentResolver:
         order)."""
         table = target.table
         rows = list(table.rows(self._context(state, target)))
-        with closing(sqlite3.connect(":memory:")) as db:
-            for name in ("LOCALIZED", "UNICODE"):
-                db.create_collation(name, _collate)
-            declared = ", ".join(f"{_quote(c.name)} {c.affinity}" for c in table.columns)
-            db.execute(f"CREATE TABLE {_quote(table.name)} ({declared})")
-            marks = ", ".join("?" for _ in table.columns)
-            names = table.column_names
-            db.executemany(
-                f"INSERT INTO {_quote(table.name)} VALUES ({marks})",
-                [tuple(row.get(name) for name in names) for row in rows],
-            )
+        names = table.column_names
+        declared = [(column.name, column.affinity) for column in table.columns]
+        values = [tuple(map(row.get, names)) for row in rows]
+        with android_table(table.name, declared, values) as db:
             yield db, rows
 
     def _matching(
         self, state: InstanceState, target: _Target, where: str | None
     ) -> list[Mapping[str, Any]]:
         """The table's rows (as its rows function gave them) that SQLite selects."""
-        sql = f"SELECT rowid FROM {_quote(target.table.name)}" + self._where(target, where)
+        sql = f"SELECT rowid FROM {quote(target.table.name)}" + self._where(target, where)
         with self._database(state, target) as (db, rows):
             return [rows[rowid - 1] for (rowid,) in self._run(db, sql, where).fetchall()]
 
@@ -277,13 +260,7 @@ def _stored(table: ProviderTable, values: Mapping[str, Any]) -> dict[str, Any]:
     columns = [column for column in declared if column is not None]
     if not columns:
         return dict(values)
-    with closing(sqlite3.connect(":memory:")) as db:
-        db.execute(
-            "CREATE TABLE v (" + ", ".join(f"{_quote(c.name)} {c.affinity}" for c in columns) + ")"
-        )
-        db.execute(
-            "INSERT INTO v VALUES (" + ", ".join("?" for _ in columns) + ")",
-            [values[column.name] for column in columns],
-        )
+    declared_columns = [(column.name, column.affinity) for column in columns]
+    with android_table("v", declared_columns, [[values[c.name] for c in columns]]) as db:
         stored = db.execute("SELECT * FROM v").fetchone()
     return {**values, **{column.name: value for column, value in zip(columns, stored, strict=True)}}

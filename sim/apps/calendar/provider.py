@@ -34,9 +34,10 @@ Failures are ``IllegalArgumentException`` (a missing or bad value, with its name
 from __future__ import annotations
 
 from collections.abc import Mapping
+from collections.abc import Set as AbstractSet
 from typing import Any
 
-from bridge.android_contract import CALENDAR_AUTHORITY
+from bridge.android_contract import CALENDAR_AUTHORITY, EVENT_WRITABLE
 from sim.apps.calendar import model
 from sim.apps.calendar.state import Table
 from sim.apps.calendar.times import DAY_MS, utc_date, utc_midnight_ms
@@ -62,19 +63,6 @@ _CALENDAR_COLUMNS = (
     "calendar_timezone",
 )
 _CALENDAR_USER = {"visible", "sync_events", "calendar_displayName", "calendar_color"}
-_EVENT_WRITE = {
-    "calendar_id",
-    "title",
-    "description",
-    "eventLocation",
-    "dtstart",
-    "dtend",
-    "duration",
-    "allDay",
-    "eventTimezone",
-    "hasAlarm",
-    "rrule",
-}
 _EVENT_REQUIRED = ("calendar_id", "dtstart", "eventTimezone")
 _INTEGERS = {"calendar_id", "dtstart", "dtend", "event_id", "minutes", "method", "allDay"}
 Row = Mapping[str, Any]
@@ -109,7 +97,7 @@ def _event_rows(ctx: ProviderContext) -> list[dict[str, Any]]:
 # ---- checks
 
 
-def _check_columns(values: Row, allowed: set[str] | tuple[str, ...], what: str) -> None:
+def _check_columns(values: Row, allowed: AbstractSet[str] | tuple[str, ...], what: str) -> None:
     unknown = sorted(set(values) - set(allowed))
     if unknown:
         raise ProviderError(
@@ -194,7 +182,7 @@ def _delete_calendars(ctx: ProviderContext, rows: list[Row]) -> None:
 
 
 def _insert_event(ctx: ProviderContext, values: Values) -> int:
-    _check_columns(values, _EVENT_WRITE, "into events")
+    _check_columns(values, EVENT_WRITABLE, "into events")
     _check_integers(values)
     for column in _EVENT_REQUIRED:
         if values.get(column) is None:
@@ -211,7 +199,7 @@ def _insert_event(ctx: ProviderContext, values: Values) -> int:
 
 
 def _update_events(ctx: ProviderContext, rows: list[Row], values: Values) -> None:
-    _check_columns(values, _EVENT_WRITE, "into events")
+    _check_columns(values, EVENT_WRITABLE, "into events")
     _check_integers(values)
     if values.get("rrule") or values.get("duration"):
         raise ProviderError("rrule, duration: recurring events are not supported here")

@@ -40,7 +40,7 @@ import zlib
 from collections.abc import Mapping
 from typing import Any
 
-from bridge.android_contract import CONTACTS_AUTHORITY, ITEM_MIME
+from bridge.android_contract import CONTACTS_AUTHORITY, ITEM_MIME, split_display_name
 from sim.apps.contacts.model import delete_contact, effective_contacts, put_contact
 from sim.providers.errors import ProviderError
 from sim.providers.table import Column, Provider, ProviderContext, ProviderTable, Values
@@ -82,18 +82,6 @@ def contact_number(contact_id: str) -> int:
     if match is None:
         return 100_000 + zlib.crc32(contact_id.encode()) % 900_000
     return int(match.group(2)) + (1000 if match.group(1) == "n" else 0)
-
-
-def _split_name(name: str) -> tuple[str | None, str | None]:
-    """(given, family): ``Alice Chen`` → (Alice, Chen); ``张三`` → (三, 张)."""
-    if not name:
-        return None, None
-    if " " in name:
-        given, _, family = name.rpartition(" ")
-        return given, family
-    if "\u3400" <= name[0] <= "\u9fff" and len(name) > 1:
-        return name[1:], name[0]
-    return name, None
 
 
 # ---- reading
@@ -148,7 +136,7 @@ def _details(contact: Mapping[str, Any]) -> list[dict[str, Any]]:
         columns = dict(zip(("data1", "data2", "data3", "data4"), padded, strict=True))
         return {**base, "_id": number * 100 + slot, "mimetype": ITEM_MIME + kind, **columns}
 
-    rows = [row(0, "name", contact["name"], *_split_name(contact["name"]))]
+    rows = [row(0, "name", contact["name"], *split_display_name(contact["name"]))]
     rows += [
         row(10 + i, "phone_v2", p["number"], PHONE_TYPES.get(p["type"], 7))
         for i, p in enumerate(contact["phones"][:30])
