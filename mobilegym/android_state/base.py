@@ -33,10 +33,6 @@ class MobileGymStateBase:
         self.page = page
         self.timezone = timezone
 
-    async def _state(self) -> dict[str, Any]:
-        """The whole state now: ``{os: {...}, apps: {<app id>: overlay}}``."""
-        return await self.page.state()
-
     async def _patch(self, patch: dict[str, Any]) -> None:
         """A deep-merge ``setState`` (arrays are replaced whole; see
         :meth:`MobileGymPage.set_state`)."""

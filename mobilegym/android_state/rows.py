@@ -41,8 +41,8 @@ from mobilegym.android_state.rows_calendar import CALENDAR_ACCOUNT, calendar_tab
 from mobilegym.android_state.rows_clock import alarms_table
 from mobilegym.android_state.rows_contacts import contacts_tables
 from mobilegym.android_state.rows_sms import sms_table, threads_table
-from mobilegym.android_state.rows_table import Table, read_seen
-from mobilegym.android_state.sql_rows import matching, select
+from mobilegym.android_state.rows_table import Seen, Table, read_seen
+from mobilegym.android_state.sql_rows import SynthRow, matching, select
 
 __all__ = ["MobileGymRows", "rows_refusal", "rows_value_refusal"]
 
@@ -153,6 +153,17 @@ class MobileGymRows(MobileGymStateBase):
         sql = target.table.sql
         return select(sql, rows, projection, where, sort, uri=uri, filters=target.filters)
 
+    async def _matching(
+        self, uri: str, target: _Target, where: str | None
+    ) -> tuple[Seen, list[SynthRow]]:
+        """What the table's part of the state holds now, and its rows that ``where``
+        selects (what an update or a delete changes)."""
+        seen = await read_seen(self.page, target.table.path, self.timezone)
+        rows = matching(
+            target.table.sql, target.table.rows(seen), where, uri=uri, filters=target.filters
+        )
+        return seen, rows
+
     async def insert(self, uri: str, values: Mapping[str, BindValue]) -> None:
         """``content insert`` of one row, made in MobileGym's own shape (an SMS one does
         nothing, as the shell's does)."""
@@ -173,10 +184,7 @@ class MobileGymRows(MobileGymStateBase):
             return
         if target.table.update is None:
             unavailable(f"an update of {uri}", target.table.refused)
-        seen = await read_seen(self.page, target.table.path, self.timezone)
-        rows = matching(
-            target.table.sql, target.table.rows(seen), where, uri=uri, filters=target.filters
-        )
+        seen, rows = await self._matching(uri, target, where)
         if rows:
             await target.table.update(self.page, seen, rows, values)
 
@@ -187,9 +195,6 @@ class MobileGymRows(MobileGymStateBase):
             return
         if target.table.delete is None:
             unavailable(f"a delete of {uri}", target.table.refused)
-        seen = await read_seen(self.page, target.table.path, self.timezone)
-        rows = matching(
-            target.table.sql, target.table.rows(seen), where, uri=uri, filters=target.filters
-        )
+        seen, rows = await self._matching(uri, target, where)
         if rows:
             await target.table.delete(self.page, seen, rows)
