@@ -1,8 +1,9 @@
 """What to keep in mind reading a paired-evaluation report, each said in one sentence a
 reader can act on ("read with care"): few suite entries, a difference McNemar does not find
 significant, an interval of zero width and why, episodes whose side effects a world could
-not see, a phone side that is the virtual phone. report.md, report.html and the terminal
-print them; :mod:`transfer_eval.report` carries them in ``report.json``.
+not see, a phone side that is the virtual phone, a side that is MobileGym. report.md,
+report.html and the terminal print them; :mod:`transfer_eval.report` carries them in
+``report.json``.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from transfer_eval.stats import BootstrapSummary, McNemar
+from transfer_eval.world_names import PairNames
 
 __all__ = ["ALPHA", "FEW_TASKS", "Caveat", "caveats"]
 
@@ -36,11 +38,9 @@ class Caveat(_Frozen):
         "clean_unknown",
         "start_differs",
         "virtual_phone",
+        "mobilegym",
     ]
     text: str
-
-
-_IN = {"sim": "in the simulator", "real": "on the phone"}
 
 
 def _few(tasks: int) -> list[Caveat]:
@@ -58,12 +58,12 @@ def _few(tasks: int) -> list[Caveat]:
     return [Caveat(kind="few_tasks", text=text)]
 
 
-def _not_significant(mcnemar: Sequence[McNemar]) -> list[Caveat]:
+def _not_significant(mcnemar: Sequence[McNemar], names: PairNames) -> list[Caveat]:
     weak = [m for m in mcnemar if m.p_value >= ALPHA]
     if not weak:
         return []
     parts = [
-        f"{_IN.get(m.world, m.world)} p = {m.p_value:.3f} ({m.trained_only} trained-only vs "
+        f"{names.place(m.world)} p = {m.p_value:.3f} ({m.trained_only} trained-only vs "
         f"{m.base_only} base-only wins)"
         for m in weak
     ]
@@ -78,11 +78,13 @@ def _and(names: Sequence[str]) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
-def _degenerate(boot: BootstrapSummary, tasks: int, agreed: float | None) -> list[Caveat]:
+def _degenerate(
+    boot: BootstrapSummary, tasks: int, agreed: float | None, names: PairNames
+) -> list[Caveat]:
     """Which intervals have zero width, and why every resample gives the same number."""
     gains = [
-        name
-        for name, interval in (("the sim gain", boot.sim_gain), ("the phone gain", boot.real_gain))
+        f"the {names.name(world)} gain"
+        for world, interval in (("sim", boot.sim_gain), ("real", boot.real_gain))
         if interval is not None and interval.degenerate
     ]
     reasons = []
@@ -94,8 +96,8 @@ def _degenerate(boot: BootstrapSummary, tasks: int, agreed: float | None) -> lis
     r = boot.retention
     if r.degenerate and r.value is not None:
         why = (
-            "every entry's outcomes on the phone equal those in the simulator, so every "
-            f"resample retains exactly {100 * r.value:.0f}%"
+            f"every entry's outcomes {names.place('real')} equal those {names.place('sim')}, so "
+            f"every resample retains exactly {100 * r.value:.0f}%"
             if agreed == 1.0
             else "every resample of the entries gives the same ratio"
         )
@@ -109,9 +111,9 @@ def _degenerate(boot: BootstrapSummary, tasks: int, agreed: float | None) -> lis
     return [Caveat(kind="degenerate_interval", text=text[0].upper() + text[1:])]
 
 
-def _unseen(unseen: Mapping[str, tuple[int, int]]) -> list[Caveat]:
+def _unseen(unseen: Mapping[str, tuple[int, int]], names: PairNames) -> list[Caveat]:
     parts = [
-        f"{blind} of {episodes} episodes {_IN.get(world, world)}"
+        f"{blind} of {episodes} episodes {names.place(world)}"
         for world, (blind, episodes) in unseen.items()
         if blind
     ]
@@ -126,28 +128,45 @@ def _unseen(unseen: Mapping[str, tuple[int, int]]) -> list[Caveat]:
     return [Caveat(kind="clean_unknown", text=text)]
 
 
-def _start_differs(start: tuple[int, int] | None) -> list[Caveat]:
+def _start_differs(start: tuple[int, int] | None, what: str) -> list[Caveat]:
     if start is None or start[0] == start[1]:
         return []
     same, compared = start
     text = (
-        f"{compared - same} of {compared} pairs did not start from the same phone in both "
+        f"{compared - same} of {compared} pairs did not start from the same {what} in both "
         "worlds (start-state parity below): what differed, not the policy, may explain "
         "their disagreement."
     )
     return [Caveat(kind="start_differs", text=text)]
 
 
-def _virtual(device_backend: str, device_gap: str) -> list[Caveat]:
+def _virtual(device_backend: str, device_gap: str, names: PairNames) -> list[Caveat]:
     if device_backend != "virtual":
         return []
     gap = f" (with {device_gap})" if device_gap else ""
+    expected = (
+        "sim–phone agreement is expected there and is not evidence about hardware"
+        if names.kinds["sim"] == "sim"
+        else "what it measures is a transfer to our simulator, not to hardware"
+    )
     text = (
         f"The phone side is the virtual phone{gap}, which renders the simulator's own "
-        "screens behind adb: sim–phone agreement is expected there and is not evidence about "
-        "hardware. Run with --device SERIAL for that."
+        f"screens behind adb: {expected}. Run with --device SERIAL for that."
     )
     return [Caveat(kind="virtual_phone", text=text)]
+
+
+def _mobilegym(names: PairNames) -> list[Caveat]:
+    if not names.mobilegym:
+        return []
+    text = (
+        "One side is MobileGym, a simulator written by others: its episodes start from "
+        "its own data with the task posed (not from the other world's state), and the UI "
+        "tree its policy saw is derived from the page (MobileGym has none). The same bound "
+        "spec and the same judge decide success in both worlds; tasks MobileGym cannot "
+        "pose are left out of both."
+    )
+    return [Caveat(kind="mobilegym", text=text)]
 
 
 def caveats(
@@ -159,17 +178,23 @@ def caveats(
     agreed: float | None = None,
     unseen: Mapping[str, tuple[int, int]] | None = None,
     start: tuple[int, int] | None = None,
+    names: PairNames | None = None,
 ) -> list[Caveat]:
     """What to keep in mind reading a report of ``tasks`` entries: few entries, McNemar
     not significant, an interval of zero width (``agreed``: the sim-phone agreement, which
     says why retention's can be), episodes whose side effects a world could not see
     (``unseen``: per world, those episodes and all), pairs that started differently
-    (``start``: pairs the same, pairs compared), the virtual phone (in that order)."""
+    (``start``: pairs the same, pairs compared), the virtual phone, MobileGym on a side
+    (in that order). ``names``: the two worlds (our simulator and a phone when not
+    given)."""
+    names = names or PairNames()
+    state = "state" if names.mobilegym else "phone"
     return [
         *_few(tasks),
-        *_not_significant(mcnemar),
-        *_degenerate(boot, tasks, agreed),
-        *_unseen(unseen or {}),
-        *_start_differs(start),
-        *_virtual(device_backend, device_gap),
+        *_not_significant(mcnemar, names),
+        *_degenerate(boot, tasks, agreed, names),
+        *_unseen(unseen or {}, names),
+        *_start_differs(start, state),
+        *_virtual(device_backend, device_gap, names),
+        *_mobilegym(names),
     ]

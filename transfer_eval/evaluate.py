@@ -9,11 +9,10 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from bridge.records import EpisodeRecord
 from bridge.run_lock import check_unlocked
-from bridge.trajectory import RunStore
 from transfer_eval.episode_table import closing_line, nothing_measured
 from transfer_eval.errors import NothingMeasured
 from transfer_eval.finalize import write_reports
-from transfer_eval.paired import Cell, PairedConfig, run_paired
+from transfer_eval.paired import PairedConfig, PairedRun, left_out, run_paired
 from transfer_eval.progress import ProgressLog, finished_before
 from transfer_eval.report import Report
 from transfer_eval.report_md import terminal_headline
@@ -32,7 +31,8 @@ def evaluate(config: PairedConfig, console: Console) -> Report:
     """
     check_unlocked(config.out)  # before the bar: a second run gets one line
     suite = load_suite(config.suite)
-    total = len(suite.entries) * config.repeats * 4
+    posed = len(suite.entries) - len(left_out(suite, config))  # in both worlds
+    total = posed * config.repeats * 4
     columns = (
         TextColumn("cells"),
         BarColumn(),
@@ -67,20 +67,19 @@ def evaluate(config: PairedConfig, console: Console) -> Report:
 
     try:
         run = run_paired(config, on_done=done, on_start=progress.start, suite=suite)
-        store, cells, backend = asyncio.run(run)
+        done_run = asyncio.run(run)
         progress.update(bar, completed=total)
     finally:
         if progress.live.is_started:  # stopping a bar never shown still prints a line
             progress.stop()
-    with store:  # the run stays locked until its reports are written
-        return _finish(store, cells, config, backend, console)
+    with done_run.store:  # the run stays locked until its reports are written
+        return _finish(done_run, config, console)
 
 
-def _finish(
-    store: RunStore, cells: list[Cell], config: PairedConfig, backend: str, console: Console
-) -> Report:
+def _finish(run: PairedRun, config: PairedConfig, console: Console) -> Report:
     """Write the reports of a run whose grid is done; print the headline and the line
     that counts the cells."""
+    store, cells, backend = run.store, run.cells, run.backend
     records = store.completed()
     grid = [records[cell.episode_id] for cell in cells if cell.episode_id in records]
     failed = nothing_measured(list(records.values()))
@@ -94,7 +93,14 @@ def _finish(
     if backend == "device":
         langs = ", ".join(sorted({cell.task.lang for cell in cells}))
         console.print(f"tasks were posed in {langs}, the phone's UI language, in both worlds")
-    report = write_reports(store, cells, config, backend, models[0] if models else None)
+    if run.not_posed:
+        console.print(
+            f"{len(run.not_posed)} suite entries were left out of both worlds, which one of "
+            "them cannot pose (report.md lists them with why)",
+            highlight=False,
+        )
+    device_model = models[0] if models else None
+    report = write_reports(store, cells, config, backend, device_model, run.not_posed)
     console.print(terminal_headline(report), markup=False, highlight=False, soft_wrap=True)
     console.print(
         f"report: [bold]{(store.root / 'report.html').resolve()}[/] "

@@ -19,6 +19,7 @@ from bridge.durable import write_atomic
 from bridge.records import EpisodeRecord
 from bridge.trajectory import RunStore
 from transfer_eval.cells import MissingCell, Outcome
+from transfer_eval.pair_sides import is_mobilegym
 from transfer_eval.paired import ROLES, WORLDS, Cell, PairedConfig, cell_id
 from transfer_eval.policy_factory import report_fingerprints
 from transfer_eval.replay import ReplayLinks, Side, replay_page
@@ -143,7 +144,10 @@ def write_replays(
 
 
 def device_title(config: PairedConfig, backend: str, device_model: str | None) -> str:
-    """How replay pages name the phone side: virtual (and its perturbations) or hardware."""
+    """How replay pages name the checked side: MobileGym, virtual (and its perturbations)
+    or hardware."""
+    if backend == "mobilegym":
+        return "MobileGym"
     if backend != "virtual":
         return f"Phone ({device_model or config.device})"
     gap = config.gap.describe()
@@ -165,8 +169,10 @@ def write_reports(
     config: PairedConfig,
     backend: str,
     device_model: str | None,
+    not_posed: Mapping[str, str] | None = None,
 ) -> Report:
-    """Write every report file into the run directory and return the report."""
+    """Write every report file into the run directory and return the report
+    (``not_posed``: the suite entries left out of both worlds, with why)."""
     gap = config.gap.describe() if backend == "virtual" else ""
     links = write_replays(store, cells, device_title(config, backend, device_model))
     outcomes, gaps = collect_outcomes(store, cells)
@@ -183,6 +189,8 @@ def write_reports(
         device_gap=gap,
         fingerprint=report_fingerprints(store),
         start=start_parity(store, _pairs(cells)),
+        sim_backend="mobilegym" if is_mobilegym(config.sim) else "sim",
+        not_posed=not_posed,
     )
     root: Path = store.root
     versions = store.manifest.versions

@@ -20,18 +20,17 @@ import logging
 import shlex
 import subprocess
 import sys
-from collections.abc import Awaitable, Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Iterator, Sequence
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationInfo, model_validator
 
 from bridge.breaker import InfraBreaker
 from bridge.env import Env
 from bridge.errors import TrajectoryError
 from bridge.records import EpisodeRecord, TaskInstance
-from bridge.retail import retail_can_pose
 from bridge.runner import EpisodeJob, gather_or_cancel, run_episodes
 from bridge.trajectory import RunManifest, RunStore
 from device.adb import AdbTarget
@@ -41,10 +40,21 @@ from device.profiles import DeviceProps
 from device.session import AdbSession
 from device.virtual.attach import attach_virtual_phone
 from device.virtual.perturb import Perturbations
+from mobilegym.source import MobileGymSource, parse_source
 from policies.registry import LearnedSpec, parse_spec, preflight
 from sim.state import InstanceState
 from sim.tasks.base import TaskTemplate
+from sim.tasks.registry import TaskRegistry, default_registry
 from transfer_eval.guards import GuardMode, check_allow, task_guard
+from transfer_eval.pair_sides import (
+    GainSide,
+    checked_world,
+    gain_side,
+    gain_world,
+    is_mobilegym,
+    mobilegym_envs,
+    pair_refusal,
+)
 from transfer_eval.phone_twin import twin_of
 from transfer_eval.policy_factory import (
     checkpoint_hash,
@@ -54,12 +64,14 @@ from transfer_eval.policy_factory import (
     run_versions,
     tree_xml,
 )
-from transfer_eval.sim_source import SimEnvs, SimSource, sim_envs
+from transfer_eval.sim_source import SimSource
 from transfer_eval.suites import Suite, load_suite
 
 __all__ = [
+    "RECORDED",
     "Cell",
     "PairedConfig",
+    "PairedRun",
     "cell_id",
     "check_phone",
     "checkpoint_hash",
@@ -71,6 +83,11 @@ log = logging.getLogger(__name__)
 
 ROLES = ("base", "trained")
 WORLDS = ("sim", "real")
+
+
+RECORDED = "recorded"
+"""Validation context key: the config is a recorded run's (``{RECORDED: True}``), read to
+replay or report it, so a MobileGym build it names need not be on this machine."""
 
 
 class PairedConfig(BaseModel):
@@ -85,7 +102,10 @@ class PairedConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     device: str = "virtual"
-    """An adb serial, or ``virtual`` for the virtual phone behind a private adb server."""
+    """Where the gain is checked: an adb serial, ``virtual`` for the virtual phone behind a
+    private adb server, or ``mobilegym:PATH``/``mobilegym:URL`` (:mod:`.pair_sides`)."""
+    sim: str = "sim"
+    """Where the gain was made: ``sim`` (our simulator) or ``mobilegym:…``."""
     base: str = "learned:checkpoints/base"
     trained: str = "learned:checkpoints/trained"
     suite: str = "paired"
@@ -112,6 +132,23 @@ class PairedConfig(BaseModel):
     @model_validator(mode="after")
     def _allow_needs_a_guard(self) -> PairedConfig:
         check_allow(self.guard, self.allow)
+        return self
+
+    @model_validator(mode="after")
+    def _two_worlds(self, info: ValidationInfo) -> PairedConfig:
+        check = not (info.context or {}).get(RECORDED, False)
+        gain = gain_world(self.sim, check=check)
+        checked = checked_world(self.device, check=check)
+        if gain == checked == "mobilegym":
+            raise ValueError(
+                "--sim and --device both name MobileGym: pair two different worlds (e.g. "
+                "--sim sim --device mobilegym:…, or --sim mobilegym:… --device SERIAL)"
+            )
+        if gain == "mobilegym" and not self.source.local:
+            raise ValueError(
+                f"{self.source.describe()} runs our simulator elsewhere, but --sim names "
+                "MobileGym: leave out --ray/--hosts, or pair with --sim sim"
+            )
         return self
 
     @model_validator(mode="after")
@@ -154,16 +191,23 @@ ADB_SERVER_RECORD = "adb-server.json"
 
 @dataclass(frozen=True)
 class _Phone:
-    target: AdbTarget
+    """The checked world: a phone (``target``) or a MobileGym build (``mobilegym``)."""
+
+    target: AdbTarget | None
     backend: str
     start_from: Callable[[int], Awaitable[None]] | None = None
     """Puts the phone in the state a simulator cell of that seed starts from (the virtual
     phone's; a real phone cannot be, and is put back after each episode instead)."""
+    mobilegym: MobileGymSource | None = None
 
 
 @contextmanager
 def _phone(config: PairedConfig) -> Iterator[_Phone]:
-    """The phone side: attach the virtual phone, or point at a real one."""
+    """The checked side: attach the virtual phone, point at a real one, or name the
+    MobileGym build (started with the grid)."""
+    if is_mobilegym(config.device):
+        yield _Phone(None, "mobilegym", mobilegym=parse_source(config.device))
+        return
     if config.device != "virtual":
         yield _Phone(AdbTarget(port=config.adb_port, serial=config.device), "device")
         return
@@ -197,15 +241,32 @@ async def phone_language(target: AdbTarget) -> str:
     return language
 
 
+def left_out(suite: Suite, config: PairedConfig, lang: str | None = None) -> dict[str, str]:
+    """The suite entries one of the two worlds cannot pose, by label, with why: they are
+    left out of both (:func:`~transfer_eval.pair_sides.pair_refusal`)."""
+    registry = default_registry()
+    gain, checked = gain_world(config.sim), checked_world(config.device)
+    refused = {}
+    for entry in suite.instances(lang):
+        task = registry.instantiate(entry.task_id, entry.seed, entry.lang)
+        if (why := pair_refusal(task, gain, checked)) is not None:
+            refused[entry.label] = why
+    return refused
+
+
 def _cells(
-    sims: SimEnvs, suite: Suite, repeats: int, lang: str | None = None, retail: bool = False
+    tasks: TaskRegistry,
+    suite: Suite,
+    repeats: int,
+    lang: str | None = None,
+    skip: Collection[str] = (),
 ) -> list[Cell]:
     cells = []
     for entry in suite.instances(lang):
-        task = sims.tasks.instantiate(entry.task_id, entry.seed, entry.lang)
-        if retail and not retail_can_pose(task):
-            continue  # simulator and virtual phone only (bridge.retail.retail_refusal says why)
-        template = sims.tasks.get(entry.task_id)
+        if entry.label in skip:
+            continue  # one world cannot pose it (left_out says why)
+        task = tasks.instantiate(entry.task_id, entry.seed, entry.lang)
+        template = tasks.get(entry.task_id)
         for repeat in range(repeats):
             for role in ROLES:
                 for side in WORLDS:
@@ -234,14 +295,15 @@ def _jobs(
 _Done = Callable[[EpisodeRecord], None]
 
 
-async def _twin_base(config: PairedConfig, phone: _Phone) -> InstanceState | None:
+async def _twin_base(config: PairedConfig, phone: _Phone, gain: GainSide) -> InstanceState | None:
     """Where the simulator cells start when the phone cannot be reset to theirs: the
     phone's own state, read once (:mod:`transfer_eval.phone_twin`); None for the virtual
-    phone (reset before each cell instead) and for simulator hosts elsewhere, which take no
+    phone (reset before each cell instead), for MobileGym on either side (each world starts
+    from its own data with the task posed) and for simulator hosts elsewhere, which take no
     state of ours (their pairs then show what differs in their start-state parity)."""
-    if phone.start_from is not None:
+    if phone.start_from is not None or phone.target is None or gain.kind != "sim":
         return None
-    if not config.source.local:
+    if not gain.takes_base:
         log.warning(
             "the simulator cells start from the simulator's own phone: %s cannot "
             "start from this phone's state",
@@ -249,6 +311,31 @@ async def _twin_base(config: PairedConfig, phone: _Phone) -> InstanceState | Non
         )
         return None
     return (await twin_of(phone.target)).state
+
+
+@asynccontextmanager
+async def _checked_envs(
+    config: PairedConfig, phone: _Phone
+) -> AsyncIterator[Callable[[Cell], Callable[[], Awaitable[Env]]]]:
+    """A maker of the checked world's env for each cell: the phone's (put in the cell's
+    start state first when it can be) or a new phone of the MobileGym build."""
+    if phone.mobilegym is not None:
+        async with mobilegym_envs(phone.mobilegym, config.step_timeout_s) as make:
+            yield lambda _cell: make
+        return
+    target = phone.target
+    assert target is not None
+
+    def device_env(cell: Cell) -> Callable[[], Awaitable[Env]]:
+        async def make() -> Env:
+            if phone.start_from is not None:
+                await phone.start_from(cell.task.seed)
+            env_config = AndroidEnvConfig(target=target, step_timeout_s=config.step_timeout_s)
+            return AndroidEnv(env_config)
+
+        return make
+
+    yield device_env
 
 
 async def _run_grid(
@@ -259,30 +346,23 @@ async def _run_grid(
     lang: str | None,
     on_done: Callable[[EpisodeRecord], None] | None,
 ) -> list[Cell]:
-    async with sim_envs(config.source, pages=config.sim_pages) as sims:
-        retail = phone.backend == "device"
-        cells = _cells(sims, suite, config.repeats, lang, retail)
-
-        base = await _twin_base(config, phone)
+    skip = left_out(suite, config, lang)
+    for label, why in skip.items():
+        log.warning("%s is left out of both worlds: %s", label, why)
+    gain_ctx = gain_side(config.sim, config.source, config.sim_pages, config.step_timeout_s)
+    async with gain_ctx as gain, _checked_envs(config, phone) as checked_env:
+        cells = _cells(gain.tasks, suite, config.repeats, lang, skip)
+        base = await _twin_base(config, phone, gain)
 
         async def sim_env() -> Env:
-            if base is None:
-                return await sims.env()
-            return await sims.env(base=base)  # type: ignore[call-arg]  # a base only with a local Simulator, whose env() takes one
+            if base is None or gain.sims is None:
+                return await gain.make_env()
+            return await gain.sims.env(base=base)  # type: ignore[call-arg]  # a base only with a local Simulator, whose env() takes one
 
-        def device_env(cell: Cell) -> Callable[[], Awaitable[Env]]:
-            async def make() -> Env:
-                if phone.start_from is not None:
-                    await phone.start_from(cell.task.seed)
-                env_config = AndroidEnvConfig(
-                    target=phone.target, step_timeout_s=config.step_timeout_s
-                )
-                return AndroidEnv(env_config)
-
-            return make
-
+        # a phone runs one episode at a time; MobileGym as many as the simulator's pages
+        checked_at_once = 1 if phone.target is not None else config.sim_pages
         sim_jobs = _jobs([c for c in cells if c.world == "sim"], config, lambda _c: sim_env)
-        device_jobs = _jobs([c for c in cells if c.world == "real"], config, device_env)
+        device_jobs = _jobs([c for c in cells if c.world == "real"], config, checked_env)
         limit = config.infra_errors_in_a_row  # one breaker per world: a dead phone
         sim_done = InfraBreaker(limit, "cells").watch(on_done)  # is not hidden by sim cells
         device_done = InfraBreaker(limit, "cells").watch(on_done)
@@ -298,7 +378,10 @@ async def _run_grid(
             )
 
         for _attempt in range(config.max_infra_retries + 1):
-            worlds = (run(sim_jobs, config.sim_pages, sim_done), run(device_jobs, 1, device_done))
+            worlds = (
+                run(sim_jobs, config.sim_pages, sim_done),
+                run(device_jobs, checked_at_once, device_done),
+            )
             await gather_or_cancel([asyncio.ensure_future(world) for world in worlds])
             if not any(r.outcome == "infra_error" for r in store.completed().values()):
                 break
@@ -349,9 +432,20 @@ def run_fingerprints(config: PairedConfig) -> dict[str, JsonValue]:
     """Each policy's harness fingerprint (:func:`policy_fingerprint`) with the phone side
     it is paired on (the serial or ``virtual``, and the virtual phone's perturbations)."""
     phone: dict[str, JsonValue] = {"device": config.device, "gap": config.gap.describe() or "none"}
+    worlds: dict[str, JsonValue] = {"sim": config.sim, "real": config.device}
     return {
-        role: {**policy_fingerprint(spec), "phone": phone}
+        role: {**policy_fingerprint(spec), "phone": phone, "worlds": worlds}
         for role, spec in (("base", config.base), ("trained", config.trained))
+    }
+
+
+def _builds(config: PairedConfig) -> dict[str, str]:
+    """Which MobileGym build a side ran on (``mobilegym-build-sim``/``-real``: a hash of its
+    ``index.html``, :meth:`~mobilegym.source.MobileGymSource.build_id`)."""
+    return {
+        f"mobilegym-build-{side}": parse_source(world).build_id()
+        for side, world in (("sim", config.sim), ("real", config.device))
+        if is_mobilegym(world)
     }
 
 
@@ -359,12 +453,21 @@ _NOT_MEASURED = {"out", "source", "infra_errors_in_a_row"}
 """Settings of how a run is carried out, not of what it measures: a resume may change them."""
 
 
+def _measured(config: PairedConfig) -> dict[str, JsonValue]:
+    """The settings a run's manifest keeps: what it measures (``sim`` only when it is not
+    our simulator, so runs made before there was a choice resume as they were)."""
+    measured: dict[str, JsonValue] = config.model_dump(mode="json", exclude=_NOT_MEASURED)
+    if measured["sim"] == "sim":
+        del measured["sim"]
+    return measured
+
+
 def _manifest(config: PairedConfig, suite: Suite | None = None) -> RunManifest:
     """The run's manifest; ``suite``: ``config.suite`` loaded (loaded here when not given)."""
     suite = load_suite(config.suite) if suite is None else suite
     return RunManifest(
-        config=config.model_dump(mode="json", exclude=_NOT_MEASURED),
-        versions={**run_versions(), **run_provenance(config)},
+        config=_measured(config),
+        versions={**run_versions(), **run_provenance(config), **_builds(config)},
         seeds=[task.seed for task in suite.entries],
         fingerprints=run_fingerprints(config),
     )
@@ -396,11 +499,23 @@ async def check_phone(config: PairedConfig) -> str | None:
         DeviceError: no adb server, the serial is not attached, or the phone's UI is in a
             language no task is written in.
     """
-    if config.device == "virtual":
+    if config.device == "virtual" or is_mobilegym(config.device):
         return None
     target = AdbTarget(port=config.adb_port, serial=config.device)
     await asyncio.to_thread(target.resolve)
     return await phone_language(target)
+
+
+@dataclass(frozen=True)
+class PairedRun:
+    """A paired run whose grid is done: its store (locked: close it once the reports are
+    written), the grid, the checked world's backend (``virtual``, ``device`` or
+    ``mobilegym``) and the suite entries left out of both worlds, with why."""
+
+    store: RunStore
+    cells: list[Cell]
+    backend: str
+    not_posed: dict[str, str]
 
 
 async def run_paired(
@@ -408,8 +523,9 @@ async def run_paired(
     on_done: Callable[[EpisodeRecord], None] | None = None,
     on_start: Callable[[], None] | None = None,
     suite: Suite | None = None,
-) -> tuple[RunStore, list[Cell], str]:
-    """Run (or resume) every missing cell; returns the store, the grid and the phone backend.
+) -> PairedRun:
+    """Run (or resume) every missing cell; returns the store, the grid, the checked world's
+    backend and the entries left out of both worlds.
 
     Every check comes before the run directory is made (a refused command leaves nothing
     that would refuse the corrected one); ``on_start`` is called once they all passed (to
@@ -438,7 +554,7 @@ async def run_paired(
     except BaseException:
         store.close()
         raise
-    return store, cells, phone.backend
+    return PairedRun(store, cells, phone.backend, left_out(suite, config, lang))
 
 
 def out_dir(path: Path) -> Path:

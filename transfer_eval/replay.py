@@ -163,6 +163,14 @@ def _check_rows(
     return [(name, _cell(left.get((name, n))), _cell(right.get((name, n)))) for name, n in keys]
 
 
+def _gain_title(record: EpisodeRecord | None) -> str:
+    """How the page names the world the gain was made in: ``Simulator`` or ``MobileGym``
+    (from the episode's own backend)."""
+    if record is not None and record.backend is not None and record.backend.kind == "mobilegym":
+        return "MobileGym"
+    return "Simulator"
+
+
 def replay_page(
     sim: Side, device: Side, base: Path, device_title: str, links: ReplayLinks | None = None
 ) -> str:
@@ -172,6 +180,7 @@ def replay_page(
     if record is None:
         raise ValueError("neither side of the replay has an episode")
     count = max(len(sim.steps), len(device.steps), 1)
+    sim_title = _gain_title(sim.record)
     return page_template("replay.html").render(
         title=f"{record.task.task_id} (seed {record.task.seed}, {record.task.lang})"
         f" · {record.policy}",
@@ -180,12 +189,13 @@ def replay_page(
         instruction=record.task.instruction,
         max_step=count - 1,
         worlds=[
-            ("Simulator", sim.record, [_pane(sim, i, base) for i in range(count)]),
+            (sim_title, sim.record, [_pane(sim, i, base) for i in range(count)]),
             (device_title, device.record, [_pane(device, i, base) for i in range(count)]),
         ],
+        sim_title=sim_title,
         device_title=device_title,
         checks=_check_rows(sim.record, device.record),
-        missing=[*_missing("Simulator", sim.record), *_missing(device_title, device.record)],
+        missing=[*_missing(sim_title, sim.record), *_missing(device_title, device.record)],
     )
 
 
@@ -259,7 +269,12 @@ def replay_video(sim: Side, device: Side, out: Path, fps: float = 1.0) -> Path:
     return _write_video([("simulator", sim), ("phone", device)], out, fps)
 
 
-_WORLD = {"sim": "simulator", "virtual": "virtual phone", "device": "phone"}
+_WORLD = {
+    "sim": "simulator",
+    "virtual": "virtual phone",
+    "device": "phone",
+    "mobilegym": "MobileGym",
+}
 
 
 def episode_video(side: Side, out: Path, fps: float = 1.0) -> Path:

@@ -44,6 +44,7 @@ from transfer_eval.stats import (
     paired_bootstrap,
     rate,
 )
+from transfer_eval.world_names import PairNames
 
 __all__ = ["BucketRow", "GroupRow", "Report", "TaskRow", "build_report"]
 
@@ -93,7 +94,13 @@ class Report(_Frozen):
     """Everything a paired evaluation concluded, machine-readable."""
 
     device_backend: str
-    """``virtual`` or ``device``: virtual results are never presented as hardware."""
+    """Where the gain was checked: ``virtual``, ``device`` or ``mobilegym`` (virtual results
+    are never presented as hardware)."""
+    sim_backend: str = "sim"
+    """Where the gain was made: ``sim`` (our simulator) or ``mobilegym``."""
+    not_posed: dict[str, str] = Field(default_factory=dict)
+    """Suite entries left out of both worlds because one of them cannot pose them: label ->
+    why."""
     device_model: str | None
     device_gap: str = ""
     """Reality-gap perturbations the virtual phone ran with, in words ("" for none)."""
@@ -145,6 +152,12 @@ class Report(_Frozen):
     """Each policy's harness fingerprint (``base``, ``trained``): spec, adapter, prompt hash,
     image, history, sampling, parser, judge, simulator and app versions, the phone, and what
     its episodes met in each world (``observed``); empty for runs made before fingerprints."""
+
+    @property
+    def names(self) -> PairNames:
+        """How pages name the two worlds (``names.name("real")`` is ``phone`` or
+        ``MobileGym``; the JSON keys stay ``sim`` and ``real``)."""
+        return PairNames(self.sim_backend, self.device_backend)
 
 
 def _key(policy: str, world: str) -> str:
@@ -219,6 +232,8 @@ def build_report(
     device_gap: str = "",
     fingerprint: Mapping[str, Mapping[str, JsonValue]] | None = None,
     start: StartParity | None = None,
+    sim_backend: str = "sim",
+    not_posed: Mapping[str, str] | None = None,
 ) -> Report:
     """Every figure of the report from the finished cells (``outcomes``) and the cells
     without one (``gaps``: infra errors after their retries, cells never run).
@@ -226,7 +241,8 @@ def build_report(
     Only entry-repeats whose four cells all finished count, in every figure; the rest are
     listed in ``Report.dropped``. ``replays`` maps an entry's label to its replay pages,
     by policy. The bootstrap (both gains, retention) is seeded by ``seed``. ``fingerprint``
-    (by policy) and ``start`` (each pair's start-state parity) are carried in as given.
+    (by policy), ``start`` (each pair's start-state parity) and ``not_posed`` (entries
+    one world cannot pose) are carried in as given.
     """
     kept, dropped = complete_entries(outcomes, gaps)
     rows = _task_rows(kept, replays or {})
@@ -238,6 +254,8 @@ def build_report(
     ]
     return Report(
         device_backend=device_backend,
+        sim_backend=sim_backend,
+        not_posed=dict(not_posed or {}),
         device_model=device_model,
         device_gap=device_gap,
         base=base,
@@ -269,6 +287,7 @@ def build_report(
             boot,
             device_backend,
             device_gap,
+            names=PairNames(sim_backend, device_backend),
             agreed=agreement(kept),
             unseen=_clean_unknown(kept),
             start=(start.same, start.compared) if start is not None else None,

@@ -67,9 +67,15 @@ def _bar(report: Report, policy: str, world: str, x: int, top: int, plot: int) -
         colour=_COLORS[policy],
         policy=policy,
         value=percent(value),
-        title=f"{policy} {world_label(world)}: {percent(value)} "
+        title=f"{policy} {world_label(report, world)}: {percent(value)} "
         f"({summary.successes}/{summary.episodes})",
     )
+
+
+def _group_label(report: Report, world: str) -> str:
+    """``simulator``, ``phone`` or ``MobileGym`` under a world's bars."""
+    name = report.names.name(world)
+    return "simulator" if name == "sim" else name
 
 
 def bars(report: Report) -> BarChart:
@@ -78,7 +84,7 @@ def bars(report: Report) -> BarChart:
     plot = height - top - bottom
     groups = tuple(
         BarGroup(
-            label="simulator" if world == "sim" else "phone",
+            label=_group_label(report, world),
             x=133 + w_index * 200,
             bars=tuple(
                 _bar(report, policy, world, 70 + w_index * 200 + p_index * 70, top, plot)
@@ -142,6 +148,9 @@ class ScatterChart:
     """(x of the gain, its label); the y of a gain is ``size - x``."""
     spots: tuple[Spot, ...]
     mean: MeanMark | None
+    x_name: str
+    """The world of the x axis's gain, as the pages name it; ``y_name`` the y axis's."""
+    y_name: str
     legend_x: int
     mean_colour: str = _MEAN
 
@@ -199,4 +208,6 @@ def scatter(report: Report) -> ScatterChart:
         spots=tuple(_spot(sim, phone, names) for (sim, phone), names in spots.items()),
         mean=_mean_mark(report.sim_gain_interval, report.real_gain_interval),
         legend_x=_SIZE + 14,
+        x_name=report.names.name("sim"),
+        y_name=report.names.name("real"),
     )

@@ -64,25 +64,26 @@ def _gain_card(key: str, gain: float | None, interval: Interval | None, sub: str
 
 
 def _cards(report: Report) -> list[_Card]:
-    r, parity = report.retention, report.start_parity
-    where = "virtual phone" if report.device_backend == "virtual" else "real phone"
+    r, parity, names = report.retention, report.start_parity, report.names
+    sim, real = (f"{names.name(world)} gain" for world in ("sim", "real"))
+    gained = "simulator" if report.sim_backend == "sim" else "MobileGym"
+    where = {"virtual": "virtual phone", "mobilegym": "MobileGym"}.get(
+        report.device_backend, "real phone"
+    )
+    same = "state" if names.mobilegym else "phone"
     return [
-        _gain_card(
-            "sim gain", report.sim_gain, report.sim_gain_interval, "trained − base, simulator"
-        ),
-        _gain_card(
-            "phone gain", report.real_gain, report.real_gain_interval, f"trained − base, {where}"
-        ),
+        _gain_card(sim, report.sim_gain, report.sim_gain_interval, f"trained − base, {gained}"),
+        _gain_card(real, report.real_gain, report.real_gain_interval, f"trained − base, {where}"),
         _Card(
             "retention",
             "undefined" if r.value is None else f"{100 * r.value:.1f}%",
             retention_interval(r),
-            "phone gain / sim gain",
+            f"{real} / {sim}",
             interval=r.value is not None,
             zero_width=r.value is not None and r.degenerate,
         ),
         _Card(
-            "sim–phone agreement",
+            f"{names.name('sim')}–{names.name('real')} agreement",
             percent(report.agreement),
             ""
             if report.class_agreement is None
@@ -93,7 +94,7 @@ def _cards(report: Report) -> list[_Card]:
             "start-state parity",
             "—" if parity is None or parity.rate is None else f"{100 * parity.rate:.0f}%",
             "" if parity is None else f"{parity.same} of {parity.compared} pairs",
-            "pairs whose cells started from the same phone",
+            f"pairs whose cells started from the same {same}",
         ),
     ]
 
@@ -111,7 +112,7 @@ def _meta(report: Report) -> str:
 def _endings(report: Report) -> list[list[str]]:
     """How each policy's episodes ended in each world, success first."""
     return [
-        [policy, world_label(world), *ending_cells(report, key)]
+        [policy, world_label(report, world), *ending_cells(report, key)]
         for key in _COLUMNS
         for policy, _, world in [key.partition("/")]
     ]
@@ -123,7 +124,7 @@ def _dropped(report: Report) -> list[list[object]]:
         [
             f"{d.task_id} (seed {d.seed}, {d.lang})",
             d.repeat,
-            f"{cell.policy}/{world_label(cell.world)}",
+            f"{cell.policy}/{world_label(report, cell.world)}",
             cell.reason,
             cell.error or "",
         ]
@@ -148,9 +149,11 @@ def render_html(report: Report, versions: Mapping[str, str] | None = None) -> st
         backend=backend_label(report),
         headline=headline(report),
         columns=_COLUMNS,
-        column_labels=[cell_label(c) for c in _COLUMNS],
+        column_labels=[cell_label(report, c) for c in _COLUMNS],
         percent=percent,
-        world_label=world_label,
+        world_label=lambda world: world_label(report, world),
+        names=report.names,
+        not_posed=sorted(report.not_posed.items()),
         ending_columns=ENDING_COLUMNS,
         endings=_endings(report),
         dropped=_dropped(report),

@@ -1,7 +1,8 @@
 """``report.md``: the headline first, then the tables, for a terminal or a pull request.
 
-Also what the HTML page and the terminal share with it: how the phone side is named
-(always "phone" — the JSON keys say ``real``), the headline, what success means and how
+Also what the HTML page and the terminal share with it: how the two worlds are named
+(:class:`~transfer_eval.world_names.PairNames`: "sim" or "MobileGym", "phone" or "MobileGym"
+— the JSON keys say ``sim`` and ``real``), the headline, what success means and how
 else the episodes ended, the caveat titles, the run's provenance and the policies' harness
 fingerprints side by side.
 """
@@ -34,7 +35,6 @@ __all__ = [
 ]
 
 _COLUMNS = [f"{p}/{w}" for p in POLICIES for w in WORLDS]
-_WORLD_LABELS = {"sim": "sim", "real": "phone"}
 CAVEAT_TITLES = {
     "few_tasks": "Few tasks",
     "not_significant": "Not significant",
@@ -42,6 +42,7 @@ CAVEAT_TITLES = {
     "clean_unknown": "Clean unknown",
     "start_differs": "Different starts",
     "virtual_phone": "Virtual phone",
+    "mobilegym": "MobileGym",
 }
 """A short title per :class:`~transfer_eval.caveats.Caveat` kind."""
 
@@ -64,15 +65,15 @@ ENDING_NOTE = (
 """What the columns after success count, in words (pages and report.md)."""
 
 
-def world_label(world: str) -> str:
-    """``sim`` or ``phone`` for a world key (``sim``, ``real``)."""
-    return _WORLD_LABELS.get(world, world)
+def world_label(report: Report, world: str) -> str:
+    """``sim``, ``phone`` or ``MobileGym`` for a world key (``sim``, ``real``) of ``report``."""
+    return report.names.name(world)
 
 
-def cell_label(key: str) -> str:
+def cell_label(report: Report, key: str) -> str:
     """``trained/phone`` for a rates key such as ``trained/real``."""
     policy, _, world = key.partition("/")
-    return f"{policy}/{world_label(world)}"
+    return f"{policy}/{world_label(report, world)}"
 
 
 def percent(value: float | None) -> str:
@@ -99,7 +100,9 @@ def retention_interval(summary: RetentionSummary) -> str:
 
 
 def backend_label(report: Report) -> str:
-    """Where the phone side ran, said plainly."""
+    """Where the checked side ran, said plainly."""
+    if report.device_backend == "mobilegym":
+        return "MobileGym (a MobileGym build, written by others; its tree derived from the page)"
     if report.device_backend == "virtual":
         gap = f", with {report.device_gap}" if report.device_gap else ""
         return f"the VIRTUAL phone (a simulator instance behind adb{gap} — not hardware)"
@@ -127,10 +130,11 @@ def terminal_headline(report: Report) -> str:
     each policy's episodes ended in each world, and the caveats' titles (their text is in
     report.md)."""
     lines = [headline(report), report.success_means]
+    width = max(14, *(len(cell_label(report, key)) + 1 for key in _COLUMNS))
     for key in _COLUMNS:
         success, budget, false, effects, unknown, episodes = ending_cells(report, key)
         lines.append(
-            f"  {cell_label(key):<14} success {success} · goal at budget {budget} · "
+            f"  {cell_label(report, key):<{width}} success {success} · goal at budget {budget} · "
             f"false complete {false} · side effects {effects} · clean unknown {unknown} "
             f"· {episodes} episodes"
         )
@@ -146,16 +150,19 @@ def terminal_headline(report: Report) -> str:
 def headline(report: Report) -> str:
     """One sentence with the success gains, the retention and its interval."""
     r = report.retention
+    gained = "simulator" if report.sim_backend == "sim" else "MobileGym"
     if r.value is None:
         retained = f"retention is undefined: {r.undefined_reason}"
     else:
         retained = (
-            f"{100 * r.value:.1f}% of the simulator gain was retained "
+            f"{100 * r.value:.1f}% of the {gained} gain was retained "
             f"(95% CI {retention_interval(r)}, entry-level bootstrap)"
         )
+    checked = backend_label(report)
+    where = "in" if report.device_backend == "mobilegym" else "on"
     return (
-        f"Trained vs base gained {_pts(report.sim_gain)} of success in the simulator and "
-        f"{_pts(report.real_gain)} on {backend_label(report)}: {retained}."
+        f"Trained vs base gained {_pts(report.sim_gain)} of success {report.names.place('sim')} "
+        f"and {_pts(report.real_gain)} {where} {checked}: {retained}."
     )
 
 
@@ -206,8 +213,9 @@ def fingerprint_rows(report: Report) -> list[tuple[str, str, str, bool]]:
         head = key.split(" › ")[0]
         return ({"spec": 0, "kind": 1, "observed": 3}.get(head, 2), key)
 
-    def label(key: str) -> str:  # the pages call the phone side "phone"
-        return key.replace("observed › real", "observed › phone", 1)
+    def label(key: str) -> str:  # the pages name the worlds (the JSON says sim and real)
+        key = key.replace("observed › sim", f"observed › {report.names.name('sim')}", 1)
+        return key.replace("observed › real", f"observed › {report.names.name('real')}", 1)
 
     return [
         (label(key), base.get(key, "—"), trained.get(key, "—"), base.get(key) == trained.get(key))
@@ -225,11 +233,11 @@ def _fingerprint(report: Report) -> list[str]:
     return lines
 
 
-def _group_table(title: str, rows: list[GroupRow]) -> list[str]:
+def _group_table(report: Report, title: str, rows: list[GroupRow]) -> list[str]:
     lines = [
         f"## {title}",
         "",
-        "| group | tasks | " + " | ".join(map(cell_label, _COLUMNS)) + " |",
+        "| group | tasks | " + " | ".join(cell_label(report, c) for c in _COLUMNS) + " |",
         "|---|---|" + "---|" * len(_COLUMNS),
     ]
     for row in rows:
@@ -248,14 +256,15 @@ def _caveats(report: Report) -> list[str]:
 
 def _gains(report: Report) -> list[str]:
     r = report.retention
+    sim, real = (f"{report.names.name(world)} gain" for world in ("sim", "real"))
     return [
         "## Gains (trained − base; entry-level paired bootstrap, 95% intervals)",
         "",
         "| | value | 95% interval |",
         "|---|---|---|",
-        f"| sim gain | {_pts(report.sim_gain)} | {gain_interval(report.sim_gain_interval)} |",
-        f"| phone gain | {_pts(report.real_gain)} | {gain_interval(report.real_gain_interval)} |",
-        f"| retention (phone gain / sim gain) | {percent(r.value)} | {retention_interval(r)} |",
+        f"| {sim} | {_pts(report.sim_gain)} | {gain_interval(report.sim_gain_interval)} |",
+        f"| {real} | {_pts(report.real_gain)} | {gain_interval(report.real_gain_interval)} |",
+        f"| retention ({real} / {sim}) | {percent(r.value)} | {retention_interval(r)} |",
         "",
     ]
 
@@ -272,22 +281,42 @@ def _endings(report: Report) -> list[str]:
     for key in _COLUMNS:
         policy, _, world = key.partition("/")
         lines.append(
-            f"| {policy} | {world_label(world)} | {' | '.join(ending_cells(report, key))} |"
+            f"| {policy} | {world_label(report, world)} | {' | '.join(ending_cells(report, key))} |"
         )
     return [*lines, "", ENDING_NOTE, ""]
 
 
 def _agreement(report: Report) -> str:
-    """The sim-phone agreement in words: on success, and on the outcome class."""
+    """The agreement of the two worlds in words: on success, and on the outcome class."""
     same = (
         ""
         if report.class_agreement is None
         else f"; {percent(report.class_agreement)} end in the same outcome class"
     )
     return (
-        f"Sim–phone agreement: {percent(report.agreement)} of paired episodes succeed in both "
-        f"worlds or in neither{same}."
+        f"{_agreement_name(report)}: {percent(report.agreement)} of paired episodes succeed "
+        f"in both worlds or in neither{same}."
     )
+
+
+def _agreement_name(report: Report) -> str:
+    """``Sim–phone agreement`` (or the worlds' names: ``Sim–MobileGym agreement``)."""
+    sim, real = report.names.name("sim"), report.names.name("real")
+    return f"{sim[0].upper()}{sim[1:]}–{real} agreement"
+
+
+def _not_posed(report: Report) -> list[str]:
+    """The suite entries one world cannot pose, left out of both, with why."""
+    if not report.not_posed:
+        return []
+    lines = [
+        "## Not posed (left out of both worlds)",
+        "",
+        "| entry | why |",
+        "|---|---|",
+    ]
+    lines += [f"| {label} | {_cell(why)} |" for label, why in sorted(report.not_posed.items())]
+    return [*lines, ""]
 
 
 def _rates(report: Report) -> list[str]:
@@ -298,14 +327,14 @@ def _rates(report: Report) -> list[str]:
         "|---|---|---|---|",
     ]
     lines += [
-        f"| {world_label(m.world)} | {m.base_only} | {m.trained_only} | {m.p_value:.4f} |"
+        f"| {world_label(report, m.world)} | {m.base_only} | {m.trained_only} | {m.p_value:.4f} |"
         for m in report.mcnemar
     ]
     return [*lines, "", _agreement(report), ""]
 
 
 def _start_parity(report: Report) -> list[str]:
-    """Whether each pair started from the same phone, and the pairs that did not."""
+    """Whether each pair started from the same state, and the pairs that did not."""
     parity = report.start_parity
     if parity is None:
         return []
@@ -325,9 +354,10 @@ def _cell(text: str) -> str:
 
 def _buckets(report: Report) -> list[str]:
     lines = [
-        "## Buckets (by simulator rates, as in the MobileGym paper; stable-fail: never solved)",
+        f"## Buckets (by {report.names.name('sim')} rates, as in the MobileGym paper; "
+        "stable-fail: never solved)",
         "",
-        "| bucket | tasks | " + " | ".join(map(cell_label, _COLUMNS)) + " |",
+        "| bucket | tasks | " + " | ".join(cell_label(report, c) for c in _COLUMNS) + " |",
         "|---|---|" + "---|" * len(_COLUMNS),
     ]
     for row in report.buckets:
@@ -340,7 +370,8 @@ def _per_task(report: Report) -> list[str]:
     lines = [
         "## Per task",
         "",
-        "| task | bucket | sim gain | phone gain | agreement | replays |",
+        f"| task | bucket | {report.names.name('sim')} gain | {report.names.name('real')} gain "
+        "| agreement | replays |",
         "|---|---|---|---|---|---|",
     ]
     for row in report.per_task:
@@ -362,7 +393,7 @@ def _footer(versions: Mapping[str, str] | None) -> list[str]:
 def render_markdown(report: Report, versions: Mapping[str, str] | None = None) -> str:
     """The whole report as Markdown; ``versions`` (the run manifest's) make its footer."""
     lines = [
-        "# Sim-to-real transfer report",
+        f"# {report.names.title}",
         "",
         headline(report),
         "",
@@ -377,8 +408,9 @@ def render_markdown(report: Report, versions: Mapping[str, str] | None = None) -
         *_rates(report),
         *_start_parity(report),
         *_buckets(report),
-        *_group_table("By level", report.levels),
-        *_group_table("By app", report.apps),
+        *_group_table(report, "By level", report.levels),
+        *_group_table(report, "By app", report.apps),
+        *_not_posed(report),
         *_per_task(report),
         *_dropped(report),
         *_fingerprint(report),
@@ -403,6 +435,6 @@ def _dropped(report: Report) -> list[str]:
             error = (cell.error or "").replace("|", "\\|").replace("\n", " ")
             lines.append(
                 f"| {entry.task_id} (seed {entry.seed}, {entry.lang}) | {entry.repeat} | "
-                f"{cell.policy}/{world_label(cell.world)} | {cell.reason} | {error} |"
+                f"{cell.policy}/{world_label(report, cell.world)} | {cell.reason} | {error} |"
             )
     return lines

@@ -59,7 +59,11 @@ def _announce(running: RunningConsole) -> None:
 
 def console_command(
     device: Annotated[
-        str, typer.Option(help="'sim', 'virtual', or the serial of an adb device.")
+        str,
+        typer.Option(
+            help="'sim', 'virtual', a MobileGym build (mobilegym:PATH, mobilegym:URL), or the "
+            "serial of an adb device."
+        ),
     ] = "virtual",
     policy: Annotated[
         str | None,

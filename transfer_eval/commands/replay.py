@@ -96,10 +96,11 @@ def _paired_config(store: RunStore) -> PairedConfig:
     """The run's PairedConfig; a manifest this version cannot read is one line."""
     from pydantic import ValidationError
 
-    from transfer_eval.paired import PairedConfig
+    from transfer_eval.paired import RECORDED, PairedConfig
 
     try:
-        return PairedConfig.model_validate({**store.manifest.config, "out": store.root})
+        config = {**store.manifest.config, "out": store.root}
+        return PairedConfig.model_validate(config, context={RECORDED: True})
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(part) for part in first["loc"]) or "config"
@@ -114,8 +115,13 @@ def _device_title(store: RunStore, records: dict[str, EpisodeRecord]) -> str:
     from transfer_eval.finalize import device_title
 
     config = _paired_config(store)
-    phone = [r.backend for r in records.values() if r.backend and r.backend.kind != "sim"]
-    backend = phone[0].kind if phone else ("virtual" if config.device == "virtual" else "device")
+    phone = [r.backend for k, r in records.items() if r.backend and "__real__" in k]
+    if phone:
+        backend = phone[0].kind
+    elif config.device.startswith("mobilegym:"):
+        backend = "mobilegym"
+    else:
+        backend = "virtual" if config.device == "virtual" else "device"
     return device_title(config, backend, phone[0].model if phone else None)
 
 
@@ -126,10 +132,13 @@ def _table(
 
     from transfer_eval.paired import ROLES
 
+    config = _paired_config(store)
+    sim = "MobileGym" if config.sim.startswith("mobilegym:") else "sim"
+    real = "MobileGym" if config.device.startswith("mobilegym:") else "phone"
     table = Table(title=f"replays in {store.root}")
     table.add_column("task", no_wrap=True)
     for role in ROLES:
-        table.add_column(f"{role} sim / phone")
+        table.add_column(f"{role} {sim} / {real}")
     for label in labels:
         table.add_row(label, *(_outcomes(records, damaged, label, role) for role in ROLES))
     return table

@@ -54,7 +54,20 @@ PairedGuard = Annotated[
 
 def transfer_eval_command(
     ctx: typer.Context,
-    device: Annotated[str, typer.Option(help="An adb serial, or 'virtual'.")] = "virtual",
+    device: Annotated[
+        str,
+        typer.Option(
+            help="Where the gain is checked: an adb serial, 'virtual', or a MobileGym build "
+            "(mobilegym:PATH to a built dist/, mobilegym:URL)."
+        ),
+    ] = "virtual",
+    sim: Annotated[
+        str,
+        typer.Option(
+            help="Where the gain was made: 'sim' (our simulator) or a MobileGym build "
+            "(mobilegym:PATH, mobilegym:URL)."
+        ),
+    ] = "sim",
     base: Annotated[str, typer.Option(help="Policy spec of the base model.")] = (
         "learned:checkpoints/base"
     ),
@@ -82,7 +95,8 @@ def transfer_eval_command(
     token: HostsTokenOption = None,
     infra_streak: InfraStreakOption = 3,
 ) -> None:
-    """Paired base/trained evaluation in the simulator and on a phone, with a report.
+    """Paired base/trained evaluation in two worlds (the simulator and a phone by
+    default; either may be a MobileGym build), with a report.
 
     With --device virtual, the reality-gap options perturb the virtual phone (pop-ups,
     animations, latency, larger text) to see how much of a gain survives them. --guard
@@ -109,6 +123,7 @@ def transfer_eval_command(
             )
             config = PairedConfig(
                 device=device,
+                sim=sim,
                 base=base,
                 trained=trained,
                 suite=suite,
@@ -179,20 +194,25 @@ def _resumed(ctx: typer.Context, run: Path) -> PairedConfig:
 
     from bridge.errors import BridgeError
     from bridge.trajectory import RunStore
-    from transfer_eval.paired import PairedConfig
+    from transfer_eval.paired import RECORDED, PairedConfig
 
     try:
         store = RunStore.open(run)
     except BridgeError as exc:
         raise fail(f"cannot resume {run}: {exc}") from exc
+    recorded = {**store.manifest.config, "out": run}
     try:
-        config = PairedConfig.model_validate({**store.manifest.config, "out": run})
+        PairedConfig.model_validate(recorded, context={RECORDED: True})
     except ValidationError as exc:
         raise fail(
             f"cannot resume {run}: it is not a transfer-eval run (its manifest has "
             f"{', '.join(sorted(store.manifest.config)) or 'no settings'}); resume it with "
             "the command that made it, or open it with `mgb replay`"
         ) from exc
+    try:
+        config = PairedConfig.model_validate(recorded)  # its MobileGym build is still there
+    except ValidationError as exc:
+        raise fail(f"cannot resume {run}: {option_error(exc)}") from exc
     original = config.model_dump()
     original.update(original.pop("gap"))
     clashes = [

@@ -1,5 +1,5 @@
-"""Starting a console: the world (simulator, virtual phone, phone), the task, the policy, the
-run directory, the guard, and the web server — and taking all of it down again.
+"""Starting a console: the world (simulator, virtual phone, phone, MobileGym), the task, the
+policy, the run directory, the guard, and the web server — and taking all of it down again.
 
 Everything a user can get wrong is checked before the world starts (:func:`check_config`):
 the policy spec, the task id, the language, a reused ``--out`` that holds another kind of run,
@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Literal
 
 import uvicorn
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from bridge.env import Env
 from bridge.errors import TrajectoryError
@@ -32,6 +32,11 @@ from bridge.taskspec import TaskSpec
 from bridge.trajectory import RunManifest, RunStore
 from device.adb import AdbTarget
 from device.env import AndroidEnv, AndroidEnvConfig
+from mobilegym.errors import MobileGymSourceError
+from mobilegym.poseable import mobilegym_refusal
+from mobilegym.source import PREFIX as MOBILEGYM_PREFIX
+from mobilegym.source import parse_source
+from mobilegym.world import MobileGym
 from policies.registry import load, parse_spec, preflight
 from sim.env import SimEnv
 from sim.server import is_loopback
@@ -59,7 +64,7 @@ class ConsoleConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     device: str = Field(min_length=1)
-    """``sim``, ``virtual``, or the serial of an adb device."""
+    """``sim``, ``virtual``, ``mobilegym:PATH``/``mobilegym:URL``, or an adb serial."""
     policy: str | None = None
     """A policy spec; ``human``: the person decides every step in the page."""
     task: str | None = None
@@ -83,11 +88,23 @@ class ConsoleConfig(BaseModel):
         """Whether the person is the policy (``--policy human``)."""
         return self.policy is not None and attended(self.policy)
 
+    @field_validator("device")
+    @classmethod
+    def _a_build_is_there(cls, device: str) -> str:
+        if device.startswith(MOBILEGYM_PREFIX):
+            try:
+                parse_source(device)
+            except MobileGymSourceError as exc:  # the option and value are said before it
+                raise ValueError(str(exc).removeprefix(f"{device}: ")) from None
+        return device
+
     @property
-    def world(self) -> Literal["sim", "virtual", "device"]:
+    def world(self) -> Literal["sim", "virtual", "device", "mobilegym"]:
         """Which kind of world ``device`` names."""
         if self.device == "sim":
             return "sim"
+        if self.device.startswith(MOBILEGYM_PREFIX):
+            return "mobilegym"
         return "virtual" if self.device == "virtual" else "device"
 
     def run_dir(self, now: datetime | None = None) -> Path:
@@ -115,6 +132,14 @@ def check_config(config: ConsoleConfig) -> None:
         parse_spec(config.policy)
     if config.task is not None:
         default_registry().get(config.task)
+        if config.world == "mobilegym":
+            spec = default_registry().instantiate(config.task, config.seed, config.lang).spec
+            why = "it carries no spec" if spec is None else mobilegym_refusal(spec)
+            if why is not None:
+                raise ConsoleSetupError(
+                    f"--task {config.task} (seed {config.seed}, {config.lang}): MobileGym "
+                    f"cannot pose it: {why}"
+                )
     elif config.policy is not None and config.policy.strip().startswith("scripted"):
         raise ConsoleSetupError(
             "--policy scripted follows a task's oracle plan: give --task ID, or another policy"
@@ -195,6 +220,11 @@ async def _world(config: ConsoleConfig) -> AsyncIterator[Callable[[], Env]]:
     if config.world == "sim":
         async with Simulator(SimConfig(pages=1)) as sim:
             yield lambda: SimEnv(sim, sim.create_instance(config.seed))
+        return
+    if config.world == "mobilegym":
+        async with MobileGym(parse_source(config.device)) as gym:
+            env = await gym.env()
+            yield lambda: env  # the console makes its env once
         return
     if config.world == "virtual":
         from device.virtual.attach import attach_virtual_phone
