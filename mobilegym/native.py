@@ -99,6 +99,7 @@ class NativePosed(BaseModel):
     seed: int
     lang: Lang
     eval_mode: EvalMode
+    level: str
     instruction: str
     max_steps: int
     params: dict[str, JsonValue]
@@ -141,6 +142,11 @@ class NativeTasks:
         self._config: Any = self._harness.runner_config(
             agent="mobilegym-bridge", model_name="mobilegym-bridge", eval_mode=eval_mode
         )
+
+    @property
+    def root(self) -> Path:
+        """The checkout's root (the folder holding ``bench_env/``), resolved."""
+        return self._harness.root
 
     # ---- listing
     @cached_property
@@ -192,6 +198,15 @@ class NativeTasks:
         the checkout lacks, for instance): their tasks are not listed."""
         return dict(self._catalog[1])
 
+    def info(self, task_id: str) -> NativeTaskInfo:
+        """What their registry says of one task.
+
+        Raises:
+            NativeTaskError: no such task in the checkout (the nearest ids are named), or its
+                suite did not load.
+        """
+        return self._info(task_id, self._class(task_id))
+
     def _class(self, task_id: str) -> Any:
         classes, broken = self._catalog
         if task_id in classes:
@@ -202,14 +217,20 @@ class NativeTasks:
                 f"{task_id}: suite {suite} of this checkout did not load ({broken[suite]})"
             )
         near = difflib.get_close_matches(task_id, classes, n=3, cutoff=0.5)
-        hint = f"; did you mean {', '.join(near)}?" if near else " (see NativeTasks.list())"
+        suites = sorted({known.split(".", 1)[0] for known in classes})
+        hint = (
+            f"; did you mean {', '.join(near)}?"
+            if near
+            else f" (ids are SUITE.Task; its suites are {', '.join(suites)})"
+        )
         raise NativeTaskError(f"MobileGym has no task {task_id!r}{hint}")
 
     # ---- posing
-    def bench_env(self, page: MobileGymPage) -> BenchEnv:
+    def bench_env(self, page: MobileGymPage, clock_ms: int | None = None) -> BenchEnv:
         """Their env's surface over ``page`` (:class:`~mobilegym.native_env.BenchEnv`): what
-        their setup and judge run on, and what their own drivers and golden plans can."""
-        return BenchEnv(page, self._harness)
+        their setup and judge run on, and what their own drivers and golden plans can;
+        ``clock_ms`` is where its reset stands the clock (else where the page's stands)."""
+        return BenchEnv(page, self._harness, clock_ms=clock_ms)
 
     def instance(self, task_id: str, seed: int, lang: Lang) -> Any:
         """Their task instance, not yet set up, as :meth:`pose` makes it: seeded as their
@@ -236,8 +257,18 @@ class NativeTasks:
         task._template_index = index
         return task
 
-    async def pose(self, task_id: str, seed: int, lang: Lang, page: MobileGymPage) -> NativePosed:
-        """Pose their task on ``page`` with their own setup, seeded as their runner seeds it.
+    async def pose(
+        self,
+        task_id: str,
+        seed: int,
+        lang: Lang,
+        page: MobileGymPage,
+        *,
+        clock_ms: int | None = None,
+    ) -> NativePosed:
+        """Pose their task on ``page`` with their own setup, seeded as their runner seeds it,
+        the page's clock standing at ``clock_ms`` (else where it stands now; a page not yet
+        loaded needs it).
 
         Raises:
             NativeTaskError: no such task in the checkout (the nearest are named), or
@@ -245,7 +276,7 @@ class NativeTasks:
             MobileGymFailed: their setup failed (a page call, a sampler finding no data).
         """
         task = self.instance(task_id, seed, lang)
-        env = self.bench_env(page)
+        env = self.bench_env(page, clock_ms)
         try:
             init_obs, _ = await self._harness.controller.setup(env, task, eval_mode=self.eval_mode)
         except BridgeError:
@@ -276,6 +307,7 @@ class NativeTasks:
             seed=seed,
             lang=lang,
             eval_mode=self.eval_mode,
+            level=task.difficulty,
             instruction=task.description,
             max_steps=self._config.get_max_steps(task),
             params={key: json_value(value) for key, value in task.params.items()},

@@ -1,34 +1,54 @@
-"""``BenchEnv``: the part of MobileGym's ``MobileGymEnv`` that their task setup calls,
-implemented over one of our :class:`~mobilegym.page.MobileGymPage` s.
+"""MobileGym's own tasks on our phones, in two directions: ``BenchEnv``, the part of their
+``MobileGymEnv`` their task setup and judge call, over one of our
+:class:`~mobilegym.page.MobileGymPage` s; and ``NativeEnv``, one of their tasks behind our
+``Env`` protocol, so our runner, policies and run format take it.
 
-Their ``BaseTask.setup(env)`` (and ``Controller.setup``, and a task's ``_prepare`` /
-``_post_sample`` hooks) call on ``env``: ``stopwatch``, ``supports_state_injection``,
-``reset``, ``warm_apps``, ``open_app``, ``get_state``, ``set_state``, ``get_observation``
-and, for tasks that seed files, ``page.evaluate``. Their judge needs ``get_state`` and
-``get_route``. That is the whole surface here: our page owns the browser context, so their
-driver never launches a browser of its own.
+**BenchEnv.** Their ``BaseTask.setup(env)`` (and ``Controller.setup``, and a task's
+``_prepare`` / ``_post_sample`` hooks) call on ``env``: ``stopwatch``,
+``supports_state_injection``, ``reset``, ``warm_apps``, ``open_app``, ``get_state``,
+``set_state``, ``get_observation`` and, for tasks that seed files, ``page.evaluate``. Their
+judge needs ``get_state`` and ``get_route``. That is the whole surface here: our page owns the
+browser context, so their driver never launches a browser of its own.
 
 Where their driver sleeps a fixed time (0.3 s after opening an app, after warming), we wait
 for the page to settle. State is read as their driver reads it — ``JSON.stringify`` of
 ``__SIM__.getState()`` with functions, symbols and DOM nodes dropped — so their judge sees
 the same values (Playwright's own serialization would keep ``undefined`` fields as None).
 Unlike their driver, a failed write raises instead of logging a warning.
+
+**NativeEnv.** A task's parameters are sampled by their setup from the phone's state, so the
+instance a policy is given exists only once the phone is posed: ``reset`` takes a task id,
+seed and language (:func:`unposed_instance`) and :attr:`NativeEnv.task` is then what their
+setup sampled (:func:`posed_instance`). The episode starts on the screen their setup leaves
+(an app's own task inside the app), as in their runner. Steps and observations are
+:class:`~mobilegym.env.MobileGymEnv`'s; the verdict is their judge's, the agent's answer
+given to it as their ``ANSWER`` text (the fields' values in field order, joined by ``, `` as
+their own runner joins an AnswerSheet's).
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 
 from bridge.errors import EnvUsageError
-from mobilegym.errors import MobileGymFailed
+from bridge.records import TaskInstance
+from bridge.schema import Observation, ObservedState, Verdict
+from mobilegym.env import MobileGymEnv
+from mobilegym.errors import MobileGymFailed, NativeTaskError
 from mobilegym.native_harness import Harness
+from mobilegym.native_verdict import answer_fields, answer_text
 from mobilegym.page import MobileGymPage
 
-__all__ = ["BenchEnv"]
+if TYPE_CHECKING:
+    from mobilegym.native import NativePosed, NativeTaskInfo, NativeTasks
+    from mobilegym.world import MobileGym
+
+__all__ = ["BenchEnv", "NativeEnv", "posed_instance", "unposed_instance"]
 
 _SETTLE_S = 5.0
 """How long a setup step waits for the page to settle before going on."""
@@ -59,6 +79,9 @@ _HAS_STORES = """(ids) => {
   return ids.every((id) => id in apps);
 }"""
 
+_INSTALLED = "() => window.__SIM__.getState().os.installedApps.map((app) => app.id)"
+"""The ids of the apps the build has."""
+
 _WARM = """async ({appIds, settleMs}) => {
   try { await window.__SIM__.preloadAppStores?.(appIds); } catch {}
   for (const id of appIds) {
@@ -74,16 +97,21 @@ class BenchEnv:
     """What MobileGym's task setup and judge call on their env, over our page.
 
     Args:
-        gym_page: The phone (loaded; it keeps its browser context).
+        gym_page: The phone (it keeps its browser context).
         harness: The checkout's harness: the app names ``open_app`` takes, their
             ``Observation`` and ``StopWatch`` (their setup times its phases on it).
+        clock_ms: Where :meth:`reset` stands the page's clock; None keeps it where it
+            stands (the page must then be loaded).
     """
 
     supports_state_injection = True
     """Their setup samples parameters from state and writes its start state."""
 
-    def __init__(self, gym_page: MobileGymPage, harness: Harness) -> None:
+    def __init__(
+        self, gym_page: MobileGymPage, harness: Harness, *, clock_ms: int | None = None
+    ) -> None:
         self._gym = gym_page
+        self._clock_ms = clock_ms
         self._app_names = harness.app_names
         self._observation = harness.observation
         self.stopwatch: Any = harness.stopwatch()
@@ -94,12 +122,20 @@ class BenchEnv:
         return self._gym.page
 
     async def reset(self, app_ids: list[str] | None = None) -> None:
-        """Their reset: clear every store, storage and file, and load the build again; the
-        page's clock stands where it stood (every app's data is awaited, not only
-        ``app_ids``')."""
-        clock_ms = await self._gym.clock()
-        await self._gym.wipe()
-        await self._gym.load(clock_ms)
+        """Their reset: clear every store, storage and file, and load the build again (a
+        page not loaded yet is only loaded); the clock stands where this env was told, else
+        where it stood (every app's data is awaited, not only ``app_ids``').
+
+        Raises:
+            EnvUsageError: the page is not loaded and this env was given no clock.
+        """
+        gym = self._gym
+        if self._clock_ms is None and not gym.loaded:
+            raise EnvUsageError("BenchEnv.reset: the page is not loaded; give clock_ms")
+        clock_ms = self._clock_ms if self._clock_ms is not None else await gym.clock()
+        if gym.loaded:
+            await gym.wipe()
+        await gym.load(clock_ms)
 
     async def warm_apps(self, app_ids: list[str], settle_ms: int = 300) -> None:
         """Open each app in turn (so its store exists), then go home."""
@@ -113,13 +149,20 @@ class BenchEnv:
         their driver.
 
         Raises:
-            MobileGymFailed: the app did not come to the front within ``timeout_ms``.
+            MobileGymFailed: the build has no such app (their driver would wait in vain), or
+                it did not come to the front within ``timeout_ms``.
         """
         app_id = self._app_names.get(app_name)
         if app_id is None and app_name.lower() in self._app_names.values():
             app_id = app_name.lower()
         if app_id is None:
             return
+        installed = await self._gym.call(_INSTALLED)
+        if app_id not in installed:
+            raise MobileGymFailed(
+                f"this MobileGym build has no {app_id} app (its apps: "
+                f"{', '.join(sorted(installed))})"
+            )
         await self._gym.call("(id) => { window.__OS__.openApp(id); }", app_id)
         try:
             await self.page.wait_for_function(
@@ -180,3 +223,144 @@ class BenchEnv:
         return self._observation(
             route=await self.get_route(), state=await self.get_state(), step_idx=0
         )
+
+
+# --------------------------------------------------------------------------- NativeEnv
+
+_Level = Literal["L1", "L2", "L3", "L4"]
+
+
+def _level(theirs: str) -> _Level | None:
+    for level in get_args(_Level):
+        if theirs == level:
+            return level  # type: ignore[no-any-return]
+    return None
+
+
+def posed_instance(posed: NativePosed) -> TaskInstance:
+    """The task instance their setup sampled: what a policy is given and a run records."""
+    return TaskInstance(
+        task_id=posed.task_id,
+        seed=posed.seed,
+        params=dict(posed.params),
+        instruction=posed.instruction,
+        lang=posed.lang,
+        level=_level(posed.level),
+        max_steps=posed.max_steps,
+        answer_fields=answer_fields(posed.answer_fields or []),
+    )
+
+
+def unposed_instance(info: NativeTaskInfo, seed: int, lang: str) -> TaskInstance:
+    """What :meth:`NativeEnv.reset` is given before their setup samples anything: the task
+    id, seed and language, and their instruction template unfilled (what a record says was
+    asked when posing failed).
+
+    Raises:
+        NativeTaskError: the task has no instruction in ``lang``.
+    """
+    found = next((offered for offered in info.templates if offered == lang), None)
+    if found is None:
+        raise NativeTaskError(
+            f"{info.task_id} has no {lang} instruction (its templates are in "
+            f"{', '.join(sorted(info.templates))})"
+        )
+    return TaskInstance(
+        task_id=info.task_id,
+        seed=seed,
+        instruction=info.templates[found][0],
+        lang=found,
+        level=_level(info.level),
+        max_steps=info.max_steps,
+    )
+
+
+class NativeEnv(MobileGymEnv):
+    """One of MobileGym's own tasks on one of our phones, as a bridge ``Env`` (see the
+    module doc): posed by their setup, stepped and observed as :class:`MobileGymEnv` steps
+    and observes, judged by their judge.
+
+    Args:
+        gym: The world the phone belongs to (its clock is where every reset stands it).
+        page: The phone (loaded by the first reset).
+        native: Their tasks, from the user's checkout.
+        **options: :class:`MobileGymEnv`'s (timeouts, screenshot format).
+    """
+
+    def __init__(
+        self, gym: MobileGym, page: MobileGymPage, native: NativeTasks, **options: Any
+    ) -> None:
+        super().__init__(gym, page, **options)
+        self.native = native
+        self._options = options
+        self._posed: NativePosed | None = None
+
+    @classmethod
+    async def open(cls, gym: MobileGym, native: NativeTasks, **options: Any) -> NativeEnv:
+        """A native env on a new phone of ``gym``."""
+        return cls(gym, await gym.page(load=False), native, **options)
+
+    @property
+    def task(self) -> TaskInstance | None:
+        """The task as their setup sampled it at the last reset (None before one)."""
+        return self._task
+
+    async def reset(self, task: TaskInstance) -> Observation:
+        """Pose ``task.task_id`` with ``task.seed`` in ``task.lang`` by their setup and
+        observe (the rest of ``task`` is not read: :attr:`task` is what was sampled).
+
+        Raises:
+            NativeTaskError: no such task in the checkout, or none of its instructions is
+                in ``task.lang`` (misuse: the ids are checked before a run).
+            MobileGymFailed: their setup failed on this page.
+        """
+        self._check_open()
+        return await self._within(self._pose(task), self.reset_timeout_s, "reset")
+
+    async def _pose(self, task: TaskInstance) -> Observation:
+        self._task, self._posed, self._answer, self._last = None, None, None, None
+        posed = await self.native.pose(
+            task.task_id, task.seed, task.lang, self.page, clock_ms=self.gym.clock_ms
+        )
+        self._backend = await self._backend_info()
+        self._posed, self._task = posed, posed_instance(posed)
+        stable = await self.page.settle(self.settle_timeout_s)
+        return await self._observe(0, stable, None)
+
+    async def verdict(self) -> Verdict:
+        """Their judge's verdict on the phone now (:meth:`NativeTasks.judge`)."""
+        self._check_open()
+        if self._posed is None or self._task is None:
+            raise EnvUsageError("no task to judge: call reset(task) first")
+        answer = answer_text(self._task.answer_fields, self._answer)
+        return await self.native.judge(self._posed, self.page, answer)
+
+    def start_state(self) -> ObservedState | None:
+        """None: their tasks are posed by their setup, not from facts we observe."""
+        return None
+
+    async def fork(self, n: int) -> Sequence[NativeEnv]:
+        """``n`` new phones posed with this episode's task by their setup (which samples the
+        same instance from the same seed). Only before the first step.
+
+        Raises:
+            EnvUsageError: no episode, or it has taken a step (MobileGym cannot copy a page).
+        """
+        self._check_open()
+        if self._task is None or self._last is None or self._last.step != 0:
+            raise EnvUsageError(
+                "a MobileGym env forks by posing its task again on new phones: fork at the "
+                "start of an episode (after reset, before any step)"
+            )
+        if n < 1:
+            raise ValueError(f"fork needs n >= 1, got {n}")
+        forks: list[NativeEnv] = []
+        try:
+            for _ in range(n):
+                forks.append(await NativeEnv.open(self.gym, self.native, **self._options))
+                await forks[-1].reset(self._task)
+        except BaseException:
+            for fork in forks:
+                await fork.close()
+            raise
+        return forks

@@ -12,6 +12,7 @@ once. ``bench_env`` is one module tree per process, so one process drives one ch
 from __future__ import annotations
 
 import importlib
+import re
 import shutil
 import subprocess
 import sys
@@ -152,6 +153,29 @@ def _git(root: Path, *args: str) -> str | None:
     return done.stdout.strip() if done.returncode == 0 else None
 
 
+_PROVENANCE = "PROVENANCE.md"
+"""A note a copy of MobileGym made without git may carry, naming the commit it was taken from."""
+_NOTED_COMMIT = re.compile(r"\bcommit\s+`([0-9a-f]{7,40})`")
+"""A commit as such a note names it: the word, then the hash in backticks."""
+
+
+def _commit(root: Path) -> tuple[str, str, str]:
+    """(the commit, where it was read, whether the tree has local changes): git's HEAD in a
+    git checkout; else the one commit a ``PROVENANCE.md`` names (its dirtiness unknown);
+    else ``unknown`` throughout. A note naming several commits is no answer either."""
+    head = _git(root, "rev-parse", "HEAD")
+    if head:
+        status = _git(root, "status", "--porcelain", "--untracked-files=no")
+        return head, "git", UNKNOWN if status is None else str(bool(status)).lower()
+    note = root / _PROVENANCE
+    named = (
+        set(_NOTED_COMMIT.findall(note.read_text(encoding="utf-8"))) if note.is_file() else set()
+    )
+    if len(named) == 1:
+        return named.pop(), _PROVENANCE, UNKNOWN
+    return UNKNOWN, UNKNOWN, UNKNOWN
+
+
 def _version_axes(root: Path) -> dict[str, str]:
     if not (root / "bench_env" / "version.py").is_file():
         return {axis.lower(): UNKNOWN for axis in VERSION_AXES}
@@ -160,17 +184,17 @@ def _version_axes(root: Path) -> dict[str, str]:
 
 
 def fingerprint(harness: Harness) -> dict[str, str]:
-    """Which harness judged: the checkout, its git commit and whether it had local changes
-    (``unknown`` when it is no git checkout), and ``bench_env/version.py``'s four version
-    axes (``unknown`` when the file is absent, as in v0.1.0)."""
+    """Which harness judged: the checkout; its commit, where that was read (``git``, or
+    ``PROVENANCE.md`` for a copy made without git) and whether it had local changes
+    (``unknown`` where nothing says); and ``bench_env/version.py``'s four version axes
+    (``unknown`` when the file is absent, as in v0.1.0). Nothing is guessed."""
     root = harness.root
-    commit = _git(root, "rev-parse", "HEAD")
-    status = _git(root, "status", "--porcelain", "--untracked-files=no") if commit else None
-    dirty = UNKNOWN if status is None else str(bool(status)).lower()
+    commit, source, dirty = _commit(root)
     return {
         "harness": "mobilegym bench_env",
         "checkout": str(root),
-        "git_commit": commit or UNKNOWN,
-        "git_dirty": dirty,
+        "commit": commit,
+        "commit_from": source,
+        "dirty": dirty,
         **_version_axes(root),
     }

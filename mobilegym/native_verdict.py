@@ -1,4 +1,6 @@
-"""MobileGym's ``JudgeResult`` as our :class:`~bridge.schema.Verdict`.
+"""MobileGym's ``JudgeResult`` as our :class:`~bridge.schema.Verdict`, and answers across the
+border: their AnswerSheet fields as our :class:`~bridge.schema.AnswerField` s, our answer
+action as their ``ANSWER`` text.
 
 Their judge (``BaseTask.evaluate``: ``check_goals`` and the side-effect rules) gives
 ``success``, ``clean``, ``progress``, ``issues`` — one per check, ``{field, expected, actual,
@@ -10,19 +12,23 @@ its ``evidence``.
 
 A ``judge_error`` is their judge failing (a task bug by their rules, never the agent's doing),
 so it is an infrastructure failure here, not a failed episode.
+
+An answer reaches their judge as text in their ``text`` mode: our answer action's values in
+their fields' order, joined by ``, `` as their runner joins a filled AnswerSheet's.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, Literal
 
 from pydantic import JsonValue
 
-from bridge.schema import CheckResult, Verdict
+from bridge.schema import AnswerField, AnswerValue, CheckResult, Verdict
 from mobilegym.errors import MobileGymFailed
 
-__all__ = ["JUDGE_NOTE", "json_value", "verdict_from_judge"]
+__all__ = ["JUDGE_NOTE", "answer_fields", "answer_text", "json_value", "verdict_from_judge"]
 
 JUDGE_NOTE = "judged by MobileGym's bench_env"
 """The start of every check line's ``evidence``: whose judge made the verdict."""
@@ -77,3 +83,32 @@ def verdict_from_judge(result: Any, task_id: str, *, query: bool) -> Verdict:
         kind="answer" if query else "state",
         deterministic=True,
     )
+
+
+def answer_fields(theirs: Sequence[JsonValue]) -> list[AnswerField]:
+    """Their AnswerSheet fields (``{type, label, hint?, options?}``) as ours: ``answer``, or
+    ``answer1``, ``answer2``, ... in their order; a ``choice`` with options keeps them, a
+    ``number`` stays one, anything else is text; a hint is said after the label."""
+    names = ["answer"] if len(theirs) == 1 else [f"answer{i}" for i in range(1, len(theirs) + 1)]
+    fields = []
+    for name, field in zip(names, theirs, strict=True):
+        given = field if isinstance(field, dict) else {}
+        hint, options = given.get("hint"), given.get("options")
+        label = str(given.get("label") or "") + (f" ({hint})" if hint else "")
+        if given.get("type") == "choice" and isinstance(options, list) and options:
+            fields.append(AnswerField(name=name, kind="choice", label=label,
+                                      choices=[str(option) for option in options]))  # fmt: skip
+        else:
+            kind: Literal["number", "text"] = "number" if given.get("type") == "number" else "text"
+            fields.append(AnswerField(name=name, kind=kind, label=label))
+    return fields
+
+
+def answer_text(fields: Sequence[AnswerField], answer: dict[str, AnswerValue] | None) -> str | None:
+    """The agent's answer as their ``ANSWER`` text: the fields' values in field order (any
+    other names after them), joined by ``, ``; None when it gave none."""
+    if answer is None:
+        return None
+    known = [field.name for field in fields if field.name in answer]
+    order = known + [name for name in answer if name not in known]
+    return ", ".join(str(answer[name]) for name in order)

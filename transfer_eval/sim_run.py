@@ -2,46 +2,36 @@
 
 The composition root for one world: it builds the simulator, instantiates tasks, picks the
 policy, and records everything with :mod:`bridge.trajectory` (frames, trees, steps,
-verdicts), then writes an ``index.html`` a person can open to see what happened.
+verdicts), then writes an ``index.html`` a person can open to see what happened
+(:func:`transfer_eval.grid_run.record_grid`, which every single-world run shares).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
-from typing import Literal
+from typing import ClassVar, Literal
 
 from pydantic import Field
 
-from bridge.breaker import InfraBreaker
 from bridge.env import ForkableEnv
 from bridge.records import EpisodeRecord
-from bridge.runner import run_episodes
-from bridge.trajectory import RunManifest, RunStore
-from policies.registry import preflight
-from transfer_eval.episode_view import write_run_index
-from transfer_eval.jobs import GRID, EpisodeGrid, grid_jobs
-from transfer_eval.policy_factory import run_versions, tree_xml
-from transfer_eval.resume_notes import announce_resume
+from bridge.trajectory import RunStore
+from transfer_eval.grid_run import Done, GridRun, play_jobs, record_grid
+from transfer_eval.jobs import grid_jobs
 from transfer_eval.sim_source import SimSource, sim_envs
 
 __all__ = ["SimRunConfig", "run_sim"]
 
 
-class SimRunConfig(EpisodeGrid):
+class SimRunConfig(GridRun):
     """What to run: tasks x seeds x languages with one policy, into ``out``."""
 
-    policy: str = "scripted"
-    out: Path
     pages: int = Field(default=2, ge=1)
-    concurrency: int = Field(default=2, ge=1)
     answer_mode: Literal["action", "sheet"] = "action"
-    step_timeout_s: float = Field(default=60.0, gt=0)
     source: SimSource = SimSource()
     """Where the envs live (``--ray`` / ``--hosts``); not part of what the run measures."""
-    infra_errors_in_a_row: int = Field(default=3, ge=0)
-    """Stop after this many episodes in a row end in the same infra error (0: never); not
-    part of what the run measures either."""
+
+    NOT_MEASURED: ClassVar[frozenset[str]] = GridRun.NOT_MEASURED | {"source"}
 
 
 async def run_sim(
@@ -55,28 +45,14 @@ async def run_sim(
         RunLocked: another process writes ``config.out`` (nothing is written).
         InfraErrorsInARow: the same infra error ended too many episodes in a row.
     """
-    await preflight(config.policy)  # a typo or a dead endpoint: one error, before any episode
-    manifest = RunManifest(
-        config=config.model_dump(mode="json", exclude={"out", "source", "infra_errors_in_a_row"}),
-        versions=run_versions(),
-        seeds=list(config.seeds),
-    )
-    announce_resume(config.out)  # a damaged episode is re-run: say so first
-    done = InfraBreaker(config.infra_errors_in_a_row).watch(on_done)
-    with RunStore.create(config.out, manifest, resume=True, extendable=GRID, lock=True) as store:
+
+    async def play(store: RunStore, done: Done) -> list[EpisodeRecord]:
         async with sim_envs(config.source, pages=config.pages) as sims:
 
             async def make_env() -> ForkableEnv:
                 return await sims.env(answer_mode=config.answer_mode)
 
             jobs = grid_jobs(config, sims.tasks, config.policy, make_env)
-            records = await run_episodes(
-                jobs,
-                store=store,
-                concurrency=config.concurrency,
-                step_timeout_s=config.step_timeout_s,
-                tree_xml=tree_xml,
-                on_episode_done=done,
-            )
-        write_run_index(store)
-    return records
+            return await play_jobs(config, jobs, store, done)
+
+    return await record_grid(config, {}, play, on_done)

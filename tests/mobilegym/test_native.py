@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import importlib
 import os
+import shutil
 import subprocess
 import sys
 import warnings
@@ -30,12 +31,14 @@ import pytest
 import pytest_asyncio
 
 from bridge.browser import launch_chromium
+from bridge.env_checker import check_env
 from bridge.errors import EnvUsageError
-from bridge.schema import Verdict
+from bridge.schema import AnswerAction, AnswerValue, Verdict
 from mobilegym.errors import MobileGymFailed, MobileGymSourceError, NativeTaskError
 from mobilegym.native import Lang, NativePosed, NativeTasks, template_lang
-from mobilegym.native_harness import EXTRA
-from mobilegym.native_verdict import JUDGE_NOTE, verdict_from_judge
+from mobilegym.native_env import NativeEnv, unposed_instance
+from mobilegym.native_harness import EXTRA, Harness, fingerprint
+from mobilegym.native_verdict import JUDGE_NOTE, answer_fields, answer_text, verdict_from_judge
 from mobilegym.page import CSS_SIZE, MobileGymPage
 from mobilegym.world import MobileGym
 from tests.mobilegym.conftest import SHARED_DIST
@@ -167,9 +170,72 @@ def test_an_unknown_task_or_language_is_refused_with_what_there_is(native: Nativ
 def test_the_fingerprint_says_which_harness(native: NativeTasks) -> None:
     found = native.fingerprint()
     assert found["checkout"] == str(CHECKOUT.resolve())
-    # the shared copy is no git checkout, and v0.1.0 has no bench_env/version.py
-    assert found["git_commit"] == "unknown" and found["harness_version"] == "unknown"
+    if CHECKOUT.resolve() == SHARED_DIST.parent.resolve():
+        # the shared copy is no git checkout: its PROVENANCE.md names the commit, and
+        # v0.1.0 has no bench_env/version.py
+        assert (found["commit"], found["commit_from"], found["dirty"]) == (
+            "093a329",
+            "PROVENANCE.md",
+            "unknown",
+        )
+        assert found["harness_version"] == "unknown"
     assert {"taskset_version", "sim_version", "data_version", "eval_mode"} <= set(found)
+
+
+def _fingerprint_of(root: Path) -> dict[str, str]:
+    """The fingerprint of a folder as a checkout (nothing of bench_env is read from it)."""
+    fields = {name: None for name in Harness.__dataclass_fields__ if name != "root"}
+    return fingerprint(Harness(root=root, **fields))  # type: ignore[arg-type]
+
+
+def test_a_commit_is_read_from_git_or_a_provenance_note_and_never_guessed(
+    tmp_path: Path,
+) -> None:
+    assert _fingerprint_of(tmp_path)["commit"] == "unknown"
+    note = tmp_path / "PROVENANCE.md"
+    note.write_text("Upstream: MobileGym, release v0.1.0, commit\n  `093a329` (a merge)\n")
+    found = _fingerprint_of(tmp_path)
+    assert (found["commit"], found["commit_from"], found["dirty"]) == (
+        "093a329",
+        "PROVENANCE.md",
+        "unknown",
+    )
+    note.write_text("commit `093a329`, then commit `6cb0d5c`; commit messages say why\n")
+    assert _fingerprint_of(tmp_path)["commit_from"] == "unknown"  # two named: no answer
+    git = shutil.which("git")
+    if git is None:
+        return
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t",
+           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}  # fmt: skip
+    for args in (["init", "-q"], ["add", "PROVENANCE.md"], ["commit", "-qm", "x"]):
+        subprocess.run([git, "-C", str(tmp_path), *args], check=True, env=env)
+    head = subprocess.run(
+        [git, "-C", str(tmp_path), "rev-parse", "HEAD"], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    found = _fingerprint_of(tmp_path)
+    assert (found["commit"], found["commit_from"], found["dirty"]) == (head, "git", "false")
+    note.write_text("changed\n")
+    assert _fingerprint_of(tmp_path)["dirty"] == "true"
+
+
+def test_their_answer_fields_and_our_answer_as_their_text() -> None:
+    fields = answer_fields(
+        [
+            {"type": "choice", "label": "更多的", "options": ["A更多", "B更多"]},
+            {"type": "number", "label": "A数量"},
+            {"type": "text", "label": "时间", "hint": "如：14:30", "matcher": "time"},
+        ]
+    )
+    assert [(f.name, f.kind, f.label, f.choices) for f in fields] == [
+        ("answer1", "choice", "更多的", ["A更多", "B更多"]),
+        ("answer2", "number", "A数量", None),
+        ("answer3", "text", "时间 (如：14:30)", None),
+    ]
+    assert [f.name for f in answer_fields([{"type": "number", "label": "n"}])] == ["answer"]
+    given: dict[str, AnswerValue] = {"answer3": "09:30", "answer1": "A更多", "answer2": 3}
+    assert answer_text(fields, given) == "A更多, 3, 09:30"  # field order, as their sheet's
+    assert answer_text(fields, {"answer2": 3, "other": True}) == "3, True"
+    assert answer_text(fields, None) is None
 
 
 def test_a_copied_record_cannot_be_judged() -> None:
@@ -179,6 +245,7 @@ def test_a_copied_record_cannot_be_judged() -> None:
             "seed": 0,
             "lang": "zh",
             "eval_mode": "text",
+            "level": "L1",
             "instruction": "x",
             "max_steps": 15,
             "params": {},
@@ -357,3 +424,45 @@ async def test_an_answer_reaches_their_judge_as_text_or_on_their_answer_sheet(
     assert not (await grounded.judge(posed, ours, truth)).success  # the sheet holds it
     await ours.set_state({"apps": {"answer_sheet": {"answers": {"0": truth}, "submitted": True}}})
     assert (await grounded.judge(posed, ours, None)).success
+
+
+@pytest.mark.browser
+@pytest.mark.asyncio(loop_scope="module")
+async def test_their_task_as_our_env_takes_an_answer_action_to_their_judge(
+    gym: MobileGym, native: NativeTasks
+) -> None:
+    """``NativeEnv``: reset with the unposed task gives the sampled one; our answer action
+    reaches their judge as text; a wrong one fails; their setup leaves the episode in the app."""
+    unposed = unposed_instance(native.info("clock.CountAlarms"), 3, "zh")
+    assert unposed.instruction == "时钟里一共有几个闹钟" and unposed.params == {}
+    env = await NativeEnv.open(gym, native)
+    try:
+        first = await env.reset(unposed)
+        task = env.task
+        assert task is not None and task.task_id == "clock.CountAlarms" and task.level == "L3"
+        assert [(f.name, f.kind, f.label) for f in task.answer_fields] == [
+            ("answer", "number", "闹钟数量")
+        ]
+        assert first.step == 0 and first.foreground.package == "com.android.deskclock"
+        assert env.start_state() is None
+        [fork] = await env.fork(1)  # posed again by their setup: the same sampled instance
+        try:
+            assert isinstance(fork, NativeEnv) and fork.task == task
+        finally:
+            await fork.close()
+        alarms = (await env.page.state())["apps"]["clock"]["alarms"]
+        await env.step(AnswerAction(fields={"answer": len(alarms) + 1}))
+        wrong = await env.verdict()
+        assert not wrong.success and wrong.kind == "answer"
+        await env.step(AnswerAction(fields={"answer": len(alarms)}))
+        right = await env.verdict()
+        assert right.success and (right.checks[0].evidence or "").startswith(JUDGE_NOTE)
+    finally:
+        await env.close()
+
+
+@pytest.mark.browser
+@pytest.mark.asyncio(loop_scope="module")
+async def test_native_env_keeps_the_env_contract(gym: MobileGym, native: NativeTasks) -> None:
+    task = unposed_instance(native.info("clock.ToggleAlarm"), 0, "zh")
+    await check_env(lambda: NativeEnv.open(gym, native), task, name="NativeEnv")
