@@ -97,10 +97,11 @@ class MobileGymActuator:
         if stroke.kind == "long_press":
             return await self.press(start, duration_ms)
         fling = stroke.kind == "fling"
-        options = {**_PHYSICAL, "ms": duration_ms, "inertia": fling}
+        moving_ms = _moving_ms(path, duration_ms)
+        options = {**_PHYSICAL, "ms": moving_ms, "inertia": fling}
         await self._input("swipe", {"x": start.x, "y": start.y}, {"x": end.x, "y": end.y}, options)
         return Performed(
-            f"__SIM_INPUT__.swipe {start.x} {start.y} {end.x} {end.y} {duration_ms}",
+            f"__SIM_INPUT__.swipe {start.x} {start.y} {end.x} {end.y} {moving_ms}",
             {"stroke": stroke.kind},
         )
 
@@ -147,3 +148,19 @@ class MobileGymActuator:
         await self.page.set_clock(clock + round(seconds * 1000))
         await asyncio.sleep(seconds)  # the action itself is "let time pass"
         return Performed("wait")
+
+
+def _moving_ms(path: Sequence[IntPoint], duration_ms: int) -> int:
+    """How long the finger of ``path`` (points evenly spaced over ``duration_ms``) moves: a
+    hold at its end (a scroll's, so that it lifts without a fling) is no travel.
+
+    MobileGym's ``swipe`` has no hold: its finger moves for all of ``ms`` and lifts. Its rows'
+    press timers are cancelled by no move (Clock's alarm rows select themselves after 450 ms
+    held), so a drag spread over a held stroke's whole duration would select the row that a
+    phone scrolls; without inertia it lifts with no fling all the same.
+    """
+    last = len(path) - 1
+    moving = last
+    while moving > 0 and path[moving - 1] == path[last]:
+        moving -= 1
+    return round(duration_ms * moving / last) if moving else duration_ms

@@ -345,11 +345,54 @@
     }
   }
 
+  // ---- a control that nothing names (no text, description or hint in it) is named by its
+  // icon: a name inside it (aria-label, title, alt, an SVG's <title>), else the icon's own
+  // name, from an icon library's class (`lucide-arrow-left`: "arrow left") or from the file
+  // its picture is (an <img>'s src, a CSS mask or background image: `icon_back.svg`).
+  const labelled = (kids) => kids.some((k) => k.f.text || k.f.desc || k.f.hint || labelled(k.kids));
+  const ICON_SCAN = 40;  // elements looked at inside one control, in document order
+  const ICON_FILE = /\.(svg|png|webp|jpe?g|gif|avif)$/i;
+  function fileStem(url) {
+    const file = (url || '').split(/[?#]/)[0].split('/').pop() || '';
+    if (!ICON_FILE.test(file)) return '';
+    try { return decodeURIComponent(file.replace(/\.[^.]+$/, '')); } catch (e) { return ''; }
+  }
+  const cssUrl = (v) => { const m = /url\(["']?([^"')]+)["']?\)/.exec(v || ''); return m ? m[1] : ''; };
+  function iconOf(e, top) {
+    if (e !== top) {
+      const named = describe(e, e.tagName);
+      if (named) return named;
+    }
+    if (e.tagName === 'svg') {
+      for (const c of e.classList) {
+        const m = /^lucide-(.+?)(-icon)?$/.exec(c);
+        if (m) return m[1].replace(/-/g, ' ');
+      }
+    }
+    if (e.tagName === 'IMG') return fileStem(e.currentSrc || e.getAttribute('src'));
+    if (e.childElementCount) return '';
+    const cs = style(e);
+    return fileStem(cssUrl(cs.maskImage || cs.webkitMaskImage))
+      || fileStem(cssUrl(cs.backgroundImage));
+  }
+  function iconName(el) {
+    const seen = [el, ...Array.prototype.slice.call(el.querySelectorAll('*'), 0, ICON_SCAN)];
+    for (const e of seen) {
+      if (e !== el && (SKIP_TAGS.has(e.tagName) || e.getClientRects().length === 0)) continue;
+      const name = squash(iconOf(e, el));
+      if (name) return name;
+    }
+    return '';
+  }
+
   const nodes = [];
   const active = document.activeElement;
   function emit(n, parent, index) {
     mergeButton(n);
     const f = n.f;
+    if ((f.clickable || f.long) && !f.text && !f.desc && !f.hint && !labelled(n.kids)) {
+      f.desc = iconName(n.el);
+    }
     const id = nodes.length;
     const rid = n.el.id || n.el.getAttribute('data-trigger') || '';
     nodes.push({

@@ -10,7 +10,16 @@ marks such an observation as derived from the page; nothing here does.
 - ``text``: the visible text (``innerText``) of an element with text of its own; the
   elements inside it add no text nodes. An input's value (bullets for a password).
 - ``content_desc``: ``aria-label``, ``title``, an image's ``alt``, an SVG's ``<title>``;
-  a button whose only child is such an icon takes its description.
+  a button whose only child is such an icon takes its description. A clickable or
+  long-clickable node that nothing names (no text, description or hint in it or below it:
+  MobileGym's icon-only buttons) is named by its icon, the first one inside it that is laid
+  out: a name the icon has (the attributes above), else the icon's own name, from an icon
+  library's class (lucide's ``lucide-arrow-left``: "arrow left") or from the file its picture
+  is drawn from (an ``<img>``'s ``src``, a CSS mask or background image:
+  ``miuix_action_icon_back_light``). Only controls are named so: a picture that does nothing
+  adds no node. What stays unnamed has no name in the page at all (icons drawn as bare SVG
+  paths: Sms's send button, the keyboard's shift and delete keys; switches drawn as a track
+  and a thumb).
 - ``hint``: ``placeholder``. ``resource_id``: the element's ``id`` or ``data-trigger``
   (MobileGym's navigation ids), qualified as ``<package>:id/<name>`` as Android does.
 - ``class_name``: EditText (inputs, textareas, contenteditable), CheckBox / RadioButton,

@@ -170,6 +170,7 @@ async def test_covered_nodes_are_dropped(gym: MobileGym) -> None:
             and n.center_px[0] > width / 2
             and height * 0.7 < n.center_px[1] < height * 0.95
         )
+        assert add.content_desc == "plus"  # its icon's name: nothing else names it
         await tap(page, add)  # the add-alarm sheet, over a scrim
         found = texts(await derived_tree(page, PACKAGE))
     assert "添加闹钟" in found
@@ -188,3 +189,51 @@ async def test_taps_at_node_centres_change_the_route(gym: MobileGym) -> None:
             await page.call("() => window.__OS__.handleBack()")
             await _settled(page)
             assert await page.route() == ("settings", "/")
+
+
+ICONS = """
+<div id="mgb-icons" style="position: fixed; left: 0; top: 160px; width: 360px; height: 240px;
+     background: #fff; z-index: 2147483647; display: flex; flex-wrap: wrap; gap: 8px">
+  <div role="button" id="lucide"><svg class="lucide lucide-arrow-left" aria-hidden="true"
+    width="24" height="24"><path d="M19 12H5"></path></svg></div>
+  <div role="button" id="masked"><span aria-hidden="true" style="display: inline-block;
+    width: 22px; height: 22px; background-color: currentcolor;
+    mask-image: url('/icons/app/icon_back_light.svg')"></span></div>
+  <div role="button" id="backed"><i style="display: inline-block; width: 20px; height: 20px;
+    background-image: url('/icons/app/ic_share.webp?v=2')"></i></div>
+  <div role="button" id="image"><img src="/icons/app/ic_send.png" width="24" height="24"></div>
+  <div role="button" id="titled"><span><svg width="24" height="24"><title>Send</title>
+    <path d="M0 0h4"></path></svg><svg class="lucide lucide-x" width="24" height="24"></svg>
+    </span></div>
+  <div role="button" id="hidden-first"><svg class="lucide lucide-x" style="display: none">
+    </svg><svg class="lucide lucide-check" width="24" height="24"></svg></div>
+  <div role="button" id="texted"><span>OK</span><svg class="lucide lucide-check" width="24"
+    height="24"></svg></div>
+  <div role="button" id="bare"><svg width="24" height="24"><path d="M12 4v16"></path></svg>
+    </div>
+  <div id="picture"><img src="/icons/app/photo_2026.png" width="24" height="24"></div>
+</div>
+"""
+"""Icon-only controls as web pages draw them, named by nothing but their icon, and a picture
+that does nothing. Laid over the launcher in a layer of its own."""
+
+
+async def test_controls_that_nothing_names_are_named_by_their_icon(gym: MobileGym) -> None:
+    async with phone(gym) as page:
+        await page.call("(html) => document.body.insertAdjacentHTML('beforeend', html)", ICONS)
+        nodes = await derived_tree(page, PACKAGE)
+    by_id = {n.resource_id.removeprefix(f"{PACKAGE}:id/"): n for n in nodes if n.resource_id}
+    descs = {key: by_id[key].content_desc for key in by_id if key != "mgb-icons"}
+    assert descs == {
+        "lucide": "arrow left",  # an icon library's class
+        "masked": "icon_back_light",  # the file of a CSS mask
+        "backed": "ic_share",  # of a background image, without its query
+        "image": "ic_send",  # of an <img> without alt
+        "titled": "Send",  # a name inside comes before any icon's own name
+        "hidden-first": "check",  # an icon that is not laid out is passed over
+        "texted": "",  # text names it
+        "bare": "",  # a bare path has no name anywhere
+    }
+    assert by_id["texted"].text == "OK"
+    assert all(by_id[key].clickable for key in descs)
+    assert not any("photo_2026" in n.content_desc for n in nodes)  # a picture adds no node
