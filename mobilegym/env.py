@@ -253,10 +253,10 @@ class MobileGymEnv:
         app, _ = await page.route()
         package = await self._package(app)
         ours = app_catalog().by_package(package) if package is not None else None
-        nodes, keyboard = await asyncio.gather(
-            derived_tree(page, package or ""), page.keyboard_visible()
+        # the screen is drawn by the browser while its page walks the DOM: at once
+        nodes, keyboard, shot = await asyncio.gather(
+            derived_tree(page, package or ""), page.keyboard_visible(), self._shot()
         )
-        shot = await self.screenshot() if self.screenshot_wanted else None
         assert self._backend is not None
         width, height = SCREEN_PX
         obs = Observation(
@@ -274,6 +274,9 @@ class MobileGymEnv:
         )
         self._last = obs
         return obs
+
+    async def _shot(self) -> Screenshot | None:
+        return await self.screenshot() if self.screenshot_wanted else None
 
     # ---- helpers
     def _check_open(self) -> None:

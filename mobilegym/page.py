@@ -113,6 +113,10 @@ class MobileGymPage:
                 locale=locale,
                 timezone_id=timezone,
             )
+            # Playwright's clock replaces the page's timers with its own: installed first,
+            # so that instrument.js counts pending short timers over it, not under it (a
+            # clock installed later would take its setTimeout out of our count)
+            await context.clock.set_fixed_time(0)  # the time is the world's: load sets it
             await context.add_init_script(_instrument())
             page = await context.new_page()
         except PlaywrightError as exc:

@@ -133,3 +133,33 @@ async def test_a_settings_template_is_solved_through_the_protocol_and_fails_unto
     wifi = await env.state.get_setting("global", "wifi_on")
     await env.state.put_setting("global", "wifi_on", "0" if wifi == "1" else "1")
     assert (await env.verdict()).success
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_settling_counts_short_timers_under_the_fixed_clock(gym: MobileGym) -> None:
+    """The page's clock is Playwright's (installed first), and instrument.js counts the short
+    timers set over it: a settle does not return while MobileGym waits one out (a sent
+    message is marked sent 300 ms later)."""
+    page = await gym.page()
+    try:
+        assert await page.call("() => Date.now()") == gym.clock_ms
+        probe = await page.call(
+            "() => { window.setTimeout(() => {}, 300); return window.__mgbSettle.probe(); }"
+        )
+        assert probe["timers"] == 1
+        assert await page.settle(5.0)  # once it has fired
+        fired = "() => new Promise((done) => window.setTimeout(() => done('fired'), 20))"
+        assert await page.call(fired) == "fired"
+    finally:
+        await page.close()
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_a_scroll_moves_only_for_its_travel_not_its_hold(blind_env: MobileGymEnv) -> None:
+    """MobileGym's swipe has no hold: a scroll's held end is not travel (a finger moving for
+    the whole stroke would press a row long enough to select it)."""
+    await blind_env.reset(_task())
+    done = await blind_env.step(ScrollAction(direction="down"))
+    assert done.error is None and done.executed is not None
+    command = done.executed.backend_command or ""
+    assert command.startswith("__SIM_INPUT__.swipe ") and command.endswith(" 300"), command
