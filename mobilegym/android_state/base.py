@@ -4,18 +4,27 @@ and writes, and the one way a fact MobileGym does not hold is refused."""
 
 from __future__ import annotations
 
+import json
 from typing import Any, NoReturn
 
 from bridge.errors import StateUnavailable
 from mobilegym.page import MobileGymPage
 
-__all__ = ["MobileGymStateBase", "unavailable"]
+__all__ = ["MobileGymStateBase", "read_json", "unavailable"]
 
 
 def unavailable(fact: str, reason: str) -> NoReturn:
     """Refuse a fact MobileGym does not hold: never a guess (a spec that needs it is not
     posed there; :mod:`mobilegym.poseable` says so before a run)."""
     raise StateUnavailable(f"MobileGym does not hold {fact}: {reason}")
+
+
+async def read_json(page: MobileGymPage, expression: str, arg: Any = None) -> Any:
+    """``page.call(expression, arg)`` for a JSON value, sent as one string and parsed here:
+    Playwright's client checks a structured result value by value in Python, which cost the
+    parity tests more CPU than anything else they did (a string is checked once)."""
+    text = await page.call(f"async (arg) => JSON.stringify(await ({expression})(arg))", arg)
+    return None if text is None else json.loads(text)
 
 
 class MobileGymStateBase:

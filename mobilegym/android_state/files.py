@@ -29,11 +29,29 @@ DIR_SIZE = 4096
 
 _NODE = "({id: n.id, name: n.name, type: n.type, size: n.size, modifiedAt: n.modifiedAt})"
 _STAT = f"(path) => {{ const n = window.__SIM_FS__.stat(path); return n && {_NODE}; }}"
-_LIST = f"(path) => window.__SIM_FS__.list(path).map((n) => {_NODE})"
-_WRITE = """async ([path, text, mimeType, modifiedAt]) => {
-  await window.__SIM_FS__.write(path, text, {mimeType, modifiedAt});
+_LIST = f"""(path) => {{
+  const fs = window.__SIM_FS__, folder = fs.stat(path);
+  return folder && folder.type === 'directory' ? fs.list(path).map((n) => {_NODE}) : [];
+}}"""
+_WRITE = """async ([path, folder, text, mimeType, modifiedAt]) => {
+  const fs = window.__SIM_FS__, parent = fs.stat(folder), there = fs.stat(path);
+  if (!parent || parent.type !== 'directory') return `${folder} is not a folder`;
+  if (there && there.type === 'directory') return 'it is a folder';
+  await fs.write(path, text, {mimeType, modifiedAt});
+  return null;
 }"""
-_MKDIR = "async (path) => { await window.__SIM_FS__.mkdir(path); }"
+_MKDIR = """async (path) => {
+  const fs = window.__SIM_FS__, parts = path.split('/').filter(Boolean);
+  for (let depth = 1; depth <= parts.length; depth += 1) {
+    const found = fs.stat('/' + parts.slice(0, depth).join('/'));
+    if (found && found.type !== 'directory') return `${found.name} is not a folder`;
+  }
+  await fs.mkdir(path);
+  return null;
+}"""
+"""Every folder from ``/sdcard`` to the path must be a folder where it exists (MobileGym would
+make a folder inside a file; Android's ``mkdir -p`` fails: Not a directory), checked and made
+in one call."""
 _DELETE = "async (path) => { await window.__SIM_FS__.delete(path); }"
 
 
@@ -68,15 +86,6 @@ class MobileGymFiles(MobileGymStateBase):
             raise StateUnavailable(f"a task writes files only inside a task folder, not {path!r}")
         return path
 
-    async def _folder_for(self, path: str) -> None:
-        """Every folder from ``/sdcard`` to ``path`` is a folder where it exists (MobileGym
-        would make a folder inside a file; Android's ``mkdir -p`` fails: Not a directory)."""
-        parts = path.strip("/").split("/")
-        for depth in range(1, len(parts) + 1):
-            found = await self.stat_path("/" + "/".join(parts[:depth]))
-            if found is not None and found.kind != "dir":
-                raise StateUnavailable(f"cannot make {path}: {found.name} is not a folder")
-
     async def stat_path(self, path: str) -> FileStat | None:
         """The node at ``path`` (None: nothing there)."""
         node = await self.page.call(_STAT, path)
@@ -84,9 +93,6 @@ class MobileGymFiles(MobileGymStateBase):
 
     async def list_files(self, path: str) -> list[FileStat]:
         """The entries of the folder ``path`` by name ([] when there is no such folder)."""
-        found = await self.stat_path(path)
-        if found is None or found.kind != "dir":
-            return []
         nodes = await self.page.call(_LIST, path)
         return sorted((file_stat(node) for node in nodes), key=lambda stat: stat.name)
 
@@ -95,19 +101,16 @@ class MobileGymFiles(MobileGymStateBase):
         ``printf > path``), modified at ``mtime_ms``; its type from its name, as Android's
         media store gives one."""
         folder = posixpath.dirname(self._task_path(path))
-        parent = await self.stat_path(folder)
-        if parent is None or parent.kind != "dir":
-            raise StateUnavailable(f"cannot write {path}: {folder} is not a folder")
-        existing = await self.stat_path(path)
-        if existing is not None and existing.kind == "dir":
-            raise StateUnavailable(f"cannot write {path}: it is a folder")
         kind = _types().guess_type(path)[0] or "application/octet-stream"
-        await self.page.call(_WRITE, [path, text, kind, mtime_ms])
+        refused = await self.page.call(_WRITE, [path, folder, text, kind, mtime_ms])
+        if refused is not None:
+            raise StateUnavailable(f"cannot write {path}: {refused}")
 
     async def make_dir(self, path: str) -> None:
         """``mkdir -p`` in a task folder."""
-        await self._folder_for(self._task_path(path))
-        await self.page.call(_MKDIR, path)
+        refused = await self.page.call(_MKDIR, self._task_path(path))
+        if refused is not None:
+            raise StateUnavailable(f"cannot make {path}: {refused}")
 
     async def remove(self, path: str) -> None:
         """``rm -rf`` in a task folder (nothing there is no error)."""

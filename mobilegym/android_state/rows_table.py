@@ -25,7 +25,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from bridge.android_state import BindValue
-from mobilegym.android_state.base import unavailable
+from mobilegym.android_state.base import read_json, unavailable
 from mobilegym.android_state.sql_rows import SqlTable, SynthRow
 from mobilegym.page import MobileGymPage
 
@@ -110,7 +110,8 @@ class Table:
 
 async def read_seen(page: MobileGymPage, path: tuple[str, ...], zone_name: str) -> Seen:
     """The JSON at ``path`` of ``__SIM__.getState()`` and the clock, in one call."""
-    found = await page.call(
+    found = await read_json(
+        page,
         """(path) => ({
           data: path.reduce((o, k) => (o == null ? null : o[k]), window.__SIM__.getState()),
           now: window.__SIM_TIME__.now(),

@@ -36,7 +36,7 @@ from pydantic import JsonValue
 from bridge.android_state import Namespace
 from bridge.errors import StateUnavailable
 from bridge.spec.base import equal
-from mobilegym.android_state.base import MobileGymStateBase, unavailable
+from mobilegym.android_state.base import MobileGymStateBase, read_json, unavailable
 
 __all__ = [
     "FOLLOWERS",
@@ -337,14 +337,19 @@ _READ = """() => {
   const os = window.__SIM__.getState().os;
   return {settings: os.settings, preferences: os.preferences, hardware: os.hardware};
 }"""
-_WRITE = "([key, value]) => { window.__OS__.device.setPreference(key, value); }"
+_WRITE = """([key, value]) => {
+  window.__OS__.device.setPreference(key, value);
+  const os = window.__SIM__.getState().os;
+  return {settings: os.settings, preferences: os.preferences, hardware: os.hardware};
+}"""
+"""A write through MobileGym's manager and what its state holds right after (one call)."""
 
 
 class MobileGymSettings(MobileGymStateBase):
     """:class:`bridge.android_state.SettingsState` over MobileGym's settings (:data:`KEYS`)."""
 
     async def _held(self) -> dict[str, Any]:
-        found = await self.page.call(_READ)
+        found = await read_json(self.page, _READ)
         if not isinstance(found, dict):
             raise StateUnavailable("MobileGym's getState().os holds no settings")
         return found
@@ -382,9 +387,11 @@ class MobileGymSettings(MobileGymStateBase):
         converted = held.codec.from_android(value)
         if isinstance(converted, NotHeld):
             unavailable(f"{namespace}.{key}={value}", converted.reason)
-        await self.page.call(_WRITE, [held.preference, converted])
+        after = await read_json(self.page, _WRITE, [held.preference, converted])
+        if not isinstance(after, dict):
+            raise StateUnavailable("MobileGym's getState().os holds no settings")
         expected = held.codec.to_android(converted)
-        now = self._printed(held, await self._held())
+        now = self._printed(held, after)
         if now != expected:
             unavailable(
                 f"{namespace}.{key}={value}",

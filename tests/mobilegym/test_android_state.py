@@ -17,6 +17,7 @@ import pytest_asyncio
 from bridge.errors import StateUnavailable
 from bridge.judge import judge, pose
 from mobilegym.android_state import MobileGymAndroidState
+from mobilegym.android_state.base import read_json
 from mobilegym.android_state.files import DIR_SIZE
 from mobilegym.android_state.settings import KEYS, Absent, Held
 from mobilegym.world import MobileGym
@@ -253,9 +254,24 @@ async def test_files_round_trip(state: MobileGymAndroidState) -> None:
         await state.write_file("/sdcard/DCIM/x.txt", "no", 0)
     with pytest.raises(StateUnavailable, match="not a folder"):
         await state.make_dir(f"{TASK}/b.txt/inner")
+    with pytest.raises(StateUnavailable, match="/none is not a folder"):
+        await state.write_file(f"{TASK}/none/c.txt", "no folder", 0)
+    with pytest.raises(StateUnavailable, match="it is a folder"):
+        await state.write_file(f"{TASK}/sub", "a folder", 0)
+    assert await state.list_files(f"{TASK}/b.txt") == []  # a file lists nothing
     await state.remove(TASK)
     assert await state.stat_path(TASK) is None
     assert await state.list_files(TASK) == []
+
+
+async def test_json_reads_come_back_as_the_page_holds_them(
+    state: MobileGymAndroidState,
+) -> None:
+    """A read sent as one JSON string parses to what Playwright's own values would be."""
+    path = "(p) => p.reduce((o, k) => o[k], window.__SIM__.getState())"
+    for where in (["os", "providers", "contacts"], ["os", "settings"], ["apps", "clock"]):
+        assert await read_json(state.page, path, where) == await state.page.call(path, where)
+    assert await read_json(state.page, "() => undefined") is None
 
 
 async def test_the_judge_end_to_end(state: MobileGymAndroidState) -> None:
