@@ -22,11 +22,12 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Literal, TypeVar
 
 from bridge.actuate import perform
 from bridge.app_catalog import app_catalog
+from bridge.env import Env
 from bridge.errors import EnvTimeout, EnvUsageError, TaskNotPosed
 from bridge.judge import StartRecord, judge, pose
 from bridge.records import TaskInstance
@@ -58,7 +59,7 @@ from mobilegym.tree import derived_tree
 if TYPE_CHECKING:
     from mobilegym.world import MobileGym
 
-__all__ = ["MobileGymEnv"]
+__all__ = ["MobileGymEnv", "posed_again"]
 
 _T = TypeVar("_T")
 
@@ -192,31 +193,27 @@ class MobileGymEnv:
             EnvUsageError: no episode, or it has taken a step (MobileGym cannot copy a page).
         """
         self._check_open()
-        if self._task is None or self._last is None or self._last.step != 0:
-            raise EnvUsageError(
-                "a MobileGym env forks by posing its task again on new phones: fork at the "
-                "start of an episode (after reset, before any step)"
+        task = self._task
+        at_start = task is not None and self._last is not None and self._last.step == 0
+
+        async def posed() -> MobileGymEnv:
+            fork = await self.gym.env(
+                settle_timeout_s=self.settle_timeout_s,
+                step_timeout_s=self.step_timeout_s,
+                reset_timeout_s=self.reset_timeout_s,
+                image_format=self.image_format,
+                quality=self.quality,
+                screenshot=self.screenshot_wanted,
             )
-        if n < 1:
-            raise ValueError(f"fork needs n >= 1, got {n}")
-        forks: list[MobileGymEnv] = []
-        try:
-            for _ in range(n):
-                fork = await self.gym.env(
-                    settle_timeout_s=self.settle_timeout_s,
-                    step_timeout_s=self.step_timeout_s,
-                    reset_timeout_s=self.reset_timeout_s,
-                    image_format=self.image_format,
-                    quality=self.quality,
-                    screenshot=self.screenshot_wanted,
-                )
-                forks.append(fork)
-                await fork.reset(self._task)
-        except BaseException:
-            for fork in forks:
+            try:
+                assert task is not None
+                await fork.reset(task)
+            except BaseException:
                 await fork.close()
-            raise
-        return forks
+                raise
+            return fork
+
+        return await posed_again(n, at_start, posed)
 
     async def screenshot(self) -> Screenshot:
         """The screen now (``bridge.env.LiveScreen``)."""
@@ -291,6 +288,36 @@ class MobileGymEnv:
             raise EnvTimeout(
                 f"MobileGym: {what} did not finish within {timeout_s:g} s; its page may hang"
             ) from exc
+
+
+_Env = TypeVar("_Env", bound=Env)
+
+
+async def posed_again(n: int, at_start: bool, posed: Callable[[], Awaitable[_Env]]) -> list[_Env]:
+    """The fork of a MobileGym env, which cannot copy its page: ``n`` new phones, each made
+    and posed with the episode's task by ``posed`` (one that fails closes itself), only at
+    the start of an episode; the ones made are closed when a later one fails.
+
+    Raises:
+        EnvUsageError: not at the start of an episode (``at_start`` False).
+        ValueError: ``n`` < 1.
+    """
+    if not at_start:
+        raise EnvUsageError(
+            "a MobileGym env forks by posing its task again on new phones: fork at the "
+            "start of an episode (after reset, before any step)"
+        )
+    if n < 1:
+        raise ValueError(f"fork needs n >= 1, got {n}")
+    forks: list[_Env] = []
+    try:
+        for _ in range(n):
+            forks.append(await posed())
+    except BaseException:
+        for fork in forks:
+            await fork.close()
+        raise
+    return forks
 
 
 def _spec_of(task: TaskInstance) -> TaskSpec:

@@ -38,7 +38,7 @@ from playwright.async_api import Page
 from bridge.errors import EnvUsageError
 from bridge.records import TaskInstance
 from bridge.schema import Observation, ObservedState, Verdict
-from mobilegym.env import MobileGymEnv
+from mobilegym.env import MobileGymEnv, posed_again
 from mobilegym.errors import MobileGymFailed, NativeTaskError
 from mobilegym.native_harness import Harness
 from mobilegym.native_verdict import answer_fields, answer_text
@@ -347,20 +347,17 @@ class NativeEnv(MobileGymEnv):
             EnvUsageError: no episode, or it has taken a step (MobileGym cannot copy a page).
         """
         self._check_open()
-        if self._task is None or self._last is None or self._last.step != 0:
-            raise EnvUsageError(
-                "a MobileGym env forks by posing its task again on new phones: fork at the "
-                "start of an episode (after reset, before any step)"
-            )
-        if n < 1:
-            raise ValueError(f"fork needs n >= 1, got {n}")
-        forks: list[NativeEnv] = []
-        try:
-            for _ in range(n):
-                forks.append(await NativeEnv.open(self.gym, self.native, **self._options))
-                await forks[-1].reset(self._task)
-        except BaseException:
-            for fork in forks:
+        task = self._task
+        at_start = task is not None and self._last is not None and self._last.step == 0
+
+        async def posed() -> NativeEnv:
+            fork = await NativeEnv.open(self.gym, self.native, **self._options)
+            try:
+                assert task is not None
+                await fork.reset(task)
+            except BaseException:
                 await fork.close()
-            raise
-        return forks
+                raise
+            return fork
+
+        return await posed_again(n, at_start, posed)

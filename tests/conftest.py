@@ -143,3 +143,15 @@ async def sim(request: pytest.FixtureRequest) -> AsyncIterator[Simulator]:
     pages = getattr(request.module, "SIM_PAGES", 2)
     async with Simulator(SimConfig(pages=pages)) as simulator:
         yield simulator
+
+
+@pytest.fixture(scope="module")
+def mobilegym_build() -> str:
+    """The MobileGym build the tests drive, as a world string (``mobilegym:PATH``), or a
+    skip saying how to point at one (:mod:`tests.mobilegym.conftest` finds it)."""
+    from tests.mobilegym.conftest import NO_BUILD, build_source
+
+    source = build_source()
+    if source is None:
+        pytest.skip(NO_BUILD)
+    return source.spec

@@ -12,20 +12,10 @@ from typer.testing import CliRunner
 
 from bridge.browser import launch_chromium
 from bridge.trajectory import RunStore
-from tests.mobilegym.conftest import NO_BUILD, build_source
 from transfer_eval.commands import mgb_app
 from transfer_eval.console.launch import ConsoleConfig, open_console
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.browser]
-
-
-@pytest.fixture(scope="module")
-def build() -> str:
-    """The build as a world string, or a skip saying how to point at one."""
-    source = build_source()
-    if source is None:
-        pytest.skip(NO_BUILD)
-    return source.spec
 
 
 async def _state(url: str) -> dict:  # type: ignore[type-arg]
@@ -34,11 +24,11 @@ async def _state(url: str) -> dict:  # type: ignore[type-arg]
 
 
 async def test_a_step_is_approved_then_overridden_and_the_judge_follows(
-    build: str, tmp_path: Path
+    mobilegym_build: str, tmp_path: Path
 ) -> None:
     out = tmp_path / "run"
     config = ConsoleConfig(
-        device=build, policy="scripted", task="settings/SetWifi-v1", out=out, port=0
+        device=mobilegym_build, policy="scripted", task="settings/SetWifi-v1", out=out, port=0
     )
     async with open_console(config) as running, launch_chromium() as browser:
         page = await browser.new_page(viewport={"width": 1500, "height": 1000})

@@ -22,7 +22,7 @@ from typer.testing import CliRunner, Result
 from bridge.trajectory import RunStore
 from mobilegym.native_harness import EXTRA
 from mobilegym.native_verdict import JUDGE_NOTE
-from tests.mobilegym.conftest import NO_BUILD, SHARED_DIST, build_source
+from tests.mobilegym.conftest import SHARED_DIST, build_source
 from transfer_eval.commands import mgb_app
 
 runner = CliRunner()
@@ -54,20 +54,11 @@ def checkout() -> Path:
 
 
 @pytest.fixture(scope="module")
-def build() -> str:
-    """The build as `--build` takes it, or a skip."""
-    source = build_source()
-    if source is None:
-        pytest.skip(NO_BUILD)
-    return source.spec
-
-
-@pytest.fixture(scope="module")
-def run(build: str, checkout: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+def run(mobilegym_build: str, checkout: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One native episode recorded by the command as a user types it."""
     out = tmp_path_factory.mktemp("native") / "run"
     result = _mgb(
-        "mobilegym", "run", "--build", build, "--checkout", str(checkout),
+        "mobilegym", "run", "--build", mobilegym_build, "--checkout", str(checkout),
         "--native", "clock.ToggleAlarm", "--policy", "random:1", "--out", str(out),
     )  # fmt: skip
     assert result.exit_code == 0, result.output
@@ -132,9 +123,9 @@ def test_the_manifest_names_their_commit_and_the_build(run: Path, checkout: Path
 
 @pytest.mark.browser
 def test_reusing_the_out_with_other_settings_or_another_mobilegym_is_refused(
-    run: Path, build: str, checkout: Path, tmp_path: Path
+    run: Path, mobilegym_build: str, checkout: Path, tmp_path: Path
 ) -> None:
-    args = ["mobilegym", "run", "--build", build, "--checkout", str(checkout),
+    args = ["mobilegym", "run", "--build", mobilegym_build, "--checkout", str(checkout),
             "--native", "clock.ToggleAlarm", "--out"]  # fmt: skip
     results = (run / "results.jsonl").read_bytes()
     other = _mgb(*args, str(run), "--policy", "random:2")
@@ -181,19 +172,27 @@ NATIVE = ["--checkout", "CHECKOUT", "--native", "clock.ToggleAlarm"]
     ids=["typo", "language", "scripted", "answer-mode", "checkout-alone", "both", "neither"],
 )
 def test_bad_input_is_one_line_before_any_work(
-    checkout: Path, build: str, tmp_path: Path, options: list[str], option: str, says: str
+    checkout: Path, mobilegym_build: str, tmp_path: Path, options: list[str], option: str, says: str
 ) -> None:
     out = tmp_path / "run"
     given = [str(checkout) if value == "CHECKOUT" else value for value in options]
-    result = _mgb("mobilegym", "run", "--build", build, "--out", str(out), *given)
+    result = _mgb("mobilegym", "run", "--build", mobilegym_build, "--out", str(out), *given)
     assert result.exit_code == 2
     line = _error_line(result)
     assert option in line and says in line
     assert not out.exists()
 
 
-def test_a_checkout_that_is_not_one_is_named(tmp_path: Path, build: str) -> None:
-    args = ["mobilegym", "run", "--build", build, "--native", "clock.ToggleAlarm", "--out"]
+def test_a_checkout_that_is_not_one_is_named(tmp_path: Path, mobilegym_build: str) -> None:
+    args = [
+        "mobilegym",
+        "run",
+        "--build",
+        mobilegym_build,
+        "--native",
+        "clock.ToggleAlarm",
+        "--out",
+    ]
     nowhere = _mgb(*args, str(tmp_path / "run"), env={"MOBILEGYM_CHECKOUT": ""})
     assert nowhere.exit_code == 2 and "or set MOBILEGYM_CHECKOUT" in _error_line(nowhere)
     wrong = _mgb(*args, str(tmp_path / "run"), "--checkout", str(tmp_path))
@@ -202,14 +201,14 @@ def test_a_checkout_that_is_not_one_is_named(tmp_path: Path, build: str) -> None
     assert not (tmp_path / "run").exists()
 
 
-def test_missing_python_needs_name_the_extra(tmp_path: Path, build: str) -> None:
+def test_missing_python_needs_name_the_extra(tmp_path: Path, mobilegym_build: str) -> None:
     """In a fresh process (``bench_env`` is one module tree per process): a checkout whose
     ``bench_env`` imports a package that is not installed."""
     (tmp_path / "bench_env").mkdir()
     (tmp_path / "bench_env" / "__init__.py").write_text("import opencc_not_installed_here\n")
     mgb = Path(sys.executable).parent / "mgb"
     done = subprocess.run(
-        [str(mgb), "mobilegym", "run", "--build", build, "--checkout", str(tmp_path),
+        [str(mgb), "mobilegym", "run", "--build", mobilegym_build, "--checkout", str(tmp_path),
          "--native", "clock.ToggleAlarm", "--out", str(tmp_path / "run")],
         capture_output=True, text=True, check=False, env={**os.environ, **WIDE},
     )  # fmt: skip

@@ -15,7 +15,6 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 from bridge.trajectory import RunStore
-from tests.mobilegym.conftest import NO_BUILD, build_source
 from transfer_eval.commands import mgb_app, transfer_eval_app
 from transfer_eval.evaluate import evaluate
 from transfer_eval.paired import PairedConfig
@@ -35,22 +34,16 @@ def _suite(tmp: Path, *task_ids: str) -> Path:
 
 
 @pytest.fixture(scope="module")
-def build() -> str:
-    """The build as a world string (``mobilegym:PATH``), or a skip saying how to point at
-    one (as every MobileGym test)."""
-    source = build_source()
-    if source is None:
-        pytest.skip(NO_BUILD)
-    return source.spec
-
-
-@pytest.fixture(scope="module")
-def run_dir(tmp_path_factory: pytest.TempPathFactory, build: str) -> Path:
+def run_dir(tmp_path_factory: pytest.TempPathFactory, mobilegym_build: str) -> Path:
     """One paired run, our simulator → MobileGym, shared by this file's tests."""
     tmp = tmp_path_factory.mktemp("te-mg")
     suite = _suite(tmp, *POSED, NOT_POSED)
     config = PairedConfig(
-        device=build, base="random:1", trained="scripted", suite=str(suite), out=tmp / "run"
+        device=mobilegym_build,
+        base="random:1",
+        trained="scripted",
+        suite=str(suite),
+        out=tmp / "run",
     )
     evaluate(config, Console(file=io.StringIO(), width=120))
     return tmp / "run"
@@ -111,16 +104,17 @@ def test_replay_lists_the_pairs_without_the_build(run_dir: Path, tmp_path: Path)
 
 
 def test_pairing_mobilegym_with_itself_or_remote_hosts_is_refused_in_one_line(
-    tmp_path: Path, build: str
+    tmp_path: Path, mobilegym_build: str
 ) -> None:
     runner = CliRunner()
     both = runner.invoke(
-        transfer_eval_app, ["--sim", build, "--device", build, "--out", str(tmp_path / "a")]
+        transfer_eval_app,
+        ["--sim", mobilegym_build, "--device", mobilegym_build, "--out", str(tmp_path / "a")],
     )
     assert both.exit_code == 2 and "both name MobileGym" in both.output
     hosts = runner.invoke(
         transfer_eval_app,
-        ["--sim", build, "--hosts", "http://127.0.0.1:9", "--out", str(tmp_path / "b")],
+        ["--sim", mobilegym_build, "--hosts", "http://127.0.0.1:9", "--out", str(tmp_path / "b")],
     )
     assert hosts.exit_code == 2 and "--sim names MobileGym" in hosts.output
     typo = runner.invoke(transfer_eval_app, ["--sim", "mobilegym:/no/such/dist"])
