@@ -24,13 +24,12 @@ A call that fails because the page crashed, closed or threw is a
 from __future__ import annotations
 
 import asyncio
-import base64
 import contextlib
 import time
 from importlib import resources
 from typing import Any, Literal
 
-from playwright.async_api import Browser, BrowserContext, CDPSession, Page, Request
+from playwright.async_api import Browser, BrowserContext, Page, Request
 from playwright.async_api import Error as PlaywrightError
 
 from bridge.errors import EnvTimeout
@@ -85,7 +84,6 @@ class MobileGymPage:
         self.page = page
         self.base_url = base_url
         self._inflight: set[Request] = set()
-        self._devtools: CDPSession | None = None
         self._idle = asyncio.Event()
         self._idle.set()
         self.closed = False
@@ -243,26 +241,13 @@ class MobileGymPage:
                 return True
 
     async def screenshot(self, image_format: Literal["jpeg", "png"], quality: int) -> bytes:
-        """The screen, 1080×2400, as the compositor has it now.
-
-        Chromium's own capture (DevTools ``Page.captureScreenshot``, the viewport at the
-        device pixel ratio, encoded for speed) rather than Playwright's, which first waits for
-        fonts and steadies the page: the page has settled by the time a step asks, and the
-        capture is what a step spends most of its time on."""
-        params: dict[str, Any] = {
-            "format": image_format,
-            "clip": {"x": 0, "y": 0, "width": CSS_SIZE[0], "height": CSS_SIZE[1], "scale": DPR},
-            "optimizeForSpeed": True,
-        }
-        if image_format == "jpeg":
-            params["quality"] = quality
+        """The screen, 1080×2400."""
         try:
-            if self._devtools is None:
-                self._devtools = await self._context.new_cdp_session(self.page)
-            shot = await self._devtools.send("Page.captureScreenshot", params)
+            if image_format == "png":
+                return await self.page.screenshot(type="png", animations="allow")
+            return await self.page.screenshot(type="jpeg", quality=quality, animations="allow")
         except PlaywrightError as exc:
             raise MobileGymFailed(f"MobileGym's page gave no screenshot: {_gist(exc)}") from exc
-        return base64.b64decode(shot["data"])
 
     async def close(self) -> None:
         """Close the page and its context; idempotent."""
