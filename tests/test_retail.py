@@ -6,7 +6,7 @@ phone — including for a task that carries no spec, which no phone can pose."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from types import SimpleNamespace
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -23,7 +23,7 @@ from sim.tasks.base import TaskTemplate
 from sim.tasks.registry import default_registry
 from tests.device.fake_link import FakeLink
 from transfer_eval.device_run import check_retail
-from transfer_eval.paired import _cells
+from transfer_eval.paired import PairedConfig, _cells, left_out
 from transfer_eval.suites import Suite, SuiteSelect, SuiteTask
 
 NEEDS_ROOT = Requirement(fact="global.secret", reason="no shell user may write it")
@@ -72,7 +72,9 @@ def _selected(registry: _Registry) -> set[str]:
 
 def _paired(registry: _Registry) -> set[str]:
     suite = Suite(tasks=[SuiteTask(task_id=task_id) for task_id in SPECS])
-    cells = _cells(SimpleNamespace(tasks=registry), suite, 1, retail=True)  # type: ignore[arg-type]
+    config = PairedConfig(device="SERIAL123", out=Path("unused"))  # a real phone
+    skip = left_out(suite, config, registry=registry)  # type: ignore[arg-type]
+    cells = _cells(registry, suite, 1, skip=skip)  # type: ignore[arg-type]
     return {cell.task.task_id for cell in cells}
 
 

@@ -241,10 +241,16 @@ async def phone_language(target: AdbTarget) -> str:
     return language
 
 
-def left_out(suite: Suite, config: PairedConfig, lang: str | None = None) -> dict[str, str]:
+def left_out(
+    suite: Suite,
+    config: PairedConfig,
+    lang: str | None = None,
+    registry: TaskRegistry | None = None,
+) -> dict[str, str]:
     """The suite entries one of the two worlds cannot pose, by label, with why: they are
-    left out of both (:func:`~transfer_eval.pair_sides.pair_refusal`)."""
-    registry = default_registry()
+    left out of both (:func:`~transfer_eval.pair_sides.pair_refusal`; ``registry``: the
+    catalogue, ours by default)."""
+    registry = default_registry() if registry is None else registry
     gain, checked = gain_world(config.sim), checked_world(config.device)
     refused = {}
     for entry in suite.instances(lang):

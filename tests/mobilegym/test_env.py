@@ -71,7 +71,11 @@ async def test_an_observation_is_what_a_phone_gives_with_a_tree_marked_derived(
     assert opened.error is None, opened.error
     assert opened.observation.foreground.app == "settings"
     assert opened.observation.foreground.package == "com.android.settings"
-    assert any(node.text == "WLAN" for node in opened.observation.ui)
+    # bounds are device pixels after a screenshot too: a tap at the row's centre opens it
+    wlan = next(node for node in opened.observation.ui if node.text == "WLAN")
+    assert wlan.bounds_px[3] - wlan.bounds_px[1] >= 40, wlan.bounds_px
+    tapped = await env.step(TapAction(target=Target.node(wlan.id)))
+    assert any(node.checkable and node.checked for node in tapped.observation.ui)
 
 
 def _labelled(obs: Observation, text: str) -> int:
