@@ -196,8 +196,8 @@ class MobileGymEnv:
         task = self._task
         at_start = task is not None and self._last is not None and self._last.step == 0
 
-        async def posed() -> MobileGymEnv:
-            fork = await self.gym.env(
+        async def new_phone() -> MobileGymEnv:
+            return await self.gym.env(
                 settle_timeout_s=self.settle_timeout_s,
                 step_timeout_s=self.step_timeout_s,
                 reset_timeout_s=self.reset_timeout_s,
@@ -205,15 +205,8 @@ class MobileGymEnv:
                 quality=self.quality,
                 screenshot=self.screenshot_wanted,
             )
-            try:
-                assert task is not None
-                await fork.reset(task)
-            except BaseException:
-                await fork.close()
-                raise
-            return fork
 
-        return await posed_again(n, at_start, posed)
+        return await posed_again(n, task if at_start else None, new_phone)
 
     async def screenshot(self) -> Screenshot:
         """The screen now (``bridge.env.LiveScreen``)."""
@@ -293,16 +286,18 @@ class MobileGymEnv:
 _Env = TypeVar("_Env", bound=Env)
 
 
-async def posed_again(n: int, at_start: bool, posed: Callable[[], Awaitable[_Env]]) -> list[_Env]:
-    """The fork of a MobileGym env, which cannot copy its page: ``n`` new phones, each made
-    and posed with the episode's task by ``posed`` (one that fails closes itself), only at
-    the start of an episode; the ones made are closed when a later one fails.
+async def posed_again(
+    n: int, task: TaskInstance | None, new_phone: Callable[[], Awaitable[_Env]]
+) -> list[_Env]:
+    """The fork of a MobileGym env, which cannot copy its page: ``n`` new phones from
+    ``new_phone``, each posed with ``task`` (the episode's, given only at its start); a phone
+    that fails to pose is closed, with every one made before it.
 
     Raises:
-        EnvUsageError: not at the start of an episode (``at_start`` False).
+        EnvUsageError: no task (not at the start of an episode).
         ValueError: ``n`` < 1.
     """
-    if not at_start:
+    if task is None:
         raise EnvUsageError(
             "a MobileGym env forks by posing its task again on new phones: fork at the "
             "start of an episode (after reset, before any step)"
@@ -312,7 +307,8 @@ async def posed_again(n: int, at_start: bool, posed: Callable[[], Awaitable[_Env
     forks: list[_Env] = []
     try:
         for _ in range(n):
-            forks.append(await posed())
+            forks.append(await new_phone())
+            await forks[-1].reset(task)
     except BaseException:
         for fork in forks:
             await fork.close()

@@ -350,14 +350,7 @@ class NativeEnv(MobileGymEnv):
         task = self._task
         at_start = task is not None and self._last is not None and self._last.step == 0
 
-        async def posed() -> NativeEnv:
-            fork = await NativeEnv.open(self.gym, self.native, **self._options)
-            try:
-                assert task is not None
-                await fork.reset(task)
-            except BaseException:
-                await fork.close()
-                raise
-            return fork
+        async def new_phone() -> NativeEnv:
+            return await NativeEnv.open(self.gym, self.native, **self._options)
 
-        return await posed_again(n, at_start, posed)
+        return await posed_again(n, task if at_start else None, new_phone)
