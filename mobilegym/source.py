@@ -27,10 +27,16 @@ from urllib.parse import urlsplit
 
 from mobilegym.errors import MobileGymSourceError
 
-__all__ = ["PREFIX", "MobileGymSource", "parse_source", "serve"]
+__all__ = ["PREFIX", "MobileGymSource", "is_mobilegym", "parse_source", "serve"]
 
 PREFIX = "mobilegym:"
 """How a world string names MobileGym (``--sim mobilegym:../mobilegym/dist``)."""
+
+
+def is_mobilegym(world: str) -> bool:
+    """Whether a world string (``--sim``, ``--device``, ``--build``) names a MobileGym build,
+    without checking that the build is there."""
+    return world.startswith(PREFIX)
 
 
 @dataclass(frozen=True)

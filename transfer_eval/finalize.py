@@ -18,8 +18,8 @@ from typing import TypedDict
 from bridge.durable import write_atomic
 from bridge.records import EpisodeRecord
 from bridge.trajectory import RunStore
+from mobilegym.source import is_mobilegym
 from transfer_eval.cells import MissingCell, Outcome
-from transfer_eval.pair_sides import is_mobilegym
 from transfer_eval.paired import ROLES, WORLDS, Cell, PairedConfig, cell_id
 from transfer_eval.policy_factory import report_fingerprints
 from transfer_eval.replay import ReplayLinks, Side, replay_page

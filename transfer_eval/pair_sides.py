@@ -25,8 +25,7 @@ from bridge.records import TaskInstance
 from bridge.retail import retail_refusal
 from mobilegym.errors import MobileGymSourceError
 from mobilegym.poseable import mobilegym_refusal
-from mobilegym.source import PREFIX as MOBILEGYM_PREFIX
-from mobilegym.source import MobileGymSource, parse_source
+from mobilegym.source import MobileGymSource, is_mobilegym, parse_source
 from mobilegym.world import MobileGym
 from sim.tasks.registry import TaskRegistry, default_registry
 from transfer_eval.sim_source import SimEnvs, SimSource, sim_envs
@@ -38,18 +37,12 @@ __all__ = [
     "checked_world",
     "gain_side",
     "gain_world",
-    "is_mobilegym",
     "mobilegym_envs",
     "pair_refusal",
 ]
 
 GainWorld = Literal["sim", "mobilegym"]
 CheckedWorld = Literal["virtual", "device", "mobilegym"]
-
-
-def is_mobilegym(world: str) -> bool:
-    """Whether a ``--sim``/``--device`` value names a MobileGym build."""
-    return world.startswith(MOBILEGYM_PREFIX)
 
 
 def _check_build(option: str, world: str) -> None:

@@ -20,7 +20,15 @@ import logging
 import shlex
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Iterator, Sequence
+from collections.abc import (
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Collection,
+    Iterator,
+    Mapping,
+    Sequence,
+)
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,7 +48,7 @@ from device.profiles import DeviceProps
 from device.session import AdbSession
 from device.virtual.attach import attach_virtual_phone
 from device.virtual.perturb import Perturbations
-from mobilegym.source import MobileGymSource, parse_source
+from mobilegym.source import MobileGymSource, is_mobilegym, parse_source
 from policies.registry import LearnedSpec, parse_spec, preflight
 from sim.state import InstanceState
 from sim.tasks.base import TaskTemplate
@@ -51,7 +59,6 @@ from transfer_eval.pair_sides import (
     checked_world,
     gain_side,
     gain_world,
-    is_mobilegym,
     mobilegym_envs,
     pair_refusal,
 )
@@ -350,9 +357,9 @@ async def _run_grid(
     store: RunStore,
     phone: _Phone,
     lang: str | None,
+    skip: Mapping[str, str],
     on_done: Callable[[EpisodeRecord], None] | None,
 ) -> list[Cell]:
-    skip = left_out(suite, config, lang)
     for label, why in skip.items():
         log.warning("%s is left out of both worlds: %s", label, why)
     gain_ctx = gain_side(config.sim, config.source, config.sim_pages, config.step_timeout_s)
@@ -551,16 +558,17 @@ async def run_paired(
     manifest = _manifest(config, suite)
     _check_fingerprints(config.out, manifest)
     lang = await check_phone(config)
+    skip = left_out(suite, config, lang)  # posed in neither world, said once per run
     store = RunStore.create(config.out, manifest, resume=True, lock=True)
     try:
         if on_start is not None:
             on_start()
         with _phone(config) as phone:
-            cells = await _run_grid(config, suite, store, phone, lang, on_done)
+            cells = await _run_grid(config, suite, store, phone, lang, skip, on_done)
     except BaseException:
         store.close()
         raise
-    return PairedRun(store, cells, phone.backend, left_out(suite, config, lang))
+    return PairedRun(store, cells, phone.backend, skip)
 
 
 def out_dir(path: Path) -> Path:

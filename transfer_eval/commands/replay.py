@@ -112,13 +112,14 @@ def _paired_config(store: RunStore) -> PairedConfig:
 
 
 def _device_title(store: RunStore, records: dict[str, EpisodeRecord]) -> str:
+    from mobilegym.source import is_mobilegym
     from transfer_eval.finalize import device_title
 
     config = _paired_config(store)
     phone = [r.backend for k, r in records.items() if r.backend and "__real__" in k]
     if phone:
         backend = phone[0].kind
-    elif config.device.startswith("mobilegym:"):
+    elif is_mobilegym(config.device):
         backend = "mobilegym"
     else:
         backend = "virtual" if config.device == "virtual" else "device"
@@ -130,11 +131,16 @@ def _table(
 ) -> Table:
     from rich.table import Table
 
+    from mobilegym.source import is_mobilegym
     from transfer_eval.paired import ROLES
+    from transfer_eval.world_names import PairNames
 
     config = _paired_config(store)
-    sim = "MobileGym" if config.sim.startswith("mobilegym:") else "sim"
-    real = "MobileGym" if config.device.startswith("mobilegym:") else "phone"
+    names = PairNames(
+        "mobilegym" if is_mobilegym(config.sim) else "sim",
+        "mobilegym" if is_mobilegym(config.device) else "device",
+    )
+    sim, real = names.name("sim"), names.name("real")
     table = Table(title=f"replays in {store.root}")
     table.add_column("task", no_wrap=True)
     for role in ROLES:

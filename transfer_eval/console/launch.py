@@ -34,8 +34,7 @@ from device.adb import AdbTarget
 from device.env import AndroidEnv, AndroidEnvConfig
 from mobilegym.errors import MobileGymSourceError
 from mobilegym.poseable import mobilegym_refusal
-from mobilegym.source import PREFIX as MOBILEGYM_PREFIX
-from mobilegym.source import parse_source
+from mobilegym.source import is_mobilegym, parse_source
 from mobilegym.world import MobileGym
 from policies.registry import load, parse_spec, preflight
 from sim.env import SimEnv
@@ -91,7 +90,7 @@ class ConsoleConfig(BaseModel):
     @field_validator("device")
     @classmethod
     def _a_build_is_there(cls, device: str) -> str:
-        if device.startswith(MOBILEGYM_PREFIX):
+        if is_mobilegym(device):
             try:
                 parse_source(device)
             except MobileGymSourceError as exc:  # the option and value are said before it
@@ -103,7 +102,7 @@ class ConsoleConfig(BaseModel):
         """Which kind of world ``device`` names."""
         if self.device == "sim":
             return "sim"
-        if self.device.startswith(MOBILEGYM_PREFIX):
+        if is_mobilegym(self.device):
             return "mobilegym"
         return "virtual" if self.device == "virtual" else "device"
 
