@@ -32,6 +32,7 @@ class ModelStub:
         self._count = threading.Lock()
         self._asked = threading.Condition()
         self._gate = threading.Event()
+        self._hold = hold
         if not hold:
             self._gate.set()
         self._server = _Server(("127.0.0.1", 0), self._handler())
@@ -40,8 +41,11 @@ class ModelStub:
 
     @property
     def spec(self) -> str:
-        """``vlm:generic,max_retries=0@http://127.0.0.1:PORT/v1#stub-model``."""
-        return f"vlm:generic,max_retries=0@http://127.0.0.1:{self.port}/v1#{MODEL}"
+        """``vlm:generic,max_retries=0@http://127.0.0.1:PORT/v1#stub-model``; a holding stub's
+        client waits up to 10 minutes for a reply, so only the test decides how long a held
+        request lasts (a loaded CI machine once took longer than the default 120 s)."""
+        options = "max_retries=0,timeout_s=600" if self._hold else "max_retries=0"
+        return f"vlm:generic,{options}@http://127.0.0.1:{self.port}/v1#{MODEL}"
 
     def start(self) -> ModelStub:
         """Serve in a thread (the socket already listens)."""
