@@ -6,6 +6,7 @@ Screenshots of every state are written to ``$CONSOLE_SHOTS`` (default: the test'
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 from pathlib import Path
@@ -188,3 +189,23 @@ async def test_step_approve_override_finish_and_replay(device: str, tmp_path: Pa
         mode="json", exclude_none=True
     )
     assert all(Path(line["frame"]).exists() for line in lines)
+
+
+async def test_closing_the_console_answers_the_long_poll_in_flight(tmp_path: Path) -> None:
+    """A page's long poll waits up to 20 s for a change and the server waits for requests in
+    flight when it stops: closing must answer the poll at once (it once held every exit, a
+    Ctrl-C included, for 20 s)."""
+    config = ConsoleConfig(
+        device="sim", policy="scripted", task="settings/SetWifi-v1", out=tmp_path / "run", port=0
+    )
+    async with httpx.AsyncClient(timeout=60) as client:
+        console = open_console(config)
+        running = await console.__aenter__()
+        version = (await client.get(running.url + "api/state")).json()["version"]
+        poll = asyncio.create_task(client.get(running.url + f"api/state?after={version}"))
+        while running.session.polls == 0:  # the request reached the server and waits
+            await asyncio.sleep(0.01)
+        # a deadline, not a measurement: the poll's own answer comes only after 20 s
+        await asyncio.wait_for(console.__aexit__(None, None, None), 15)
+        answer = await poll
+    assert answer.status_code == 200 and answer.json()["version"] == version

@@ -308,9 +308,10 @@ async def open_console(config: ConsoleConfig) -> AsyncIterator[RunningConsole]:
                 yield RunningConsole(url, session, feed, token, serving)
             finally:
                 server.should_exit = True
-                await serving
+                await session.release_waiters()  # the server waits for requests in flight
                 if feed is not None:
                     await feed.close()
+                await serving
         finally:
             await session.close()
             sock.close()

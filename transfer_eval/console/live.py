@@ -73,6 +73,8 @@ class LiveFeed:
         down next must not be mid-request), cancel it after ``timeout_s``."""
         self._closed = True
         self._wanted.set()
+        async with self._fresh:  # a request waiting for a frame is answered now
+            self._fresh.notify_all()
         task, self._task = self._task, None
         if task is None:
             return

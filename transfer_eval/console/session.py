@@ -163,6 +163,9 @@ class ConsoleSession:
         self._episode: Episode | None = None
         self._lock = asyncio.Lock()
         self._changed = asyncio.Condition()
+        self._released = False
+        self.polls = 0
+        """How many long polls wait for a change now."""
         self._runner: asyncio.Task[None] | None = None
         self.busy: str | None = None
 
@@ -196,13 +199,26 @@ class ConsoleSession:
         return self.env if isinstance(self.env, LiveScreen) else None
 
     async def wait_changed(self, after: int, timeout_s: float) -> int:
-        """Wait until the session's version passes ``after`` (or the timeout); returns it."""
+        """Wait until the session's version passes ``after`` (or the timeout, or
+        :meth:`release_waiters`); returns it."""
         async with self._changed:
-            with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(
-                    self._changed.wait_for(lambda: self.version > after), timeout_s
-                )
+            self.polls += 1
+            try:
+                with contextlib.suppress(asyncio.TimeoutError):
+                    await asyncio.wait_for(
+                        self._changed.wait_for(lambda: self.version > after or self._released),
+                        timeout_s,
+                    )
+            finally:
+                self.polls -= 1
             return self.version
+
+    async def release_waiters(self) -> None:
+        """Answer every long poll now and from now on: the server is stopping, and it waits
+        for the requests in flight (a poll would otherwise hold the shutdown for 20 s)."""
+        async with self._changed:
+            self._released = True
+            self._changed.notify_all()
 
     async def _touch(self) -> None:
         async with self._changed:
