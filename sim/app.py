@@ -52,12 +52,14 @@ __all__ = [
     "Handler",
     "Screen",
     "check_overlays",
+    "derived_from_world",
     "on",
 ]
 
 EventKind = Literal["tap", "long_press", "double_tap", "swipe", "submit"]
 Handler = Callable[["App", "AppContext", "Event"], None]
 
+_Derived = TypeVar("_Derived")
 _Owner = TypeVar("_Owner")
 """The class a handler is written in: an app, or a mixin of one (``PickerHost``)."""
 _Method = Callable[[_Owner, "AppContext", "Event"], None]
@@ -91,6 +93,26 @@ def on(action: str) -> Callable[[_Method[_Owner]], _Method[_Owner]]:
         return method
 
     return mark
+
+
+def derived_from_world(
+    derive: Callable[[Mapping[str, Any]], _Derived],
+) -> Callable[[Mapping[str, Any]], _Derived]:
+    """``derive`` computed once per world: an app's world data is loaded once per process and
+    never mutated (:attr:`App.world`), so what is derived from it (rows of its tables) is
+    kept by the data's identity instead of being rebuilt on every provider query — the
+    simulator's and the virtual phone's judges read those rows thousands of times a task.
+    The result is shared: a caller that changes it must copy it first."""
+    kept: dict[int, tuple[Mapping[str, Any], _Derived]] = {}
+
+    def derived(world: Mapping[str, Any]) -> _Derived:
+        found = kept.get(id(world))
+        if found is None or found[0] is not world:  # the world itself is kept: ids stay unique
+            found = kept[id(world)] = (world, derive(world))
+        return found[1]
+
+    derived.__doc__, derived.__name__ = derive.__doc__, derive.__name__
+    return derived
 
 
 @cache

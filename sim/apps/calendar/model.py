@@ -32,6 +32,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from sim.app import derived_from_world
 from sim.apps.calendar.state import Table, calendar_state
 from sim.apps.calendar.times import event_days, parse_world_time
 from sim.state import TIME_ZONE
@@ -125,8 +126,10 @@ def normalize(table: Table, row: Mapping[str, Any]) -> Row:
 # ---- world data and the overlay
 
 
+@derived_from_world
 def world_tables(world: Mapping[str, Any]) -> dict[str, list[Row]]:
-    """World data as rows of the three tables (see the module docstring)."""
+    """World data as rows of the three tables (see the module docstring); shared, so
+    copied before anything changes them."""
     calendars = [normalize("calendars", c) for c in world.get("calendars", [])]
     events: list[Row] = []
     reminders: list[Row] = []
@@ -154,7 +157,7 @@ def _stored(row: BaseModel) -> Row:
 
 def table_rows(world: Mapping[str, Any], overlay: Mapping[str, Any], table: Table) -> list[Row]:
     """The effective rows of ``table``: world rows with the overlay applied, by ``_id``."""
-    by_id = {row["_id"]: row for row in world_tables(world)[table]}
+    by_id = {row["_id"]: dict(row) for row in world_tables(world)[table]}
     for key, row in calendar_state(overlay).changed(table).items():
         if row is None:
             by_id.pop(int(key), None)
@@ -171,7 +174,7 @@ def get_row(
     if str(row_id) in changed:
         found = changed[str(row_id)]
         return None if found is None else normalize(table, {**_stored(found), "_id": row_id})
-    return next((r for r in world_tables(world)[table] if r["_id"] == row_id), None)
+    return next((dict(r) for r in world_tables(world)[table] if r["_id"] == row_id), None)
 
 
 def _mint(world: Mapping[str, Any], overlay: dict[str, Any], table: Table) -> int:

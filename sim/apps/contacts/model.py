@@ -22,6 +22,7 @@ from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from typing import Any, TypeVar
 
+from sim.app import derived_from_world
 from sim.collation import fold, is_han, letter_order, pinyin_matches, syllables
 from sim.errors import SimError
 
@@ -103,6 +104,19 @@ def normalize_contact(contact: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+def _copied(contact: Mapping[str, Any]) -> dict[str, Any]:
+    """A normalized contact that its caller may change without changing the original."""
+    phones = [dict(phone) for phone in contact["phones"]]
+    return {**contact, "phones": phones, "emails": [dict(email) for email in contact["emails"]]}
+
+
+@derived_from_world
+def _world_contacts(world: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """The world's contacts, normalized, by id (shared: copy before changing one)."""
+    return {str(c["id"]): normalize_contact(c) for c in world.get("contacts", [])}
+
+
+@lru_cache(maxsize=4096)
 def _id_key(contact_id: str) -> tuple[str, int, str]:
     """Order ids as prefix then number, so ``n1000`` comes after ``n999``."""
     match = re.fullmatch(r"([^\d]*)(\d+)", contact_id)
@@ -115,13 +129,13 @@ def effective_contacts(
     world: Mapping[str, Any], overlay: Mapping[str, Any]
 ) -> list[dict[str, Any]]:
     """World contacts with the overlay applied (replacements, tombstones, new ones), by id."""
-    by_id: dict[str, Mapping[str, Any]] = {c["id"]: c for c in world.get("contacts", [])}
+    by_id = dict(_world_contacts(world))
     for contact_id, contact in (overlay.get("contacts") or {}).items():
         if contact is None:
             by_id.pop(contact_id, None)
         else:
-            by_id[contact_id] = {**contact, "id": contact_id}
-    return [normalize_contact(by_id[i]) for i in sorted(by_id, key=_id_key)]
+            by_id[contact_id] = normalize_contact({**contact, "id": contact_id})
+    return [_copied(by_id[i]) for i in sorted(by_id, key=_id_key)]
 
 
 def get_contact(
@@ -132,10 +146,8 @@ def get_contact(
     if contact_id in contacts:
         found = contacts[contact_id]
         return None if found is None else normalize_contact({**found, "id": contact_id})
-    for contact in world.get("contacts", []):
-        if contact["id"] == contact_id:
-            return normalize_contact(contact)
-    return None
+    found = _world_contacts(world).get(contact_id)
+    return None if found is None else _copied(found)
 
 
 def new_id(overlay: dict[str, Any]) -> str:

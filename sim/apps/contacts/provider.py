@@ -38,6 +38,7 @@ from __future__ import annotations
 import re
 import zlib
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 
 from bridge.android_contract import CONTACTS_AUTHORITY, ITEM_MIME, split_display_name
@@ -76,6 +77,7 @@ Contact = dict[str, Any]
 Row = Mapping[str, Any]
 
 
+@lru_cache(maxsize=4096)
 def contact_number(contact_id: str) -> int:
     """The stable numeric ``_id`` of a contact id (see the module docstring)."""
     match = re.fullmatch(r"([cn])(\d+)", contact_id)

@@ -25,6 +25,7 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
+from sim.app import derived_from_world
 from sim.state import SIM_UTC_OFFSET_HOURS
 
 __all__ = [
@@ -102,21 +103,14 @@ def _row(row_id: int, thread_id: int, values: Mapping[str, Any]) -> Row:
 # ---- world data and the overlay
 
 
-_WORLD_ROWS: dict[int, tuple[Mapping[str, Any], list[Row], dict[str, int]]] = {}
-"""World rows by the identity of the world data they were made from (world data is loaded
-once per process and never mutated)."""
-
-
 def world_messages(world: Mapping[str, Any]) -> tuple[list[Row], dict[str, int]]:
     """World data as rows, and the thread id of each recipient key (copies: callers may
     change them)."""
-    cached = _WORLD_ROWS.get(id(world))
-    if cached is None or cached[0] is not world:
-        cached = (world, *_world_messages(world))
-        _WORLD_ROWS[id(world)] = cached
-    return [dict(row) for row in cached[1]], dict(cached[2])
+    rows, threads = _world_messages(world)
+    return [dict(row) for row in rows], dict(threads)
 
 
+@derived_from_world
 def _world_messages(world: Mapping[str, Any]) -> tuple[list[Row], dict[str, int]]:
     threads: dict[str, int] = {}
     rows = []
