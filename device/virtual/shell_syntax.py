@@ -108,6 +108,10 @@ class AndOr:
     """Followed by ``&``: run as a background job (``$!`` is its pid)."""
 
 
+_ORDINARY = re.compile(r"[^ \t;&|\n<>()'\"\\$`]+")
+"""Characters that only extend the current word outside quotes."""
+_QUOTED_ORDINARY = re.compile(r'[^"\\$`]+')
+"""Characters that only extend the current word inside double quotes."""
 _Token = tuple[str, "Word | str"]  # ("word", Word) | ("op", ";") | ("redir", "2>")
 
 
@@ -145,9 +149,10 @@ class _Lexer:
             self._dollar(self._current())
         elif ch == "`":
             raise ShellSyntaxError("command substitution (`…`) is not supported")
-        else:
-            self._current().add(ch)
-            self.pos += 1
+        else:  # a run of ordinary characters at once ('#' is literal inside a word)
+            end = _ORDINARY.match(self.text, self.pos)
+            self.pos = end.end() if end else self.pos + 1
+            self._current().add(end.group() if end else ch)
 
     def _current(self) -> Word:
         if self.word is None:
@@ -226,9 +231,10 @@ class _Lexer:
                 self._dollar(word)
             elif ch == "`":
                 raise ShellSyntaxError("command substitution (`…`) is not supported")
-            else:
-                word.add(ch)
-                self.pos += 1
+            else:  # a run of characters with no meaning inside double quotes
+                end = _QUOTED_ORDINARY.match(self.text, self.pos)
+                self.pos = end.end() if end else self.pos + 1
+                word.add(end.group() if end else ch)
 
     def _escape(self) -> None:
         nxt = self.text[self.pos + 1 : self.pos + 2]
@@ -237,7 +243,7 @@ class _Lexer:
             return
         word = self._current()
         word.quoted = word.quoted or bool(nxt)
-        word.add(nxt)
+        word.add(nxt or "\\")  # a backslash that ends the line stands for itself
         self.pos += 2
 
     def _dollar(self, word: Word) -> None:

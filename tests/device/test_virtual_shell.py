@@ -7,13 +7,16 @@ instance's JSON state only (settings, contacts, files, the task stack).
 from __future__ import annotations
 
 import hashlib
+import subprocess
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from device.virtual.errors import ShellSyntaxError
 from device.virtual.phone import VirtualPhone
 from device.virtual.shell import Shell
-from device.virtual.shell_syntax import parse
+from device.virtual.shell_syntax import Word, parse
 from sim.android_state import SimAndroidState
 from sim.simulator import Simulator
 
@@ -280,3 +283,34 @@ async def test_settings_and_props_read_the_same_as_the_simulator(phone: VirtualP
             assert await sim_state.getprop(key) == value, key
     assert await sim_state.getprop("persist.sys.timezone") == "Asia/Shanghai"
     assert (await run(phone, "date +%Z"))[1] == "CST\n"
+
+
+_WORD_TEXT = st.text(alphabet="ab #=,.-_'\"\\\t", max_size=24)
+
+
+@settings(max_examples=150, deadline=None)
+@given(_WORD_TEXT)
+def test_words_split_and_unquote_as_the_real_sh_does(line: str) -> None:
+    """Quotes, backslashes, blanks and '#' (a comment only where a word would start) give
+    the words ``sh`` gives; a line ``sh`` cannot parse is refused here too."""
+    shown = subprocess.run(
+        ["sh", "-c", 'trap \'for w do printf "%s\\0" "$w"; done\' EXIT\nset -- ' + line],
+        capture_output=True,
+        text=True,
+    )
+    try:
+        (statement,) = parse(line) or [None]
+    except ShellSyntaxError:
+        assert shown.returncode != 0, (line, shown.stdout)
+        return
+    assert shown.returncode == 0, (line, shown.stderr)
+    command = statement.first[0] if statement is not None else None
+
+    def text(word: Word) -> str:
+        return "".join(p for p in word.parts if isinstance(p, str))
+
+    ours = (
+        [] if command is None else [f"{name}={text(value)}" for name, value in command.assignments]
+    )
+    ours += [] if command is None else [text(word) for word in command.words]
+    assert ours == shown.stdout.split("\0")[:-1], line
