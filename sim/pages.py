@@ -73,6 +73,8 @@ class PooledPage:
     """The trees of screens laid out before (shared by the pages of one pool)."""
     shown: Looks | None = None
     """The HTML and scroll offsets the page shows, when known."""
+    frames: FrameCache = field(default_factory=lambda: FrameCache())
+    """The screenshots of screens captured before (shared by the pages of one pool)."""
 
     async def show(self, instance: Instance) -> None:
         """Make the page show ``instance``'s current version (no-op when it already does).
@@ -123,9 +125,17 @@ class PooledPage:
         Playwright's screenshot, not a bare CDP ``Page.captureScreenshot``: the latter with a
         scaled clip silently resets the page's emulated device-pixel ratio to 1.
         """
-        if image_format == "jpeg":
-            return await self.page.screenshot(type="jpeg", quality=quality, scale="device")
-        return await self.page.screenshot(type="png", scale="device")
+        looks = self.shown
+        key = (looks, image_format, quality if image_format == "jpeg" else 0)
+        data = self.frames.get(key) if looks is not None else None
+        if data is None:
+            if image_format == "jpeg":
+                data = await self.page.screenshot(type="jpeg", quality=quality, scale="device")
+            else:
+                data = await self.page.screenshot(type="png", scale="device")
+            if looks is not None:
+                self.frames.put(key, data)
+        return data
 
     def forget(self) -> None:
         """Mark the page as showing nothing known (after an error mid-gesture)."""
@@ -174,6 +184,40 @@ class TreeCache:
             self._trees.popitem(last=False)
 
 
+FrameKey = tuple[Looks, str, int]
+"""A screenshot's looks, format and JPEG quality (0 for PNG)."""
+
+
+class FrameCache:
+    """Screenshots of screens captured before, by :data:`FrameKey`, up to ``budget`` bytes
+    (least recently used dropped). Like the tree, a frame is a pure function of the looks:
+    the phone's stylesheet has no transitions, animations or visible caret, the runtime
+    waits for fonts before a screen counts as shown, and the locale, zone and pixel ratio
+    are the pool's. Rastering a 1080×2400 frame is most of what Chromium does in a step
+    (~130 ms of CPU); screens recur (every reset shows the home screen, forks share theirs)."""
+
+    def __init__(self, budget: int = 64 * 1024 * 1024) -> None:
+        self._budget = budget
+        self._bytes = 0
+        self._frames: OrderedDict[FrameKey, bytes] = OrderedDict()
+
+    def get(self, key: FrameKey) -> bytes | None:
+        """The frame captured for ``key``, if still kept."""
+        data = self._frames.get(key)
+        if data is not None:
+            self._frames.move_to_end(key)
+        return data
+
+    def put(self, key: FrameKey, data: bytes) -> None:
+        """Keep ``data`` as the frame of ``key``."""
+        old = self._frames.pop(key, None)
+        self._bytes += len(data) - (len(old) if old is not None else 0)
+        self._frames[key] = data
+        while self._bytes > self._budget and len(self._frames) > 1:
+            _, dropped = self._frames.popitem(last=False)
+            self._bytes -= len(dropped)
+
+
 class PagePool:
     """``size`` pages, each in its own browser context, lent out one step at a time.
 
@@ -189,6 +233,7 @@ class PagePool:
         self._free: asyncio.Queue[PooledPage] = asyncio.Queue()
         self._contexts: list[BrowserContext] = []
         self._trees = TreeCache()
+        self._frames = FrameCache()
 
     async def start(self) -> None:
         """Open the contexts and load the runtime into every page."""
@@ -210,7 +255,7 @@ class PagePool:
         page = await context.new_page()
         await page.goto(self._base_url + PHONE_PAGE, wait_until="load")
         await page.wait_for_function("() => window.__mgb !== undefined")
-        pooled = PooledPage(page, self._profile, trees=self._trees)
+        pooled = PooledPage(page, self._profile, trees=self._trees, frames=self._frames)
         page.on("crash", pooled._on_crash)
         return pooled
 
