@@ -126,15 +126,16 @@ class PooledPage:
         scaled clip silently resets the page's emulated device-pixel ratio to 1.
         """
         looks = self.shown
-        key = (looks, image_format, quality if image_format == "jpeg" else 0)
-        data = self.frames.get(key) if looks is not None else None
-        if data is None:
-            if image_format == "jpeg":
-                data = await self.page.screenshot(type="jpeg", quality=quality, scale="device")
-            else:
-                data = await self.page.screenshot(type="png", scale="device")
-            if looks is not None:
-                self.frames.put(key, data)
+        key = None if looks is None else (looks, image_format, quality * (image_format == "jpeg"))
+        kept = self.frames.get(key) if key is not None else None
+        if kept is not None:
+            return kept
+        if image_format == "jpeg":
+            data = await self.page.screenshot(type="jpeg", quality=quality, scale="device")
+        else:
+            data = await self.page.screenshot(type="png", scale="device")
+        if key is not None:
+            self.frames.put(key, data)
         return data
 
     def forget(self) -> None:

@@ -150,9 +150,9 @@ class _Lexer:
         elif ch == "`":
             raise ShellSyntaxError("command substitution (`…`) is not supported")
         else:  # a run of ordinary characters at once ('#' is literal inside a word)
-            end = _ORDINARY.match(self.text, self.pos)
-            self.pos = end.end() if end else self.pos + 1
-            self._current().add(end.group() if end else ch)
+            run = _ORDINARY.match(self.text, self.pos)
+            self.pos = run.end() if run else self.pos + 1
+            self._current().add(run.group() if run else ch)
 
     def _current(self) -> Word:
         if self.word is None:
@@ -232,9 +232,9 @@ class _Lexer:
             elif ch == "`":
                 raise ShellSyntaxError("command substitution (`…`) is not supported")
             else:  # a run of characters with no meaning inside double quotes
-                end = _QUOTED_ORDINARY.match(self.text, self.pos)
-                self.pos = end.end() if end else self.pos + 1
-                word.add(end.group() if end else ch)
+                run = _QUOTED_ORDINARY.match(self.text, self.pos)
+                self.pos = run.end() if run else self.pos + 1
+                word.add(run.group() if run else ch)
 
     def _escape(self) -> None:
         nxt = self.text[self.pos + 1 : self.pos + 2]
