@@ -17,9 +17,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections import OrderedDict
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from typing import Generic, TypeVar
 
 from playwright.async_api import Browser, BrowserContext, Page
 from playwright.async_api import Error as PlaywrightError
@@ -69,11 +70,11 @@ class PooledPage:
     crashed: bool = False
     """Set by the page's ``crash`` event (a crashed page is not closed, but is dead)."""
 
-    trees: TreeCache = field(default_factory=lambda: TreeCache())
+    trees: Recent[Looks, str] = field(default_factory=lambda: tree_cache())
     """The trees of screens laid out before (shared by the pages of one pool)."""
     shown: Looks | None = None
     """The HTML and scroll offsets the page shows, when known."""
-    frames: FrameCache = field(default_factory=lambda: FrameCache())
+    frames: Recent[FrameKey, bytes] = field(default_factory=lambda: frame_cache())
     """The screenshots of screens captured before (shared by the pages of one pool)."""
 
     async def show(self, instance: Instance) -> None:
@@ -161,62 +162,56 @@ def looks_of(payload: ScreenPayload) -> Looks:
     return payload.html, tuple(sorted(payload.scroll.items()))
 
 
-class TreeCache:
-    """The last ``size`` screens' UI trees by their :data:`Looks` (least recently used
-    dropped). The tree is a pure function of the looks for pages of one profile: the runtime
-    keeps no state of its own beyond the HTML and scroll offsets it was given."""
+_K = TypeVar("_K")
+_V = TypeVar("_V")
 
-    def __init__(self, size: int = 256) -> None:
-        self._size = size
-        self._trees: OrderedDict[Looks, str] = OrderedDict()
 
-    def get(self, looks: Looks) -> str | None:
-        """The tree read for ``looks``, if still kept."""
-        raw = self._trees.get(looks)
-        if raw is not None:
-            self._trees.move_to_end(looks)
-        return raw
+class Recent(Generic[_K, _V]):
+    """The values of the keys used last, up to ``budget`` (a value costs ``cost(value)``:
+    1 by default, so the budget is a count); the least recently used are dropped first."""
 
-    def put(self, looks: Looks, raw: str) -> None:
-        """Keep ``raw`` as the tree of ``looks``."""
-        self._trees[looks] = raw
-        self._trees.move_to_end(looks)
-        while len(self._trees) > self._size:
-            self._trees.popitem(last=False)
+    def __init__(self, budget: int, cost: Callable[[_V], int] = lambda _: 1) -> None:
+        self._budget = budget
+        self._cost = cost
+        self._spent = 0
+        self._kept: OrderedDict[_K, _V] = OrderedDict()
+
+    def get(self, key: _K) -> _V | None:
+        """The value kept for ``key``, if still kept."""
+        value = self._kept.get(key)
+        if value is not None:
+            self._kept.move_to_end(key)
+        return value
+
+    def put(self, key: _K, value: _V) -> None:
+        """Keep ``value`` for ``key`` (the newest kept value is never dropped)."""
+        old = self._kept.pop(key, None)
+        self._spent += self._cost(value) - (self._cost(old) if old is not None else 0)
+        self._kept[key] = value
+        while self._spent > self._budget and len(self._kept) > 1:
+            _, dropped = self._kept.popitem(last=False)
+            self._spent -= self._cost(dropped)
 
 
 FrameKey = tuple[Looks, str, int]
 """A screenshot's looks, format and JPEG quality (0 for PNG)."""
 
 
-class FrameCache:
-    """Screenshots of screens captured before, by :data:`FrameKey`, up to ``budget`` bytes
-    (least recently used dropped). Like the tree, a frame is a pure function of the looks:
-    the phone's stylesheet has no transitions, animations or visible caret, the runtime
-    waits for fonts before a screen counts as shown, and the locale, zone and pixel ratio
-    are the pool's. Rastering a 1080×2400 frame is most of what Chromium does in a step
-    (~130 ms of CPU); screens recur (every reset shows the home screen, forks share theirs)."""
+def tree_cache() -> Recent[Looks, str]:
+    """The last 256 screens' UI trees by their :data:`Looks`. The tree is a pure function of
+    the looks for pages of one profile: the runtime keeps no state of its own beyond the
+    HTML and scroll offsets it was given."""
+    return Recent(256)
 
-    def __init__(self, budget: int = 64 * 1024 * 1024) -> None:
-        self._budget = budget
-        self._bytes = 0
-        self._frames: OrderedDict[FrameKey, bytes] = OrderedDict()
 
-    def get(self, key: FrameKey) -> bytes | None:
-        """The frame captured for ``key``, if still kept."""
-        data = self._frames.get(key)
-        if data is not None:
-            self._frames.move_to_end(key)
-        return data
-
-    def put(self, key: FrameKey, data: bytes) -> None:
-        """Keep ``data`` as the frame of ``key``."""
-        old = self._frames.pop(key, None)
-        self._bytes += len(data) - (len(old) if old is not None else 0)
-        self._frames[key] = data
-        while self._bytes > self._budget and len(self._frames) > 1:
-            _, dropped = self._frames.popitem(last=False)
-            self._bytes -= len(dropped)
+def frame_cache() -> Recent[FrameKey, bytes]:
+    """Screenshots of screens captured before, up to 64 MB. Like the tree, a frame is a pure
+    function of the looks: the phone's stylesheet has no transitions, animations or visible
+    caret, the runtime waits for fonts before a screen counts as shown, and the locale, zone
+    and pixel ratio are the pool's. Rastering a 1080×2400 frame is most of what Chromium does
+    in a step (~130 ms of CPU); screens recur (every reset shows the home screen, paired cells
+    and forks share theirs)."""
+    return Recent(64 * 1024 * 1024, cost=len)
 
 
 class PagePool:
@@ -233,8 +228,8 @@ class PagePool:
         self._size = size
         self._free: asyncio.Queue[PooledPage] = asyncio.Queue()
         self._contexts: list[BrowserContext] = []
-        self._trees = TreeCache()
-        self._frames = FrameCache()
+        self._trees = tree_cache()
+        self._frames = frame_cache()
 
     async def start(self) -> None:
         """Open the contexts and load the runtime into every page."""
