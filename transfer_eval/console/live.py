@@ -1,9 +1,12 @@
 """The live view: screenshots taken back to back while someone watches.
 
 A capture loop runs only while a page asked for a frame within the last ``idle_after_s``
-seconds; it takes the next screenshot as soon as the previous one arrived, so the frame
-rate is what the phone (or the simulator's page) allows. A page asks with the number of the
-last frame it has and waits (a condition, with a timeout) for a newer one.
+seconds; it takes the next screenshot as soon as the previous one arrived, but not sooner
+than ``min_interval_s`` after the previous one began, so the frame rate is what the phone
+allows, up to 15 a second (the simulator serves an unchanged screen's frame from its
+cache at once: unpaced, the loop and the page decoding its frames would take a core). A
+page asks with the number of the last frame it has and waits (a condition, with a timeout)
+for a newer one.
 """
 
 from __future__ import annotations
@@ -41,10 +44,14 @@ class LiveFrame:
 class LiveFeed:
     """Back-to-back screenshots of ``screen`` while watched (see the module doc)."""
 
-    def __init__(self, screen: LiveScreen, *, idle_after_s: float = 3.0) -> None:
-        """``idle_after_s``: stop capturing this long after the last request."""
+    def __init__(
+        self, screen: LiveScreen, *, idle_after_s: float = 3.0, min_interval_s: float = 1 / 15
+    ) -> None:
+        """``idle_after_s``: stop capturing this long after the last request;
+        ``min_interval_s``: the least time from one capture's start to the next."""
         self.screen = screen
         self.idle_after_s = idle_after_s
+        self.min_interval_s = min_interval_s
         self.latest: LiveFrame | None = None
         self.error: str | None = None
         self._seq = 0
@@ -100,6 +107,11 @@ class LiveFeed:
                 await self._wanted.wait()  # nobody watches: wait for the next request
                 continue
             started = time.monotonic()
+            if self.latest is not None:
+                since = started - (self.latest.captured - self.latest.capture_ms / 1000)
+                if since < self.min_interval_s:  # pacing, not synchronization
+                    await asyncio.sleep(self.min_interval_s - since)
+                    started = time.monotonic()
             try:
                 shot = await self.screen.screenshot()
             except BridgeError as exc:  # a closed env or a phone gone: say so, retry
