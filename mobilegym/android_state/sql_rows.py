@@ -19,13 +19,12 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
 from bridge.android_state import Row, printed
-from bridge.provider_sql import android_table, quote
+from bridge.provider_sql import loaded_table, quote
 from mobilegym.android_state.base import unavailable
 
 __all__ = [
@@ -101,13 +100,12 @@ class SynthRow:
     unknown: Mapping[str, str] = field(default_factory=dict)
 
 
-@contextmanager
-def _loaded(table: SqlTable, rows: Sequence[SynthRow]) -> Iterator[sqlite3.Connection]:
-    """An in-memory database whose table holds ``rows`` (rowid ``i + 1`` is ``rows[i]``)."""
+def _loaded(table: SqlTable, rows: Sequence[SynthRow]) -> sqlite3.Connection:
+    """This thread's database whose table holds ``rows`` (rowid ``i + 1`` is ``rows[i]``),
+    for a ``SELECT``."""
     declared = [(column.name, column.affinity) for column in table.columns]
     values = [tuple(map(row.values.get, table.column_names)) for row in rows]
-    with android_table(table.name, declared, values) as db:
-        yield db
+    return loaded_table(table.name, declared, values)
 
 
 def _mentioned(column: str, *texts: str | None) -> bool:
@@ -179,8 +177,7 @@ def select(
     columns = ", ".join(["rowid", *wanted])
     sql = f"SELECT {columns} FROM {quote(table.name)}" + _where(filters, where)
     sql += f" ORDER BY {sort}" if sort else ""
-    with _loaded(table, rows) as db:
-        found = _run(db, sql, table, uri).fetchall()
+    found = _run(_loaded(table, rows), sql, table, uri).fetchall()
     _refuse_unknown(uri, rows, [line[0] - 1 for line in found], wanted, where, sort)
     return [dict(zip(wanted, map(printed, line[1:]), strict=True)) for line in found]
 
@@ -200,7 +197,6 @@ def matching(
         StateUnavailable: as :func:`select`.
     """
     sql = f"SELECT rowid FROM {quote(table.name)}" + _where(filters, where)
-    with _loaded(table, rows) as db:
-        hit = [rowid - 1 for (rowid,) in _run(db, sql, table, uri).fetchall()]
+    hit = [rowid - 1 for (rowid,) in _run(_loaded(table, rows), sql, table, uri).fetchall()]
     _refuse_unknown(uri, rows, [], [], where, None)
     return [rows[index] for index in sorted(hit)]

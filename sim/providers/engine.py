@@ -25,13 +25,12 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl
 
-from bridge.provider_sql import android_table, quote
+from bridge.provider_sql import android_table, loaded_table, quote
 from sim.errors import SimError
 from sim.phone import Phone
 from sim.providers.errors import (
@@ -134,10 +133,10 @@ class ContentResolver:
         columns = ", ".join(projection) if projection else "*"
         sql = f"SELECT {columns} FROM {quote(target.table.name)}"
         sql += self._where(target, where) + (f" ORDER BY {sort}" if sort else "")
-        with self._database(state, target) as (db, _):
-            cursor = self._run(db, sql, where)
-            names = tuple(item[0] for item in cursor.description)
-            return Cursor(names, [tuple(row) for row in cursor.fetchall()])
+        db, _ = self._database(state, target)
+        cursor = self._run(db, sql, where)
+        names = tuple(item[0] for item in cursor.description)
+        return Cursor(names, [tuple(row) for row in cursor.fetchall()])
 
     # ---- writing
     def insert(self, state: InstanceState, uri: str, values: Mapping[str, Any]) -> int:
@@ -211,27 +210,25 @@ class ContentResolver:
             parts.append(f"({where})")
         return " WHERE " + " AND ".join(parts) if parts else ""
 
-    @contextmanager
     def _database(
         self, state: InstanceState, target: _Target
-    ) -> Iterator[tuple[sqlite3.Connection, list[Mapping[str, Any]]]]:
-        """An in-memory database holding the target table's rows (and those rows, in
-        order)."""
+    ) -> tuple[sqlite3.Connection, list[Mapping[str, Any]]]:
+        """This thread's database holding the target table's rows (and those rows, in
+        order), for a ``SELECT``."""
         table = target.table
         rows = list(table.rows(self._context(state, target)))
         names = table.column_names
         declared = [(column.name, column.affinity) for column in table.columns]
         values = [tuple(map(row.get, names)) for row in rows]
-        with android_table(table.name, declared, values) as db:
-            yield db, rows
+        return loaded_table(table.name, declared, values), rows
 
     def _matching(
         self, state: InstanceState, target: _Target, where: str | None
     ) -> list[Mapping[str, Any]]:
         """The table's rows (as its rows function gave them) that SQLite selects."""
         sql = f"SELECT rowid FROM {quote(target.table.name)}" + self._where(target, where)
-        with self._database(state, target) as (db, rows):
-            return [rows[rowid - 1] for (rowid,) in self._run(db, sql, where).fetchall()]
+        db, rows = self._database(state, target)
+        return [rows[rowid - 1] for (rowid,) in self._run(db, sql, where).fetchall()]
 
     @staticmethod
     def _run(db: sqlite3.Connection, sql: str, where: str | None) -> sqlite3.Cursor:
