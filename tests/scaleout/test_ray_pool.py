@@ -1,4 +1,4 @@
-"""The env pool on a real Ray cluster of three nodes on this machine (``ray.cluster_utils``).
+"""The env pool on a real Ray cluster of two nodes on this machine (``ray.cluster_utils``).
 
 Each node offers one CPU and each host reserves one, so one host lands on each node; every
 host runs its own Chromium. The tests check where envs go, that a fork group spread over
@@ -57,12 +57,14 @@ from transfer_eval.commands import mgb_app
 
 pytestmark = pytest.mark.browser
 
-NODES = 3
+NODES = 2
+"""A head and one worker node: enough for every placement below (each spans at most two
+hosts), and every node costs its raylet and, once a host lands there, a Chromium."""
 
 
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[Cluster]:
-    """A head and two worker nodes, one CPU each, on this machine.
+    """A head and ``NODES - 1`` worker nodes, one CPU each, on this machine.
 
     Ray puts its nodes on the machine's own address, not loopback (a loopback address is
     turned into that one by Ray itself); Ray's token authentication guards them."""
