@@ -2,13 +2,14 @@
 
 It sees only what a phone also gives (the observation), so a plan written for the simulator
 runs unchanged on a device whose screens match. When a step's node is not on screen it
-scrolls the largest list to look for it, and gives up (``finish`` with ``abort``) when the
-list stops moving.
+scrolls the largest list to look for it, down and then, from the end, up, and gives up
+(``finish`` with ``abort``) when the list stops moving at its top.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Literal
 
 from bridge.actions import (
     Action,
@@ -74,6 +75,7 @@ class PlanPolicy:
         self._plan: Plan = []
         self._index = 0
         self._scrolls = 0
+        self._direction: Literal["down", "up"] = "down"
         self._last: tuple[object, ...] | None = None
         self._notes: dict[str, list[str]] = {}
 
@@ -90,6 +92,7 @@ class PlanPolicy:
             self._plan = self._plan_for(instruction, context)
         self._index = 0
         self._scrolls = 0
+        self._direction = "down"
         self._last = None
         self._notes = {}
 
@@ -113,6 +116,7 @@ class PlanPolicy:
     def _advance(self) -> None:
         self._index += 1
         self._scrolls = 0
+        self._direction = "down"
         self._last = None
 
     def _action(self, step: PlanStep, obs: Observation) -> tuple[Action, str]:
@@ -176,13 +180,16 @@ class PlanPolicy:
         can_scroll = getattr(step, "scroll", True) and scrollable is not None
         signature = _signature(obs)
         stuck = self._last is not None and signature == self._last
+        if stuck and self._direction == "down":  # the end of the list: look above too
+            self._direction, stuck = "up", False
         if not can_scroll or stuck or self._scrolls >= _MAX_SCROLLS:
             message = f"could not find {wanted.model_dump(exclude_defaults=True)} on screen"
             return FinishAction(status="abort", message=message), message
         self._scrolls += 1
         self._last = signature
         assert scrollable is not None
-        return ScrollAction(direction="down", target=Target.node(scrollable.id)), "scroll to find"
+        target = Target.node(scrollable.id)
+        return ScrollAction(direction=self._direction, target=target), "scroll to find"
 
 
 def _inside(node: UINode, at: tuple[float, float], obs: Observation) -> Point:

@@ -62,16 +62,29 @@ async def test_taps_the_matching_node_then_finishes() -> None:
 
 
 @pytest.mark.asyncio
-async def test_scrolls_to_find_and_gives_up_when_the_list_stops() -> None:
+async def test_scrolls_down_then_up_to_find_and_gives_up_when_the_list_stops() -> None:
     policy = PlanPolicy([TapStep(on=Selector(text="About phone"))])
     await policy.reset("x", PolicyContext())
     screen = _obs(*_list("Wi-Fi", "Display"))
     out = await policy.act(screen)
     assert out.action is not None and out.action.type == "scroll"
     assert out.action.direction == "down" and out.action.target.element == 0
-    stuck = await policy.act(screen)  # nothing moved: the end of the list
+    up = await policy.act(screen)  # nothing moved: the end of the list; look above
+    assert up.action is not None and up.action.type == "scroll" and up.action.direction == "up"
+    stuck = await policy.act(screen)  # nothing moved up either: it is not in the list
     assert stuck.action is not None and stuck.action.type == "finish"
     assert stuck.action.status == "abort" and "About phone" in (stuck.action.message or "")
+
+
+@pytest.mark.asyncio
+async def test_a_node_scrolled_past_is_found_above() -> None:
+    policy = PlanPolicy([TapStep(on=Selector(text="Sound"))])
+    await policy.reset("x", PolicyContext())
+    bottom = _obs(*_list("Languages", "About phone"))
+    scrolls = [(await policy.act(bottom)).action for _ in range(2)]
+    assert [getattr(a, "direction", None) for a in scrolls] == ["down", "up"]
+    found = await policy.act(_obs(*_list("Sound", "Languages")))
+    assert found.action is not None and found.action.type == "tap"
 
 
 @pytest.mark.asyncio
