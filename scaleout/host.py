@@ -35,6 +35,7 @@ from scaleout.errors import HostRestarted
 from sim.env import SimEnv
 from sim.env_table import EnvTable
 from sim.simulator import SimConfig, Simulator
+from sim.skins import DEFAULT_SKIN
 
 __all__ = ["HostConfig", "HostInfo", "SimHost"]
 
@@ -123,6 +124,7 @@ class SimHost(EnvsById):
         *,
         screenshot: bool = True,
         answer_mode: Literal["action", "sheet"] = "action",
+        skin: str = DEFAULT_SKIN,
     ) -> str:
         """A new env on a factory-fresh instance; its id."""
         await self.start()
@@ -132,6 +134,7 @@ class SimHost(EnvsById):
             self.sim.create_instance(seed),
             screenshot=screenshot,
             answer_mode=answer_mode,
+            skin=skin,
         )
         self.table.add(env)
         return self._id(env)

@@ -18,6 +18,7 @@ from bridge.schema import Action, Observation, StepResult, Verdict
 from scaleout.by_id import EnvsById
 from scaleout.host import HostInfo, SimHost
 from sim.client import DEFAULT_TIMEOUT_S, EnvServer, HttpEnv
+from sim.skins import DEFAULT_SKIN
 
 __all__ = ["Host", "HttpHost", "LocalHost"]
 
@@ -37,8 +38,9 @@ class Host(Protocol):
         *,
         screenshot: bool = True,
         answer_mode: Literal["action", "sheet"] = "action",
+        skin: str = DEFAULT_SKIN,
     ) -> str:
-        """A new env; its id."""
+        """A new env (its phone in ``skin``, :mod:`sim.skins`); its id."""
         ...
 
     async def reset(self, env_id: str, task: TaskInstance) -> Observation:
@@ -111,9 +113,12 @@ class HttpHost(EnvsById):
         *,
         screenshot: bool = True,
         answer_mode: Literal["action", "sheet"] = "action",
+        skin: str = DEFAULT_SKIN,
     ) -> str:
         """A new env on the server."""
-        env = await self.server.create(screenshot=screenshot, answer_mode=answer_mode, seed=seed)
+        env = await self.server.create(
+            screenshot=screenshot, answer_mode=answer_mode, seed=seed, skin=skin
+        )
         return self._hold(env)
 
     async def fork(self, env_id: str, n: int) -> list[str]:

@@ -31,6 +31,7 @@ from bridge.schema import Action, Observation, StepResult, Verdict
 from scaleout.errors import HostsUnavailable, PoolFull
 from scaleout.host import HostConfig, HostInfo
 from scaleout.hosts import Host, HttpHost, LocalHost
+from sim.skins import DEFAULT_SKIN, check_skin
 
 __all__ = ["EnvPool", "PoolEnv", "PoolFull"]
 
@@ -130,15 +131,21 @@ class EnvPool:
         *,
         screenshot: bool = True,
         answer_mode: Literal["action", "sheet"] = "action",
+        skin: str = DEFAULT_SKIN,
     ) -> PoolEnv:
-        """A new env on the host with the most room."""
+        """A new env on the host with the most room (its phone in ``skin``)."""
+        check_skin(skin)  # a typo is refused here, not on a host
         slot = (await self._place(1))[0]
         try:
-            env_id = await slot.host.create(seed, screenshot=screenshot, answer_mode=answer_mode)
+            env_id = await slot.host.create(
+                seed, screenshot=screenshot, answer_mode=answer_mode, skin=skin
+            )
         except BaseException:
             slot.envs -= 1
             raise
-        return PoolEnv(self, slot, env_id, screenshot=screenshot, answer_mode=answer_mode)
+        return PoolEnv(
+            self, slot, env_id, screenshot=screenshot, answer_mode=answer_mode, skin=skin
+        )
 
     async def close(self) -> None:
         """Shut the hosts down if the pool owns them (and Ray, if the pool started it)."""
@@ -196,11 +203,12 @@ class PoolEnv:
         *,
         screenshot: bool,
         answer_mode: Literal["action", "sheet"],
+        skin: str = DEFAULT_SKIN,
     ) -> None:
         self._pool = pool
         self._slot = slot
         self.env_id = env_id
-        self._screenshot, self._answer_mode = screenshot, answer_mode
+        self._screenshot, self._answer_mode, self._skin = screenshot, answer_mode, skin
         self._closed = False
 
     @property
@@ -277,7 +285,7 @@ class PoolEnv:
         """A new env on ``slot``'s host in ``state`` (its reservation given back on failure)."""
         try:
             env_id = await slot.host.create(
-                screenshot=self._screenshot, answer_mode=self._answer_mode
+                screenshot=self._screenshot, answer_mode=self._answer_mode, skin=self._skin
             )
         except BaseException:
             self._pool._released(slot)
@@ -292,7 +300,12 @@ class PoolEnv:
 
     def _child(self, slot: _Slot, env_id: str) -> PoolEnv:
         return PoolEnv(
-            self._pool, slot, env_id, screenshot=self._screenshot, answer_mode=self._answer_mode
+            self._pool,
+            slot,
+            env_id,
+            screenshot=self._screenshot,
+            answer_mode=self._answer_mode,
+            skin=self._skin,
         )
 
     def _open(self) -> Host:

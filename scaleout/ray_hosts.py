@@ -32,6 +32,7 @@ from bridge.records import TaskInstance
 from bridge.schema import Action, Observation, StepResult, Verdict
 from scaleout.errors import HostsUnavailable
 from scaleout.host import HostConfig, HostInfo, SimHost
+from sim.skins import DEFAULT_SKIN
 
 if TYPE_CHECKING:
     from ray.actor import ActorHandle
@@ -174,10 +175,11 @@ class RayHost:
         *,
         screenshot: bool = True,
         answer_mode: Literal["action", "sheet"] = "action",
+        skin: str = DEFAULT_SKIN,
     ) -> str:
         """A new env on the host; its id (waiting out a restart of the host)."""
         return await self._call_when_up(
-            "create", seed, screenshot=screenshot, answer_mode=answer_mode
+            "create", seed, screenshot=screenshot, answer_mode=answer_mode, skin=skin
         )
 
     async def reset(self, env_id: str, task: TaskInstance) -> Observation:

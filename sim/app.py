@@ -37,10 +37,12 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from bridge.app_catalog import AOSP, AppIdentity, app_catalog
 from sim.errors import SimError
+from sim.skins import DEFAULT_SKIN
 from sim.state import InstanceState, Notification, OsState, Route, parse_overlay
 
 if TYPE_CHECKING:
     from sim.providers.table import Provider
+    from sim.render import Render
 
 __all__ = [
     "App",
@@ -125,11 +127,25 @@ def _package_json(package: str, name: str) -> Any:
 
 
 @cache
-def _strings(package: str, app_id: str, lang: str) -> Mapping[str, str]:
+def _strings(package: str, app_id: str, lang: str, skin: str) -> Mapping[str, str]:
     table = _package_json(package, "strings.json")
     strings = dict(table.get(lang) or table.get("en", {}))
+    if skin != DEFAULT_SKIN:  # the skin's own words replace or add to AOSP's
+        skinned = _package_json(package, f"skins/{skin}/strings.json")
+        strings.update(skinned.get(lang) or skinned.get("en", {}))
     strings["app_name"] = app_catalog().get(app_id).name(lang)
     return strings
+
+
+_SKIN_SCREENS: dict[tuple[str, str], Mapping[str, Screen]] = {}
+
+
+def _skin_screens(app: type[App], skin: str) -> Mapping[str, Screen]:
+    key = (f"{app.__module__}.{app.__qualname__}", skin)
+    found = _SKIN_SCREENS.get(key)
+    if found is None:
+        found = _SKIN_SCREENS[key] = {**app.SCREENS, **app.SKIN_SCREENS.get(skin, {})}
+    return found
 
 
 class GalleryAction(BaseModel):
@@ -187,6 +203,9 @@ class App:
     SCREENS: ClassVar[Mapping[str, Screen]] = {}
     """Route path → :class:`Screen`: what :meth:`render` draws, what ``dumpsys`` reports
     (:meth:`activity_for`), what ``am start -n`` may open (:meth:`exported_routes`)."""
+    SKIN_SCREENS: ClassVar[Mapping[str, Mapping[str, Screen]]] = {}
+    """Skin name → the routes that skin adds or draws with another :class:`Screen`
+    (:mod:`sim.skins`); every other route is :attr:`SCREENS`'."""
     INTENT_ACTIONS: ClassVar[dict[str, str]] = {}
     """The implicit intents the app answers (its intent filters, ``am start -a ACTION``):
     action → the route path it opens."""
@@ -229,9 +248,15 @@ class App:
         """The launcher activity (short form)."""
         return self.identity.activity or ".MainActivity"
 
-    def strings(self, lang: str) -> Mapping[str, str]:
-        """UI strings in ``lang`` (``en`` or ``zh``), ``app_name`` from the app's identity."""
-        return _strings(type(self).__module__.rsplit(".", 1)[0], self.id, lang)
+    def strings(self, lang: str, skin: str = DEFAULT_SKIN) -> Mapping[str, str]:
+        """UI strings in ``lang`` (``en`` or ``zh``) as ``skin`` words them, ``app_name``
+        from the app's identity."""
+        return _strings(type(self).__module__.rsplit(".", 1)[0], self.id, lang, skin)
+
+    def screens(self, skin: str = DEFAULT_SKIN) -> Mapping[str, Screen]:
+        """Route path → :class:`Screen` as ``skin`` arranges the app (:attr:`SKIN_SCREENS`
+        over :attr:`SCREENS`)."""
+        return _skin_screens(type(self), skin)
 
     def label(self, lang: str) -> str:
         """The app's name on the launcher."""
@@ -263,10 +288,11 @@ class App:
     def render(self, ctx: AppContext) -> str:
         """HTML of the app's content area for ``ctx.route``: its :attr:`SCREENS` entry's
         template with that screen's values; a route no screen draws is a bug."""
-        screen = self.SCREENS.get(ctx.route.path)
+        screens = self.screens(ctx.skin)
+        screen = screens.get(ctx.route.path)
         if screen is None:
             raise SimError(
-                f"{self.id} has no screen {ctx.route.path!r}; screens: {sorted(self.SCREENS)}"
+                f"{self.id} has no screen {ctx.route.path!r}; screens: {sorted(screens)}"
             )
         return ctx.render(screen.template, **screen.values(ctx))
 
@@ -277,21 +303,27 @@ class App:
     def on_open(self, ctx: AppContext) -> None:
         """Called when the app comes to the foreground."""
 
-    def activity_for(self, route: Route) -> str:
+    def activity_for(self, route: Route, skin: str = DEFAULT_SKIN) -> str:
         """The Android activity reported for ``route`` (``dumpsys``-style, short form): its
-        :attr:`SCREENS` entry's, else the launcher activity of ``bridge/apps.json``."""
-        screen = self.SCREENS.get(route.path)
+        screen's (:meth:`screens`), else the launcher activity of ``bridge/apps.json``."""
+        screen = self.screens(skin).get(route.path)
         return screen.activity if screen is not None and screen.activity else self.activity
 
-    def exported_routes(self) -> dict[str, str]:
+    def exported_routes(self, skin: str = DEFAULT_SKIN) -> dict[str, str]:
         """Activities besides the launcher's that another app may start by name, short
-        form → the route it opens (the exported :attr:`SCREENS`)."""
-        return {s.activity: path for path, s in self.SCREENS.items() if s.exported and s.activity}
+        form → the route it opens (the exported :meth:`screens` of ``skin``)."""
+        screens = self.screens(skin).items()
+        return {s.activity: path for path, s in screens if s.exported and s.activity}
 
     def gallery_screens(self) -> tuple[GalleryScreen, ...]:
         """The screens a person wants to see of this app (:mod:`sim.gallery` renders them in
-        every language); by default its first screen."""
+        every language and skin); by default its first screen."""
         return (GalleryScreen(name="main", title=self.identity.name("en")),)
+
+    def skin_gallery_screens(self, skin: str) -> tuple[GalleryScreen, ...]:
+        """The screens only ``skin`` has (its :attr:`SKIN_SCREENS`), shown after
+        :meth:`gallery_screens` in that skin's section of the gallery; none by default."""
+        return ()
 
     def providers(self) -> tuple[Provider, ...]:
         """The content providers this app has on Android (:mod:`sim.providers`), its data
@@ -327,9 +359,7 @@ def check_overlays(apps: Mapping[str, App], state: InstanceState) -> None:
 class AppContext:
     """What a handler or a render may read and change: one app inside one instance."""
 
-    def __init__(
-        self, app: App, state: InstanceState, render: Callable[[str, dict[str, Any]], str]
-    ) -> None:
+    def __init__(self, app: App, state: InstanceState, render: Render) -> None:
         self.app = app
         self.state = state
         self._render = render
@@ -360,16 +390,22 @@ class AppContext:
         """Current UI language, ``en`` or ``zh``."""
         return self.state.os.lang
 
+    @property
+    def skin(self) -> str:
+        """How the phone looks (:mod:`sim.skins`): which templates and words draw the app."""
+        return self.state.os.skin
+
     def t(self, key: str, **values: object) -> str:
-        """The UI string ``key`` in the current language, formatted with ``values``."""
-        text = self.app.strings(self.lang).get(key)
+        """The UI string ``key`` in the current language and skin, formatted with ``values``."""
+        text = self.app.strings(self.lang, self.skin).get(key)
         if text is None:
             raise SimError(f"app {self.app.id!r} has no string {key!r} for {self.lang!r}")
         return text.format(**values) if values else text
 
     def render(self, template: str, **values: Any) -> str:
         """Render ``templates/<template>`` of this app with ``values`` (and ``ctx``, ``t``)."""
-        return self._render(f"{self.app.id}/{template}", {"ctx": self, "t": self.t, **values})
+        values = {"ctx": self, "t": self.t, **values}
+        return self._render(f"{self.app.id}/{template}", values, self.skin)
 
     # ---- navigation
     @property

@@ -48,6 +48,7 @@ from bridge.errors import EnvError, EnvTimeout, EnvUsageError
 from bridge.records import TaskInstance
 from bridge.schema import Action, Observation, StepResult, Verdict
 from sim.env_api_models import ERROR_HEADER, EnvCreated, Health
+from sim.skins import DEFAULT_SKIN
 
 __all__ = ["DEFAULT_TIMEOUT_S", "ERROR_HEADER", "EnvServer", "HttpEnv", "error_for"]
 
@@ -258,6 +259,7 @@ class HttpEnv:
         screenshot: bool = True,
         answer_mode: Literal["action", "sheet"] = "action",
         timeout_s: float = DEFAULT_TIMEOUT_S,
+        skin: str = DEFAULT_SKIN,
     ) -> HttpEnv:
         """A new env on the simulator at ``base_url`` (``POST /api/envs``).
 
@@ -269,8 +271,10 @@ class HttpEnv:
             screenshot: whether observations carry a screenshot.
             answer_mode: ``"action"`` (the answer action) or ``"sheet"`` (AnswerSheet app).
             timeout_s: see :data:`DEFAULT_TIMEOUT_S`.
+            skin: how the phone looks, ``"aosp"`` or ``"hyperos"`` (presentation only).
         """
-        return await _created(_Session(base_url, token, timeout_s), task, screenshot, answer_mode)
+        session = _Session(base_url, token, timeout_s)
+        return await _created(session, task, screenshot, answer_mode, skin=skin)
 
     @classmethod
     def attach(
@@ -417,10 +421,16 @@ async def _created(
     screenshot: bool,
     answer_mode: Literal["action", "sheet"],
     seed: int = 0,
+    skin: str = DEFAULT_SKIN,
 ) -> HttpEnv:
     """``POST /api/envs`` on ``session``: the new env (with its first view if ``task``; its
     factory state from ``seed`` otherwise)."""
-    body: dict[str, object] = {"screenshot": screenshot, "answer_mode": answer_mode, "seed": seed}
+    body: dict[str, object] = {
+        "screenshot": screenshot,
+        "answer_mode": answer_mode,
+        "seed": seed,
+        "skin": skin,
+    }
     if task is not None:
         body |= {"seed": task.seed, "task": task.model_dump(mode="json")}
     session.users += 1  # held while the env does not exist yet
@@ -462,10 +472,11 @@ class EnvServer:
         screenshot: bool = True,
         answer_mode: Literal["action", "sheet"] = "action",
         seed: int = 0,
+        skin: str = DEFAULT_SKIN,
     ) -> HttpEnv:
         """A new env on the server (see :meth:`HttpEnv.create`); ``seed`` gives its factory
         state when no ``task`` is posed."""
-        return await _created(self._session, task, screenshot, answer_mode, seed)
+        return await _created(self._session, task, screenshot, answer_mode, seed, skin)
 
     async def health(self) -> Health:
         """Whether the server is ready, and its envs and limit."""

@@ -35,6 +35,7 @@ from sim.actuate import SimActuator
 from sim.app import check_overlays
 from sim.apps.answersheet import pose_questions
 from sim.observe import observe
+from sim.skins import DEFAULT_SKIN, check_skin
 from sim.state import InstanceState
 from sim.tasks.episode import TaskEpisode
 
@@ -59,13 +60,17 @@ class SimEnv:
         screenshot: bool = True,
         answer_mode: str = "action",
         base: InstanceState | None = None,
+        skin: str = DEFAULT_SKIN,
     ) -> None:
         """``base``: the phone every reset poses its task on (default: a factory-fresh one),
-        e.g. a phone whose user has other contacts and settings."""
+        e.g. a phone whose user has other contacts and settings. ``skin``: how that phone
+        looks from the next reset on (:mod:`sim.skins`; a trainer may change :attr:`skin`
+        between episodes)."""
         if answer_mode not in ("action", "sheet"):
             raise ValueError("answer_mode is 'action' (the answer action) or 'sheet'")
         self.sim = sim
         self.base = base
+        self.skin = check_skin(skin)
         self.instance = instance
         self.with_screenshots = screenshot
         self.answer_mode = answer_mode
@@ -107,10 +112,12 @@ class SimEnv:
         return episode.start.observed if episode is not None else None
 
     def fresh_state(self, seed: int) -> InstanceState:
-        """The state a reset starts from: a copy of ``base`` (or a factory-fresh phone)."""
-        if self.base is None:
-            return InstanceState(seed=seed)
-        return self.base.model_copy(deep=True, update={"seed": seed})
+        """The state a reset starts from: a copy of ``base`` (or a factory-fresh phone), in
+        this env's :attr:`skin`."""
+        check_skin(self.skin)  # an attribute a trainer sets: a typo stops here
+        state = InstanceState(seed=seed) if self.base is None else self.base.model_copy(deep=True)
+        state.seed, state.os.skin = seed, self.skin
+        return state
 
     async def step(self, action: Action) -> StepResult:
         """Carry out ``action`` on the observation the policy saw and observe the settled
@@ -262,6 +269,7 @@ class SimEnv:
                 screenshot=self.with_screenshots,
                 answer_mode=self.answer_mode,
                 base=self.base,
+                skin=self.skin,
             )
             env._last = self._last
             env._trees = list(self._trees)

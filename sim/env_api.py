@@ -197,6 +197,7 @@ def env_router(sim: Simulator, table: EnvTable | None = None) -> APIRouter:
             sim.create_instance(request.seed),
             screenshot=request.screenshot,
             answer_mode=request.answer_mode,
+            skin=request.skin,
         )
         try:
             observation = await posed(env, task) if task is not None else None

@@ -22,6 +22,7 @@ from typing_extensions import Self  # typing.Self is Python 3.11+
 
 from bridge.records import TaskInstance
 from bridge.schema import Action, Observation
+from sim.skins import DEFAULT_SKIN, SkinName
 
 __all__ = [
     "ERROR_HEADER",
@@ -165,6 +166,8 @@ class CreateRequest(TaskRequest):
 
     screenshot: bool = True
     answer_mode: Literal["action", "sheet"] = "action"
+    skin: SkinName = DEFAULT_SKIN
+    """How the phone looks (``sim/skins.py``): presentation only, judged the same."""
 
 
 class StepRequest(RequestBody):

@@ -9,7 +9,8 @@
           ├── OverlayInvalid      an app's overlay does not fit its typed model: a bug
           ├── UnknownInstance     no instance of that id (also a KeyError)
           ├── UnknownTask         no template of that id (also a KeyError)
-          └── UnknownApp          no app of that id on this phone (also a KeyError)
+          ├── UnknownApp          no app of that id on this phone (also a KeyError)
+          └── UnknownSkin         no skin of that name (also a KeyError)
     StorageError                  a file operation on ``/sdcard`` failed, with its errno and
      │                            toybox's message: what a command prints, never raised out
      │                            of the simulated shell or Files app
@@ -37,6 +38,7 @@ __all__ = [
     "StorageError",
     "UnknownApp",
     "UnknownInstance",
+    "UnknownSkin",
     "UnknownTask",
 ]
 
@@ -91,6 +93,13 @@ class UnknownTask(SimError, KeyError):
 
 class UnknownApp(SimError, KeyError):
     """An app id that is not installed; the message lists the installed ones."""
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+class UnknownSkin(SimError, KeyError):
+    """A skin name the simulator does not have; the message lists the ones it has."""
 
     def __str__(self) -> str:
         return str(self.args[0])

@@ -49,6 +49,7 @@ from sim.pickers.formats import picker_strings
 from sim.render import page_template
 from sim.screen import system_strings
 from sim.simulator import SimConfig, Simulator
+from sim.skins import DEFAULT_SKIN, SKINS, check_skin
 from sim.state import InstanceState
 
 __all__ = [
@@ -111,6 +112,9 @@ class GallerySection(BaseModel):
     label: str
     package: str
     screens: list[ScreenResult]
+    skin: str = DEFAULT_SKIN
+    """How the phone looked (:mod:`sim.skins`); ``app`` is ``<app>@<skin>`` in a skin
+    other than AOSP's."""
 
     @property
     def problem_count(self) -> int:
@@ -194,18 +198,21 @@ def system_screens(phone: Phone) -> tuple[SystemScreen, ...]:
     )
 
 
-def _fresh_state(lang: str) -> InstanceState:
+def _fresh_state(lang: str, skin: str = DEFAULT_SKIN) -> InstanceState:
     if lang not in LOCALES:
         raise SimError(f"the gallery has no language {lang!r}; it has {', '.join(LOCALES)}")
     state = InstanceState(seed=0)
     state.os.settings["system"]["system_locales"] = LOCALES[lang]
+    state.os.skin = check_skin(skin)
     return state
 
 
-def screen_state(phone: Phone, app_id: str, recipe: GalleryScreen, lang: str) -> InstanceState:
-    """A fresh phone in ``lang`` showing ``recipe`` of ``app_id`` (see
+def screen_state(
+    phone: Phone, app_id: str, recipe: GalleryScreen, lang: str, skin: str = DEFAULT_SKIN
+) -> InstanceState:
+    """A fresh phone in ``lang`` and ``skin`` showing ``recipe`` of ``app_id`` (see
     :class:`~sim.app.GalleryScreen` for the order things are applied in)."""
-    state = _fresh_state(lang)
+    state = _fresh_state(lang, skin)
     phone.launch(state, app_id)
     ctx = phone.context(state, app_id)
     if recipe.path != "/":
@@ -221,8 +228,10 @@ def screen_state(phone: Phone, app_id: str, recipe: GalleryScreen, lang: str) ->
     return state
 
 
-def _system_state(phone: Phone, screen: SystemScreen, lang: str) -> InstanceState:
-    state = _fresh_state(lang)
+def _system_state(
+    phone: Phone, screen: SystemScreen, lang: str, skin: str = DEFAULT_SKIN
+) -> InstanceState:
+    state = _fresh_state(lang, skin)
     for event in screen.events:
         phone.apply(state, event)
     return state
@@ -235,6 +244,12 @@ def string_tables(phone: Phone) -> StringTables:
         f"{app_id}/strings.json": {lang: app.strings(lang) for lang in LOCALES}
         for app_id, app in phone.apps.items()
     }
+    for skin in SKINS:  # a skin's own words (HyperOS's "Sleep", "WLAN") are strings too
+        if skin != DEFAULT_SKIN:
+            tables |= {
+                f"{app_id}@{skin}/strings.json": {lang: app.strings(lang, skin) for lang in LOCALES}
+                for app_id, app in phone.apps.items()
+            }
     tables["system_strings.json"] = {lang: system_strings(lang) for lang in LOCALES}
     tables["pickers/strings.json"] = {lang: picker_strings(lang) for lang in LOCALES}
     return StringTables(tables)
@@ -303,28 +318,40 @@ class _Section:
     app: str
     label: str
     package: str
+    skin: str
     plans: list[_Plan]
 
 
-def _app_section(phone: Phone, app_id: str) -> _Section:
+def _section_id(name: str, skin: str) -> str:
+    """``settings`` in AOSP's skin, ``settings@hyperos`` in another."""
+    return name if skin == DEFAULT_SKIN else f"{name}@{skin}"
+
+
+def _label(label: str, skin: str) -> str:
+    return label if skin == DEFAULT_SKIN else f"{label} · {SKINS[skin].system}"
+
+
+def _app_section(phone: Phone, app_id: str, skin: str = DEFAULT_SKIN) -> _Section:
     app = phone.app(app_id)
-    recipes = app.gallery_screens()
+    recipes = (*app.gallery_screens(), *app.skin_gallery_screens(skin))
     names = [recipe.name for recipe in recipes]
     if len(set(names)) != len(names):
         raise SimError(f"{app_id}: gallery screens share a name: {names}")
     plans = [
-        _Plan(recipe, _route(recipe), partial(screen_state, phone, app_id, recipe))
+        _Plan(recipe, _route(recipe), partial(screen_state, phone, app_id, recipe, skin=skin))
         for recipe in recipes
     ]
-    return _Section(app.id, app.label("en"), app.package, plans)
+    section = _section_id(app.id, skin)
+    return _Section(section, _label(app.label("en"), skin), app.package, skin, plans)
 
 
-def _system_section(phone: Phone) -> _Section:
+def _system_section(phone: Phone, skin: str = DEFAULT_SKIN) -> _Section:
     plans = [
-        _Plan(system.screen, system.how, partial(_system_state, phone, system))
+        _Plan(system.screen, system.how, partial(_system_state, phone, system, skin=skin))
         for system in system_screens(phone)
     ]
-    return _Section(SYSTEM, "System UI", app_catalog().system_ui_package(), plans)
+    package = app_catalog().system_ui_package()
+    return _Section(_section_id(SYSTEM, skin), _label("System UI", skin), package, skin, plans)
 
 
 async def render_gallery(
@@ -333,14 +360,18 @@ async def render_gallery(
     langs: Sequence[str] = tuple(LOCALES),
     apps: Sequence[str] | None = None,
     on_shot: Callable[[str], None] | None = None,
+    skins: Sequence[str] = tuple(SKINS),
 ) -> GalleryReport:
     """Shoot and check every gallery screen of ``apps`` (default: every installed app and
-    then the system UI, :data:`SYSTEM`) in every language of ``langs``, on ``sim``'s page
-    pool; screenshots go to ``out/screens/``. ``on_shot`` hears ``app/screen/lang`` as
-    each shot is done."""
+    then the system UI, :data:`SYSTEM`) in every language of ``langs`` and every skin of
+    ``skins`` (a section per app and skin), on ``sim``'s page pool; screenshots go to
+    ``out/screens/``. ``on_shot`` hears ``app/screen/lang`` as each shot is done."""
     wanted = [*sim.phone.apps, SYSTEM] if apps is None else list(apps)
+    for skin in skins:
+        check_skin(skin)  # an unknown skin fails before any work
     plan = [
-        _system_section(sim.phone) if name == SYSTEM else _app_section(sim.phone, name)
+        _system_section(sim.phone, skin) if name == SYSTEM else _app_section(sim.phone, name, skin)
+        for skin in skins
         for name in wanted
     ]
     for lang in langs:
@@ -365,7 +396,11 @@ async def render_gallery(
     async def section_of(section: _Section) -> GallerySection:
         screens = await asyncio.gather(*(shoot_all(section, screen) for screen in section.plans))
         return GallerySection(
-            app=section.app, label=section.label, package=section.package, screens=screens
+            app=section.app,
+            label=section.label,
+            package=section.package,
+            skin=section.skin,
+            screens=screens,
         )
 
     sections = await asyncio.gather(*(section_of(section) for section in plan))
@@ -385,11 +420,12 @@ async def run_gallery(
     apps: Sequence[str] | None = None,
     pages: int = 4,
     on_shot: Callable[[str], None] | None = None,
+    skins: Sequence[str] = tuple(SKINS),
 ) -> GalleryReport:
     """Start a simulator (``pages`` Chromium pages), :func:`render_gallery` with it and
     :func:`write_gallery_page`."""
     async with Simulator(SimConfig(pages=pages, serve_env_api=False)) as sim:
-        report = await render_gallery(sim, out, langs, apps, on_shot)
+        report = await render_gallery(sim, out, langs, apps, on_shot, skins)
     write_gallery_page(report)
     return report
 

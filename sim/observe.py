@@ -83,7 +83,7 @@ def foreground_of(phone: Phone, state: InstanceState) -> Foreground:
         return Foreground(app=None, package=home.package, activity=home.activity)
     app = phone.app(state.os.foreground)
     route = state.os.route
-    activity = app.activity_for(route) if route is not None else app.activity
+    activity = app.activity_for(route, state.os.skin) if route is not None else app.activity
     return Foreground(app=app.id, package=app.package, activity=activity)
 
 

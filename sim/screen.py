@@ -70,7 +70,7 @@ def _launcher(phone: Phone, state: InstanceState, s: dict[str, str]) -> str:
         "list_key": f"{LAUNCHER_DRAWER_SCROLL}?{query}" if query else LAUNCHER_DRAWER_SCROLL,
         "no_results": s["all_apps_no_results"].format(query=query.strip()),
     }
-    return phone.renderer.render("launcher.html", values)
+    return phone.renderer.render("launcher.html", values, state.os.skin)
 
 
 def _recents(phone: Phone, state: InstanceState, s: dict[str, str]) -> str:
@@ -79,7 +79,7 @@ def _recents(phone: Phone, state: InstanceState, s: dict[str, str]) -> str:
         {"id": task.app, "label": phone.app(task.app).label(lang)}
         for task in reversed(state.os.tasks)
     ]
-    return phone.renderer.render("recents.html", {"cards": cards, "s": s})
+    return phone.renderer.render("recents.html", {"cards": cards, "s": s}, state.os.skin)
 
 
 def _keyboard(phone: Phone, state: InstanceState, s: dict[str, str]) -> str:
@@ -114,7 +114,7 @@ def _keyboard(phone: Phone, state: InstanceState, s: dict[str, str]) -> str:
             {"code": "enter", "icon": "enter", "desc": s["key_enter"], "special": True},
         ]
     )
-    return phone.renderer.render("keyboard.html", {"rows": rows})
+    return phone.renderer.render("keyboard.html", {"rows": rows}, state.os.skin)
 
 
 def _shade(phone: Phone, state: InstanceState, s: dict[str, str]) -> str:
@@ -140,7 +140,7 @@ def _shade(phone: Phone, state: InstanceState, s: dict[str, str]) -> str:
         "brightness": int(settings["system"]["screen_brightness"]),
         "s": s,
     }
-    return phone.renderer.render("shade.html", values)
+    return phone.renderer.render("shade.html", values, state.os.skin)
 
 
 def _content(phone: Phone, state: InstanceState, s: dict[str, str]) -> tuple[str, str]:
@@ -188,6 +188,7 @@ def render_screen(phone: Phone, state: InstanceState) -> str:
         "dark": settings["secure"].get("ui_night_mode") == 2,
         "font_scale": round(float(settings["system"].get("font_scale", 1.0)) * os.text_zoom, 4),
         "lang": state.os.lang,
+        "skin": state.os.skin,
         "s": s,
     }
-    return phone.renderer.render("shell.html", values)
+    return phone.renderer.render("shell.html", values, state.os.skin)

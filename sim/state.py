@@ -31,6 +31,7 @@ from sim.phone_clock import (  # re-exported: the state is where most readers lo
     TIME_ZONE,
     TIME_ZONE_ABBREVIATION,
 )
+from sim.skins import DEFAULT_SKIN, SkinName
 from sim.storage import Storage, default_storage
 
 __all__ = [
@@ -184,6 +185,8 @@ class OsState(_State):
     Android's Display size gives; the simulator never changes it (a virtual phone may)."""
     storage: Storage = Field(default_factory=default_storage)
     """The shared storage ``/sdcard`` (:mod:`sim.storage`): what ``ls``/``stat`` show."""
+    skin: SkinName = DEFAULT_SKIN
+    """How the phone looks (:mod:`sim.skins`): presentation, never read by a judge."""
 
     def task(self, app: str) -> AppTask | None:
         """The back stack of ``app`` if it is running."""

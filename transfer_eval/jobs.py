@@ -21,6 +21,7 @@ from bridge.records import TaskInstance
 from bridge.runner import EpisodeJob
 from policies.errors import PolicySpecError
 from policies.registry import parse_spec
+from sim.skins import DEFAULT_SKIN
 from sim.tasks.registry import TaskRegistry
 from transfer_eval.policy_factory import policy_factory
 
@@ -87,9 +88,11 @@ def grid_jobs(
     policy: str,
     make_env: Callable[[], Awaitable[Env]],
     guard_for: Callable[[TaskInstance], ActionGuard | None] | None = None,
+    skin: str = DEFAULT_SKIN,
 ) -> list[EpisodeJob]:
     """One job per episode of ``grid``: the task instantiated from its seed, the policy
-    ``policy`` built for it, ``make_env`` for its env and ``guard_for`` its guard."""
+    ``policy`` built for it (an oracle walks ``skin``'s screens), ``make_env`` for its env
+    and ``guard_for`` its guard."""
     jobs = []
     for task_id, seed, lang in grid.episodes():
         task = registry.instantiate(task_id, seed, lang)
@@ -98,7 +101,7 @@ def grid_jobs(
                 episode_id=episode_id(task_id, seed, lang),
                 task=task,
                 make_env=make_env,
-                make_policy=policy_factory(policy, registry.get(task_id), task),
+                make_policy=policy_factory(policy, registry.get(task_id), task, skin=skin),
                 guard=None if guard_for is None else guard_for(task),
             )
         )

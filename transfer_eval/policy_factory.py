@@ -33,6 +33,7 @@ from bridge.schema import Observation, PolicyContext
 from bridge.trajectory import RunStore
 from bridge.uitree import to_xml
 from policies.registry import HumanSpec, LearnedSpec, ReplaySpec, VLMSpec, load, parse_spec
+from sim.skins import DEFAULT_SKIN
 from sim.tasks.base import TaskTemplate
 
 __all__ = [
@@ -56,12 +57,17 @@ _ABSENT = object()
 
 
 def policy_factory(
-    spec: str, template: TaskTemplate, task: TaskInstance, seed_offset: int = 0
+    spec: str,
+    template: TaskTemplate,
+    task: TaskInstance,
+    seed_offset: int = 0,
+    skin: str = DEFAULT_SKIN,
 ) -> Callable[[], Policy]:
-    """A factory of policies for one episode of ``task``."""
+    """A factory of policies for one episode of ``task`` (a scripted oracle walks the
+    screens of a phone in ``skin``)."""
 
     def plan_for(_instruction: str, _context: PolicyContext) -> Plan:
-        return template.oracle_for(task)
+        return template.oracle_for(task, skin)
 
     return lambda: load(spec, plan_for=plan_for, seed=task.seed + seed_offset)
 

@@ -16,6 +16,7 @@ from pydantic import Field
 from bridge.env import ForkableEnv
 from bridge.records import EpisodeRecord
 from bridge.trajectory import RunStore
+from sim.skins import DEFAULT_SKIN, SkinName
 from transfer_eval.grid_run import Done, GridRun, play_jobs, record_grid
 from transfer_eval.jobs import grid_jobs
 from transfer_eval.sim_source import SimSource, sim_envs
@@ -28,6 +29,9 @@ class SimRunConfig(GridRun):
 
     pages: int = Field(default=2, ge=1)
     answer_mode: Literal["action", "sheet"] = "action"
+    skin: SkinName = DEFAULT_SKIN
+    """How the simulated phone looks (``sim/skins.py``): the same tasks and judge, another
+    way through the screens (the scripted oracle walks this skin's)."""
     source: SimSource = SimSource()
     """Where the envs live (``--ray`` / ``--hosts``); not part of what the run measures."""
 
@@ -50,9 +54,9 @@ async def run_sim(
         async with sim_envs(config.source, pages=config.pages) as sims:
 
             async def make_env() -> ForkableEnv:
-                return await sims.env(answer_mode=config.answer_mode)
+                return await sims.env(answer_mode=config.answer_mode, skin=config.skin)
 
-            jobs = grid_jobs(config, sims.tasks, config.policy, make_env)
+            jobs = grid_jobs(config, sims.tasks, config.policy, make_env, skin=config.skin)
             return await play_jobs(config, jobs, store, done)
 
     return await record_grid(config, {}, play, on_done)

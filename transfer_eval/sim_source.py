@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from bridge.env import ForkableEnv
 from sim.simulator import SimConfig, Simulator
+from sim.skins import DEFAULT_SKIN
 from sim.tasks.registry import TaskRegistry
 
 __all__ = ["EnvMaker", "SimEnvs", "SimSource", "sim_envs"]
@@ -71,9 +72,13 @@ class EnvMaker(Protocol):
     """An async factory of simulator envs (``Simulator.env`` and ``EnvPool.env`` are)."""
 
     async def __call__(
-        self, *, screenshot: bool = True, answer_mode: Literal["action", "sheet"] = "action"
+        self,
+        *,
+        screenshot: bool = True,
+        answer_mode: Literal["action", "sheet"] = "action",
+        skin: str = DEFAULT_SKIN,
     ) -> ForkableEnv:
-        """A new env."""
+        """A new env (its phone in ``skin``, ``sim/skins.py``)."""
         ...
 
 

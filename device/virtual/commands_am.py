@@ -144,7 +144,9 @@ def _exported_route(ctx: CommandContext, package: str, activity: str) -> str | N
     exports none."""
     app = ctx.phone.sim.phone.package_app(package)
     short = activity.removeprefix(package) if activity.startswith(package + ".") else activity
-    return app.exported_routes().get(short) if app is not None else None
+    if app is None:
+        return None
+    return app.exported_routes(ctx.phone.instance.state.os.skin).get(short)
 
 
 def _answering(ctx: CommandContext, action: str) -> tuple[str, str] | None:

@@ -41,7 +41,7 @@ def focused_records(phone: VirtualPhone) -> list[tuple[str, str, int]]:
     for index, task in enumerate(state.os.tasks):
         app = phone.sim.phone.apps[task.app]
         route = task.stack[-1] if task.stack else None
-        activity = app.activity_for(route) if route is not None else app.activity
+        activity = app.activity_for(route, state.os.skin) if route is not None else app.activity
         records.append((app.package, activity, 100 + index))
     records.reverse()
     launcher = (*app_catalog().home(), 1)

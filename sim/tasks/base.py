@@ -43,6 +43,7 @@ from bridge.spec.answers import AnswerRule, MatchKind
 from bridge.spec.rows import RowsSelector, WatchedRows
 from bridge.spec.settings import PutSetting
 from bridge.taskspec import CheckRule, EnsureOp, ExpectedChanges, Requirement, TaskSpec, Truth
+from sim.skins import DEFAULT_SKIN, planning_for
 from sim.tasks.params import NoParams, TaskParams
 
 __all__ = [
@@ -184,9 +185,11 @@ class TaskTemplate(Generic[P]):
         """Typed parameters from a task instance's JSON ``params``."""
         return self.Params.model_validate(dict(params))  # type: ignore[return-value]  # Params is P's model: a class attribute with a default cannot be typed type[P]
 
-    def oracle_for(self, task: TaskInstance) -> Plan:
-        """The oracle plan of a task instance of this template."""
-        return self.oracle(self.parse(task.params), task.lang)
+    def oracle_for(self, task: TaskInstance, skin: str = DEFAULT_SKIN) -> Plan:
+        """The oracle plan of a task instance of this template, walking the screens of a
+        phone in ``skin`` (:mod:`sim.skins`: the task is the same, the way there is not)."""
+        with planning_for(skin):
+            return self.oracle(self.parse(task.params), task.lang)
 
     def spec(self, p: P, lang: str) -> TaskSpec:
         """The bound spec of the instance with parameters ``p`` posed in ``lang``."""

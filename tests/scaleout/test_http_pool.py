@@ -126,6 +126,7 @@ class _CountingHost:
         *,
         screenshot: bool = True,
         answer_mode: Literal["action", "sheet"] = "action",
+        skin: str = "aosp",
     ) -> str:
         self.made.append(f"{self.name}-{next(self.ids)}")
         return self.made[-1]

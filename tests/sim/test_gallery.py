@@ -196,7 +196,8 @@ async def test_every_app_and_the_system_ui_show_their_main_screens(
     gallery: GalleryReport,
 ) -> None:
     screens = {s.app: [screen.name for screen in s.screens] for s in gallery.sections}
-    assert list(screens) == [*(app.id for app in installed_apps()), SYSTEM]
+    sections = [*(app.id for app in installed_apps()), SYSTEM]
+    assert list(screens) == [*sections, *(f"{name}@hyperos" for name in sections)]
     assert screens["contacts"] == ["list", "card", "editor", "delete-dialog"]
     assert screens["calendar"] == [
         "month", "day", "agenda", "event", "editor", "date-picker", "time-picker", "search"
@@ -204,6 +205,16 @@ async def test_every_app_and_the_system_ui_show_their_main_screens(
     settings = {"main", "wifi", "display", "sound", "about", "rename-dialog"}
     assert settings <= set(screens["settings"])
     assert screens[SYSTEM] == ["home", "all-apps", "shade", "recents"]
+    hyperos = ["more_connectivity", "lock_screen", "lock_screen-sleep", "sound-dnd",
+               "about-specs", "additional"]  # fmt: skip
+    assert screens["settings@hyperos"] == [*screens["settings"], *hyperos]
+    shots = {(s.app, screen.name): screen.shots for s in gallery.sections for screen in s.screens}
+    for (section, name), aosp in shots.items():  # the skin shows on every screen
+        if "@" in section:
+            continue
+        for plain, other in zip(aosp, shots[(f"{section}@hyperos", name)], strict=True):
+            images = [(gallery.out / shot.screenshot).read_bytes() for shot in (plain, other)]
+            assert images[0] != images[1], (section, name, plain.lang)
     for section in gallery.sections:
         for screen in section.screens:
             en, zh = ((gallery.out / shot.screenshot).read_bytes() for shot in screen.shots)

@@ -56,6 +56,14 @@ FontScale = Annotated[
     typer.Option(min=0.5, max=2.0, help="Virtual phone: text this much larger than set."),
 ]
 
+SkinOption = Annotated[
+    str,
+    typer.Option(
+        help="How the simulated phone looks: aosp, or hyperos (Settings arranged and worded "
+        "as on a Redmi, MIUI's look). The tasks and the judge are the same.",
+    ),
+]
+
 InfraStreakOption = Annotated[
     int,
     typer.Option(

@@ -31,6 +31,7 @@ from transfer_eval.commands.options import (
     InfraStreakOption,
     RayHostsOption,
     RayOption,
+    SkinOption,
     parse_ints,
     sim_source,
 )
@@ -224,6 +225,7 @@ def run_command(
     seeds: Annotated[str, typer.Option(help="Comma-separated seeds.")] = "0",
     lang: Annotated[str, typer.Option(help="Comma-separated languages (en, zh).")] = "en",
     answer_mode: Annotated[str, typer.Option(help="'action' or 'sheet'.")] = "action",
+    skin: SkinOption = "aosp",
     concurrency: Annotated[int, typer.Option(help="Episodes at once.")] = 2,
     ray: RayOption = None,
     ray_hosts: RayHostsOption = None,
@@ -259,6 +261,7 @@ def run_command(
                 "policy": policy,
                 "out": out,
                 "answer_mode": answer_mode,
+                "skin": skin,
                 "concurrency": one_at_a_time(policy, concurrency),
                 "source": sim_source(ray, ray_hosts, hosts, token),
                 "infra_errors_in_a_row": infra_streak,
@@ -336,8 +339,11 @@ def gallery_command(
         typer.Option(help="Only this app (repeatable); 'system' is the system UI."),
     ] = None,
     pages: Annotated[int, typer.Option(min=1, max=16, help="Chromium pages at once.")] = 2,
+    skin: Annotated[
+        str, typer.Option(help="Comma-separated skins (aosp, hyperos); default every skin.")
+    ] = "",
 ) -> None:
-    """Render every app's main screens in each language, check them (string keys and
+    """Render every app's main screens in each language and skin, check them (string keys and
     untranslated English, text overflow, missing CJK glyphs) and write a gallery page.
 
     Exits 1, listing the problems, when any check failed.
@@ -346,11 +352,16 @@ def gallery_command(
 
     from sim.gallery import LOCALES, SYSTEM, run_gallery
     from sim.simulator import installed_apps
+    from sim.skins import SKINS
 
     langs = [part.strip() for part in lang.split(",") if part.strip()]
     unknown = [part for part in langs if part not in LOCALES]
     if not langs or unknown:
         raise usage(f"--lang {lang!r}: languages are {', '.join(LOCALES)}")
+    skins = [part.strip() for part in skin.split(",") if part.strip()] or list(SKINS)
+    unknown = [part for part in skins if part not in SKINS]
+    if unknown:
+        raise usage(f"--skin {skin!r}: skins are {', '.join(SKINS)}")
     known = [a.id for a in installed_apps()] + [SYSTEM]
     for name in app or []:
         if name not in known:
@@ -366,7 +377,8 @@ def gallery_command(
             log.line(f"{shots} {name}")
 
         try:
-            report = asyncio.run(run_gallery(out, langs, app or None, pages, on_shot=shot))
+            made = run_gallery(out, langs, app or None, pages, on_shot=shot, skins=skins)
+            report = asyncio.run(made)
         except KeyboardInterrupt:
             raise interrupted("no page was written; run the command again") from None
     console.print(_gallery_table(report))

@@ -202,7 +202,7 @@ def test_timer_and_stopwatch_handlers_run_on_the_instance_clock() -> None:
     app, state = ClockApp(), InstanceState()
     state.os.tasks = [AppTask(app="clock")]
     state.os.foreground = "clock"
-    ctx = AppContext(app, state, lambda template, values: "")
+    ctx = AppContext(app, state, lambda template, values, skin="aosp": "")
     for digit in "0130":
         app.handle(ctx, Event("tap", "timer_digit", {"d": digit}))
     assert ctx.data["timer"]["input"] == "130"

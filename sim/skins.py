@@ -1,0 +1,101 @@
+"""Skins: how a phone looks and where things are on it, never what its state is.
+
+The same instance state renders as AOSP's screens or as a Redmi's HyperOS screens: Settings
+arranged as HyperOS arranges it ("WLAN", airplane mode under *More connectivity options*,
+*Lock screen › Sleep*), its labels in both languages, MIUI's look. A task's spec and its
+judge read the state through the Android protocol, so they are the same in every skin; only
+what a policy sees changes, which is what a skin is for (measuring and training across the
+look of real phones).
+
+The skin is the phone's (:attr:`sim.state.OsState.skin`): a snapshot, a fork and a restore
+keep it, and an env is given one when it is made or reset. An app draws a skin from data
+and templates in its own folder (``sim/apps/<app>/skins/<skin>/``: ``templates/`` that
+replace or add to the app's own, ``strings.json`` that replaces or adds strings, and the
+app's :attr:`~sim.app.App.SKIN_SCREENS` for routes the skin arranges differently); what a
+skin does not replace is drawn as in AOSP. Shared screens (launcher, shade, keyboard) look
+up ``sim/templates/skins/<skin>/`` first the same way, and the phone stylesheet styles
+``.skin-<name>``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
+from typing import Annotated
+
+from pydantic import AfterValidator, Field
+
+from sim.errors import UnknownSkin
+
+__all__ = [
+    "DEFAULT_SKIN",
+    "SKINS",
+    "Skin",
+    "SkinName",
+    "check_skin",
+    "plan_skin",
+    "planning_for",
+]
+
+
+@dataclass(frozen=True)
+class Skin:
+    """One skin: its name and the system whose screens it shows."""
+
+    name: str
+    system: str
+
+
+SKINS: dict[str, Skin] = {
+    "aosp": Skin("aosp", "AOSP (Android 14)"),
+    "hyperos": Skin("hyperos", "Xiaomi HyperOS (as on a Redmi Note 12 Turbo)"),
+}
+"""Every skin, by name."""
+
+DEFAULT_SKIN = "aosp"
+
+
+def check_skin(name: str) -> str:
+    """``name`` if it is a skin; :class:`UnknownSkin` naming the skins there are if not."""
+    if name not in SKINS:
+        raise UnknownSkin(_unknown(name))
+    return name
+
+
+def _unknown(name: str) -> str:
+    return f"no skin {name!r}: the skins are {', '.join(SKINS)}"
+
+
+def _valid_skin(name: str) -> str:
+    if name not in SKINS:
+        raise ValueError(f"the skins are {', '.join(SKINS)}")  # pydantic names field and value
+    return name
+
+
+SkinName = Annotated[
+    str, AfterValidator(_valid_skin), Field(json_schema_extra={"enum": list(SKINS)})
+]
+"""A skin's name in a model (a state, a request, a run's options): validated there, and
+listed in the model's JSON Schema."""
+
+
+_PLAN_SKIN: ContextVar[str] = ContextVar("plan_skin", default=DEFAULT_SKIN)
+
+
+@contextmanager
+def planning_for(skin: str) -> Iterator[None]:
+    """Write plans for a phone in ``skin`` inside the block: an oracle (or a wrong plan) is a
+    template author's walk through the screens, and the screens are the skin's
+    (:meth:`sim.tasks.base.TaskTemplate.oracle_for` opens this block)."""
+    token = _PLAN_SKIN.set(check_skin(skin))
+    try:
+        yield
+    finally:
+        _PLAN_SKIN.reset(token)
+
+
+def plan_skin() -> str:
+    """The skin the plan being written walks (:func:`planning_for`; AOSP outside one)."""
+    return _PLAN_SKIN.get()
