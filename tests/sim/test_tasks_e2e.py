@@ -2,9 +2,12 @@
 simulator's own phone and in Chinese on a stranger phone — a phone whose user has other
 people and other settings, so the spec must pose the task over whatever the phone holds and
 the oracle must read the screen — and a plausible wrong plan (its module's ``WRONG``) fails
-or leaves side effects. Each end state is judged a second time through the virtual phone's
-shell (the phone's judge path): the verdicts must be the same. Doing nothing is judged
-browser-free in both worlds (tests/device/test_judge_parity.py).
+or leaves side effects. In the HyperOS skin (``sim/skins.py``: Settings arranged and worded
+as on a Redmi, MIUI's look everywhere) every oracle solves its task too, in one language
+(alternating along the list), and every Settings wrong plan still fails: the same spec and
+judge, a different way through the screens. Each end state is judged a second time through
+the virtual phone's shell (the phone's judge path): the verdicts must be the same. Doing
+nothing is judged browser-free in both worlds (tests/device/test_judge_parity.py).
 
 Episodes run without screenshots (the scripted policy reads the UI tree; screenshots are
 covered by test_env_e2e). The English and Chinese oracles of a template run concurrently,
@@ -36,6 +39,7 @@ from sim.android_state import SimAndroidState
 from sim.apps.settings.tasks import settings_plan
 from sim.discovery import scan_wrong_plans
 from sim.simulator import Simulator
+from sim.skins import planning_for
 from sim.state import InstanceState
 from sim.sync_call import complete
 from sim.tasks.registry import default_registry
@@ -123,6 +127,36 @@ async def test_a_wrong_plan_fails_or_is_unclean(sim: Simulator, task_id: str) ->
     verdict = record.verdict
     assert verdict is not None and record.outcome != "infra_error", record.error
     assert record.final_action is not None and record.final_action.type in ("finish", "answer")
+    assert getattr(record.final_action, "status", "success") == "success", "the plan ran out"
+    assert not (verdict.success and verdict.clean), verdict.checks
+
+
+@pytest.mark.parametrize("task_id", TEMPLATE_IDS)
+async def test_oracle_solves_in_the_hyperos_skin(sim: Simulator, task_id: str) -> None:
+    template = sim.tasks.get(task_id)
+    lang = ("zh", "en")[TEMPLATE_IDS.index(task_id) % 2]
+    task = sim.tasks.instantiate(task_id, 2, lang)
+    record = await _play(sim, task, template.oracle_for(task, "hyperos"), skin="hyperos")
+    verdict = record.verdict
+    assert verdict is not None, f"{record.outcome} {record.error}"
+    assert record.outcome == "success", [c for c in verdict.checks if not c.passed]
+    assert verdict.clean and verdict.progress == 1.0, verdict.side_effects
+
+
+SETTINGS_IDS = [task_id for task_id in TEMPLATE_IDS if task_id.startswith("settings/")]
+
+
+@pytest.mark.parametrize("task_id", SETTINGS_IDS)
+async def test_a_settings_wrong_plan_fails_in_the_hyperos_skin(
+    sim: Simulator, task_id: str
+) -> None:
+    lang = ("en", "zh")[SETTINGS_IDS.index(task_id) % 2]
+    task = sim.tasks.instantiate(task_id, 3, lang)
+    with planning_for("hyperos"):
+        plan = WRONG[task_id](task.params, task.lang, sim.tasks.world)
+    record = await _play(sim, task, plan, skin="hyperos")
+    verdict = record.verdict
+    assert verdict is not None and record.outcome != "infra_error", record.error
     assert getattr(record.final_action, "status", "success") == "success", "the plan ran out"
     assert not (verdict.success and verdict.clean), verdict.checks
 

@@ -15,7 +15,8 @@ settings keys:
 Actions (``data-action`` → handler; ``data-arg-*`` in brackets): ``open[page]``,
 ``toggle_airplane``, ``toggle_wifi``, ``toggle_bluetooth``, ``toggle_mobile_data``,
 ``toggle_dark_theme``, ``toggle_dnd``, ``set_brightness[frac]``, ``set_ring_volume[frac]``,
-``set_timeout[ms]``, ``set_font_scale[size]``, ``set_ringer[mode]``, ``set_locale[locale]``,
+``set_timeout[ms]``, ``set_font_scale[size]``, ``set_ringer[mode]``, ``set_zen[mode]``
+(HyperOS), ``set_locale[locale]``,
 ``wifi_network[ssid]``, ``rename``, ``rename_ok``, ``rename_cancel``.
 """
 
@@ -30,6 +31,7 @@ from sim.apps.settings import model
 from sim.apps.settings.pages import (
     DEVICE_NAME_FIELD,
     PAGES,
+    SKIN_PAGES,
     connected_ssid,
     dialog_values,
     read_overlay,
@@ -63,6 +65,7 @@ class SettingsApp(App):
     id = "settings"
     overlay_model = SettingsState
     SCREENS = PAGES
+    SKIN_SCREENS = SKIN_PAGES
     INTENT_ACTIONS = {
         "android.settings.SETTINGS": "/",
         "android.settings.WIFI_SETTINGS": "/wifi",
@@ -116,6 +119,14 @@ class SettingsApp(App):
             ),
         )
 
+    def skin_gallery_screens(self, skin: str) -> tuple[GalleryScreen, ...]:
+        """The pages a skin adds (HyperOS: More connectivity options, Lock screen, Sleep, Do
+        not disturb, Detailed info and specs, Additional settings)."""
+        return tuple(
+            GalleryScreen(name=path.strip("/").replace("/", "-"), title=path, path=path)
+            for path in SKIN_PAGES.get(skin, {})
+        )
+
     def on_back(self, ctx: AppContext) -> bool:
         """Back closes the rename dialog before leaving the page."""
         if read_overlay(ctx).get("dialog"):
@@ -127,7 +138,7 @@ class SettingsApp(App):
     @on("open")
     def open_page(self, ctx: AppContext, event: Event) -> None:
         """Open the sub-page ``page`` (a route of :data:`PAGES`)."""
-        ctx.navigate(_choice(event, "page", tuple(PAGES)))
+        ctx.navigate(_choice(event, "page", tuple(self.screens(ctx.skin))))
 
     # ---- radios
     @on("toggle_airplane")
@@ -186,7 +197,7 @@ class SettingsApp(App):
     @on("set_timeout")
     def set_timeout(self, ctx: AppContext, event: Event) -> None:
         """Screen timeout: ``system.screen_off_timeout`` = ``ms``."""
-        ms = int(_choice(event, "ms", model.TIMEOUT_CHOICES_MS))
+        ms = int(_choice(event, "ms", model.TIMEOUT_CHOICES_BY_SKIN[ctx.skin]))
         ctx.settings.setdefault("system", {})["screen_off_timeout"] = ms
 
     @on("set_font_scale")
@@ -207,6 +218,13 @@ class SettingsApp(App):
         """Do not disturb: ``global.zen_mode`` 1 (on) / 0 (off)."""
         g = ctx.settings.setdefault("global", {})
         g["zen_mode"] = model.zen_mode_value(not model.is_on(g.get("zen_mode")))
+
+    @on("set_zen")
+    def set_zen(self, ctx: AppContext, event: Event) -> None:
+        """Do not disturb as HyperOS offers it: ``global.zen_mode`` from the choice ``mode``
+        (:data:`~sim.apps.settings.model.ZEN_MODES`)."""
+        mode = _choice(event, "mode", model.ZEN_MODES)
+        ctx.settings.setdefault("global", {})["zen_mode"] = model.ZEN_MODES[mode]
 
     @on("set_ringer")
     def set_ringer(self, ctx: AppContext, event: Event) -> None:

@@ -28,11 +28,16 @@ __all__ = [
     "NIGHT_MODE_ON",
     "RINGER_MODES",
     "RING_VOLUME_MAX",
+    "TIMEOUT_CHOICES_BY_SKIN",
+    "TIMEOUT_CHOICES_EVERY_SKIN",
     "TIMEOUT_CHOICES_MS",
+    "TIMEOUT_NEVER_MS",
+    "ZEN_MODES",
     "brightness_from_frac",
     "font_scale_name",
     "is_on",
     "locale_choice",
+    "longest_timeout",
     "night_mode_value",
     "ring_volume_from_frac",
     "timeout_label",
@@ -42,6 +47,32 @@ __all__ = [
 
 TIMEOUT_CHOICES_MS: tuple[int, ...] = (15_000, 30_000, 60_000, 120_000, 300_000, 600_000, 1_800_000)
 """The screen-timeout list, in ``system.screen_off_timeout`` milliseconds."""
+
+TIMEOUT_NEVER_MS = 2_147_483_647
+"""``screen_off_timeout`` of a screen that never sleeps (Integer.MAX_VALUE), as HyperOS's
+*Never* writes it."""
+
+TIMEOUT_CHOICES_BY_SKIN: dict[str, tuple[int, ...]] = {
+    "aosp": TIMEOUT_CHOICES_MS,
+    "hyperos": (15_000, 30_000, 60_000, 120_000, 300_000, 600_000, TIMEOUT_NEVER_MS),
+}
+"""The screen-timeout choices each skin offers (HyperOS's *Sleep*: no 30 minutes, a
+*Never*). A task whose value one skin does not offer cannot be done there by tapping."""
+
+TIMEOUT_CHOICES_EVERY_SKIN: tuple[int, ...] = tuple(
+    ms for ms in TIMEOUT_CHOICES_MS if all(ms in c for c in TIMEOUT_CHOICES_BY_SKIN.values())
+)
+"""The timeouts every skin offers: what a task may ask for and mean the same everywhere."""
+
+
+def longest_timeout(skin: str) -> int:
+    """The longest duration ``skin``'s timeout list offers (HyperOS's *Never* is none)."""
+    return max(ms for ms in TIMEOUT_CHOICES_BY_SKIN[skin] if ms != TIMEOUT_NEVER_MS)
+
+
+ZEN_MODES: dict[str, int] = {"off": 0, "priority": 1, "total": 2}
+"""HyperOS's Do-not-disturb choices (name → ``global.zen_mode``): *Always allow*, *Only allow
+exceptions* (important interruptions) and *Silence all* (no interruptions)."""
 
 FONT_SCALES: dict[str, float] = {"small": 0.85, "default": 1.0, "large": 1.15, "largest": 1.3}
 """Font-size choices (name → ``system.font_scale``), smallest first."""
@@ -108,7 +139,10 @@ def font_scale_name(scale: Any) -> str | None:
 
 
 def timeout_label(ms: Any) -> tuple[str, int]:
-    """How to say a screen timeout: a string key (``seconds``/``minute``/``minutes``) and n."""
+    """How to say a screen timeout: a string key (``never``, ``n_seconds``, ``one_minute``,
+    ``n_minutes``) and n."""
+    if int(ms) >= TIMEOUT_NEVER_MS:
+        return "never", 0
     seconds = max(round(int(ms) / 1000), 0)
     if seconds < 60 or seconds % 60:
         return "n_seconds", seconds

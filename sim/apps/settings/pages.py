@@ -17,6 +17,7 @@ from sim.apps.settings import model
 __all__ = [
     "DEVICE_NAME_FIELD",
     "PAGES",
+    "SKIN_PAGES",
     "connected_ssid",
     "dialog_values",
     "locale_label_key",
@@ -77,6 +78,7 @@ def main_values(ctx: AppContext) -> Values:
         "airplane": airplane,
         "locale_label": ctx.t(locale_label_key(locale)),
         "device_name": str(g.get("device_name", "")),
+        "os_version": ctx.world["about"]["os_version"],
     }
 
 
@@ -140,12 +142,40 @@ def display_values(ctx: AppContext) -> Values:
 
 
 def timeout_values(ctx: AppContext) -> Values:
-    """The screen-timeout choices, the current one checked."""
+    """The screen-timeout choices the skin offers, the current one checked."""
     current = int(_system(ctx).get("screen_off_timeout", 60_000))
     return {
         "choices": [
             {"label": _timeout_text(ctx, ms), "ms": ms, "checked": ms == current}
-            for ms in model.TIMEOUT_CHOICES_MS
+            for ms in model.TIMEOUT_CHOICES_BY_SKIN[ctx.skin]
+        ]
+    }
+
+
+def lock_screen_values(ctx: AppContext) -> Values:
+    """HyperOS's Lock screen: the Sleep row's summary."""
+    return {"timeout_summary": _timeout_text(ctx, _system(ctx).get("screen_off_timeout", 60_000))}
+
+
+def more_connectivity_values(ctx: AppContext) -> Values:
+    """HyperOS's More connectivity options: the airplane switch."""
+    return {"airplane": model.is_on(_global(ctx).get("airplane_mode_on"))}
+
+
+def dnd_values(ctx: AppContext) -> Values:
+    """HyperOS's Do not disturb: three choices, the one ``global.zen_mode`` is checked (a
+    zen mode HyperOS does not offer, alarms only, checks none)."""
+    current = int(_global(ctx).get("zen_mode", 0))
+    return {
+        "choices": [
+            {
+                "label": ctx.t(f"dnd_{name}"),
+                "summary": ctx.t(f"dnd_{name}_summary"),
+                "mode": name,
+                "rid": f"zen_{name}",
+                "checked": value == current,
+            }
+            for name, value in model.ZEN_MODES.items()
         ]
     }
 
@@ -169,6 +199,7 @@ def sound_values(ctx: AppContext) -> Values:
         "ring_volume": int(_system(ctx).get("volume_ring", 10)),
         "ring_max": model.RING_VOLUME_MAX,
         "dnd": model.is_on(g.get("zen_mode")),
+        "dnd_summary": _on_off(ctx, g.get("zen_mode")),
         "ringers": [
             {"label": ctx.t(f"ringer_{name}"), "mode": name, "checked": value == ringer}
             for name, value in model.RINGER_MODES.items()
@@ -206,7 +237,11 @@ def about_values(ctx: AppContext) -> Values:
         {"title": ctx.t("imei", n=n), "value": about[f"imei{n}"], "rid": f"imei{n}"} for n in (1, 2)
     ]
     rows.append({"title": ctx.t("serial"), "value": about["serial"], "rid": "serial"})
-    return {"device_name": str(_global(ctx).get("device_name", "")), "facts": rows}
+    return {
+        "device_name": str(_global(ctx).get("device_name", "")),
+        "os_version": about["os_version"],
+        "facts": rows,
+    }
 
 
 def dialog_values(ctx: AppContext) -> Values:
@@ -249,4 +284,23 @@ PAGES: dict[str, Screen] = {
         "about.html", about_values, ".deviceinfo.aboutphone.MyDeviceInfoFragment", exported=True
     ),
 }
-"""Every route of the app."""
+"""Every route of the app (as AOSP arranges it)."""
+
+
+def _sub_page(template: str, values: Callable[[AppContext], Values]) -> Screen:
+    """A page HyperOS shows as a fragment of ``SubSettings`` (as Settings does for most
+    pages), which other apps do not start by name."""
+    return Screen(template, values, ".SubSettings")
+
+
+SKIN_PAGES: dict[str, dict[str, Screen]] = {
+    "hyperos": {
+        "/more_connectivity": _sub_page("more_connectivity.html", more_connectivity_values),
+        "/lock_screen": _sub_page("lock_screen.html", lock_screen_values),
+        "/lock_screen/sleep": _sub_page("timeout.html", timeout_values),  # HyperOS choices
+        "/sound/dnd": _sub_page("dnd.html", dnd_values),
+        "/about/specs": _sub_page("specs.html", about_values),
+        "/additional": _sub_page("additional.html", main_values),
+    }
+}
+"""The routes HyperOS adds (its templates in ``skins/hyperos/templates``)."""

@@ -21,7 +21,9 @@ from bridge.spec.radios import BondedFact, WifiFact
 from bridge.spec.ui import LongestOfferedCheck
 from bridge.taskspec import CheckRule, EnsureOp, Truth
 from sim.apps.settings import model
-from sim.apps.settings.tasks import pick_radio, settings_plan, settings_text, timeout_text
+from sim.apps.settings.plans import SettingsWalk, settings_plan
+from sim.apps.settings.tasks import pick_radio, settings_text, timeout_text
+from sim.skins import plan_skin
 from sim.tasks.base import AnswerSpec, TaskTemplate, WrongPlan, put
 from sim.tasks.params import Choice, TaskParams
 
@@ -74,10 +76,9 @@ class PairedCount(TaskParams):
 
 
 class LongestTimeout(TaskParams):
-    """Where the timeout starts, and the longest option the simulator offers."""
+    """Where the timeout starts (the longest option is the skin's: its screens say)."""
 
     start: Annotated[int, Choice((15_000, 30_000, 60_000, 120_000))]
-    longest: int
 
 
 class QueryDeviceModel(TaskTemplate[ModelName]):
@@ -101,7 +102,7 @@ class QueryDeviceModel(TaskTemplate[ModelName]):
 
     def oracle(self, p: ModelName, lang: str) -> Plan:
         return [
-            *settings_plan("my_device"),
+            *SettingsWalk().visit("model").steps,
             note_summary("model", settings_text("model", lang)),
             AnswerStep(fields={"model": p.model}, read={"model": Recall(key="model", op="text")}),
         ]
@@ -133,7 +134,7 @@ class QueryAndroidVersion(TaskTemplate[AndroidVersion]):
 
     def oracle(self, p: AndroidVersion, lang: str) -> Plan:
         return [
-            *settings_plan("my_device"),
+            *SettingsWalk().visit("android_version").steps,
             note_summary("version", settings_text("android_version", lang)),
             AnswerStep(
                 fields={"version": p.version},
@@ -212,7 +213,7 @@ class CountPairedDevices(TaskTemplate[PairedCount]):
             until=Selector(resource_id="section_title"),
         )
         return [
-            *settings_plan("bluetooth_settings", "bluetooth_enable"),
+            *settings_plan("bluetooth_enable"),
             paired,
             AnswerStep(fields={"count": p.count}, read={"count": Recall(key="paired")}),
         ]
@@ -239,9 +240,6 @@ class SetLongestTimeout(TaskTemplate[LongestTimeout]):
     expected_settings = ("system.screen_off_timeout",)
     answer_fields = (AnswerSpec("minutes", "number", {"en": "Minutes", "zh": "分钟数"}),)
 
-    def derive(self, sampled: Mapping[str, Any], world: World) -> dict[str, Any]:
-        return {"longest": max(model.TIMEOUT_CHOICES_MS)}
-
     def ensure(self, p: LongestTimeout) -> list[EnsureOp]:
         return [put("system", "screen_off_timeout", p.start)]
 
@@ -256,13 +254,14 @@ class SetLongestTimeout(TaskTemplate[LongestTimeout]):
         return []  # the answer is judged against the longest option offered, in the goal
 
     def oracle(self, p: LongestTimeout, lang: str) -> Plan:
+        longest = model.longest_timeout(plan_skin())  # what this skin's own list offers
         return [
-            *settings_plan("display_settings", "screen_timeout"),
-            pick_radio(timeout_text(p.longest, lang)),
-            KeyStep(key="back"),  # the Display page summarises the timeout chosen
+            *settings_plan("screen_timeout"),
+            pick_radio(timeout_text(longest, lang)),
+            KeyStep(key="back"),  # the page before summarises the timeout chosen
             note_summary("timeout", settings_text("screen_timeout", lang)),
             AnswerStep(
-                fields={"minutes": p.longest // 60_000},
+                fields={"minutes": longest // 60_000},
                 read={"minutes": Recall(key="timeout", op="number")},
             ),
         ]
@@ -275,6 +274,12 @@ TEMPLATES: tuple[TaskTemplate, ...] = (
     CountPairedDevices(),
     SetLongestTimeout(),
 )
+
+
+def _second_longest() -> int:
+    """The timeout just below the longest the skin being planned for offers."""
+    offered = model.TIMEOUT_CHOICES_BY_SKIN[plan_skin()]
+    return sorted(ms for ms in offered if ms < model.longest_timeout(plan_skin()))[-1]
 
 
 # ---- wrong plans, which must not pass (tests/sim/test_tasks_e2e.py runs them):
@@ -298,8 +303,8 @@ WRONG: dict[str, WrongPlan] = {
         AnswerStep(fields={"count": 0}),  # counted with Bluetooth still off
     ],
     "settings/SetLongestTimeout-v1": lambda p, lang, w: [
-        *settings_plan("display_settings", "screen_timeout"),
-        pick_radio(timeout_text(600_000, lang)),
-        AnswerStep(fields={"minutes": 10}),
+        *settings_plan("screen_timeout"),
+        pick_radio(timeout_text(_second_longest(), lang)),
+        AnswerStep(fields={"minutes": _second_longest() // 60_000}),
     ],
 }

@@ -8,17 +8,17 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from bridge.plans import FinishStep, KeyStep, Plan, Selector, TapStep
+from bridge.plans import FinishStep, Plan
 from bridge.taskspec import CheckRule, EnsureOp, Requirement
 from sim.apps.settings import model
-from sim.apps.settings.tasks import after, is_setting, pick_radio, settings_plan, timeout_text
+from sim.apps.settings.plans import SettingsWalk, settings_plan
+from sim.apps.settings.tasks import after, is_setting, pick_radio, timeout_text
 from sim.tasks.base import TaskTemplate, WrongPlan, put
 from sim.tasks.params import Boolean, Choice, Integer, NoParams, TaskParams
 
 __all__ = ["TEMPLATES", "BedtimeRoutine", "RadiosOffThenAirplane", "SetRadiosAndTimeout"]
 
 _ON = {"en": {True: "on", False: "off"}, "zh": {True: "打开", False: "关闭"}}
-_BACK = KeyStep(key="back")
 
 
 class RadiosAndTimeout(TaskParams):
@@ -26,7 +26,7 @@ class RadiosAndTimeout(TaskParams):
 
     wifi: Annotated[bool, Boolean()]
     bluetooth: Annotated[bool, Boolean()]
-    timeout: Annotated[int, Choice(model.TIMEOUT_CHOICES_MS)]
+    timeout: Annotated[int, Choice(model.TIMEOUT_CHOICES_EVERY_SKIN)]
 
 
 class RadiosOffThenAirplane(TaskTemplate[NoParams]):
@@ -79,15 +79,7 @@ class RadiosOffThenAirplane(TaskTemplate[NoParams]):
         ]
 
     def oracle(self, p: NoParams, lang: str) -> Plan:
-        return [
-            *settings_plan("wifi_settings", "wifi_enable"),
-            _BACK,
-            TapStep(on=Selector(resource_id="bluetooth_settings")),
-            TapStep(on=Selector(resource_id="bluetooth_enable")),
-            _BACK,
-            TapStep(on=Selector(resource_id="toggle_airplane")),
-            FinishStep(),
-        ]
+        return [*settings_plan("wifi_enable", "bluetooth_enable", "toggle_airplane"), FinishStep()]
 
 
 class SetRadiosAndTimeout(TaskTemplate[RadiosAndTimeout]):
@@ -116,7 +108,7 @@ class SetRadiosAndTimeout(TaskTemplate[RadiosAndTimeout]):
         return [
             put("global", "wifi_on", int(not p.wifi)),
             put("global", "bluetooth_on", int(not p.bluetooth)),
-            put("system", "screen_off_timeout", after(model.TIMEOUT_CHOICES_MS, p.timeout)),
+            put("system", "screen_off_timeout", after(model.TIMEOUT_CHOICES_EVERY_SKIN, p.timeout)),
         ]
 
     def goal(self, p: RadiosAndTimeout) -> list[CheckRule]:
@@ -127,17 +119,8 @@ class SetRadiosAndTimeout(TaskTemplate[RadiosAndTimeout]):
         ]
 
     def oracle(self, p: RadiosAndTimeout, lang: str) -> Plan:
-        return [
-            *settings_plan("wifi_settings", "wifi_enable"),
-            _BACK,
-            TapStep(on=Selector(resource_id="bluetooth_settings")),
-            TapStep(on=Selector(resource_id="bluetooth_enable")),
-            _BACK,
-            TapStep(on=Selector(resource_id="display_settings")),
-            TapStep(on=Selector(resource_id="screen_timeout")),
-            pick_radio(timeout_text(p.timeout, lang)),
-            FinishStep(),
-        ]
+        walk = SettingsWalk().tap("wifi_enable").tap("bluetooth_enable").tap("screen_timeout")
+        return [*walk.then(pick_radio(timeout_text(p.timeout, lang))).steps, FinishStep()]
 
 
 _BEDTIME_TIMEOUT = 30_000
@@ -149,7 +132,8 @@ class Bedtime(TaskParams):
     brightness: Annotated[int, Integer(60, 220)]
     volume: Annotated[int, Integer(4, model.RING_VOLUME_MAX)]
     timeout: Annotated[
-        int, Choice(tuple(ms for ms in model.TIMEOUT_CHOICES_MS if ms != _BEDTIME_TIMEOUT))
+        int,
+        Choice(tuple(ms for ms in model.TIMEOUT_CHOICES_EVERY_SKIN if ms != _BEDTIME_TIMEOUT)),
     ]
 
 
@@ -200,19 +184,10 @@ class BedtimeRoutine(TaskTemplate[Bedtime]):
         ]
 
     def oracle(self, p: Bedtime, lang: str) -> Plan:
-        return [
-            *settings_plan("display_settings"),
-            TapStep(on=Selector(resource_id="brightness"), at=(0.0, 0.5)),
-            TapStep(on=Selector(resource_id="dark_mode_display_enable")),
-            TapStep(on=Selector(resource_id="screen_timeout")),
-            pick_radio(timeout_text(_BEDTIME_TIMEOUT, lang)),
-            _BACK,
-            _BACK,
-            TapStep(on=Selector(resource_id="sound_settings")),
-            TapStep(on=Selector(resource_id="ring_volume"), at=(0.0, 0.5)),
-            TapStep(on=Selector(resource_id="zen_mode")),
-            FinishStep(),
-        ]
+        walk = SettingsWalk().tap("brightness", at=(0.0, 0.5)).tap("dark_mode_display_enable")
+        walk.tap("screen_timeout").then(pick_radio(timeout_text(_BEDTIME_TIMEOUT, lang)))
+        walk.tap("ring_volume", at=(0.0, 0.5)).switch("zen_mode", True)
+        return [*walk.steps, FinishStep()]
 
 
 TEMPLATES: tuple[TaskTemplate, ...] = (
@@ -231,16 +206,15 @@ WRONG: dict[str, WrongPlan] = {
         FinishStep(),
     ],
     "settings/SetRadiosAndTimeout-v1": lambda p, lang, w: [
-        *settings_plan("wifi_settings", "wifi_enable"),
-        KeyStep(key="back"),
-        *settings_plan("bluetooth_settings", "bluetooth_enable"),
+        *settings_plan("wifi_enable", "bluetooth_enable"),
         FinishStep(),
     ],
     "settings/BedtimeRoutine-v1": lambda p, lang, w: [
-        *settings_plan("display_settings", "dark_mode_display_enable"),
-        TapStep(on=Selector(resource_id="brightness"), at=(1.0, 0.5)),
-        KeyStep(key="back"),
-        *settings_plan("sound_settings", "zen_mode"),
+        *SettingsWalk()
+        .tap("dark_mode_display_enable")
+        .tap("brightness", at=(1.0, 0.5))
+        .switch("zen_mode", True)
+        .steps,
         FinishStep(),
     ],
 }

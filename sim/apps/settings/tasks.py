@@ -15,11 +15,13 @@ from functools import cache
 from typing import Annotated, Any, ClassVar, Literal
 
 from bridge.android_state import Namespace
-from bridge.plans import FinishStep, OpenAppStep, Plan, Selector, TapStep, TypeStep
+from bridge.plans import FinishStep, Plan, Selector, TapStep, TypeStep
 from bridge.spec.base import Scalar, TruthRef
 from bridge.spec.settings import Compare, SettingCheck
 from bridge.taskspec import CheckRule, EnsureOp, Requirement
 from sim.apps.settings import SettingsApp, model
+from sim.apps.settings.plans import SettingsWalk, settings_plan
+from sim.skins import plan_skin
 from sim.tasks.base import TaskTemplate, WrongPlan, option_before, put
 from sim.tasks.params import Boolean, Choice, Integer, TaskParams
 
@@ -59,13 +61,14 @@ def is_setting(
 
 
 @cache
-def _strings(lang: str) -> Mapping[str, str]:
-    return SettingsApp().strings(lang)
+def _strings(lang: str, skin: str) -> Mapping[str, str]:
+    return SettingsApp().strings(lang, skin)
 
 
 def settings_text(key: str, lang: str, **values: object) -> str:
-    """A Settings UI string as the phone shows it in ``lang`` (what oracles tap by text)."""
-    text = _strings(lang)[key]
+    """A Settings UI string as the phone shows it in ``lang``, in the skin being planned for
+    (what oracles tap and read by text)."""
+    text = _strings(lang, plan_skin())[key]
     return text.format(**values) if values else text
 
 
@@ -73,11 +76,6 @@ def timeout_text(ms: int, lang: str) -> str:
     """How the screen-timeout list names ``ms`` (``2 minutes``, ``30 秒``)."""
     key, n = model.timeout_label(ms)
     return settings_text(key, lang, n=n)
-
-
-def settings_plan(*rids: str) -> Plan:
-    """Open Settings and tap the rows with these resource ids, in order."""
-    return [OpenAppStep(app="settings"), *(TapStep(on=Selector(resource_id=r)) for r in rids)]
 
 
 def pick_radio(label: str) -> TapStep:
@@ -118,7 +116,7 @@ class OptionChoice(TaskParams):
 class TimeoutChoice(OptionChoice):
     """A screen timeout in ms."""
 
-    value: Annotated[int, Choice(model.TIMEOUT_CHOICES_MS)]
+    value: Annotated[int, Choice(model.TIMEOUT_CHOICES_EVERY_SKIN)]
 
 
 class RingerChoice(OptionChoice):
@@ -166,12 +164,7 @@ class SetWifi(TaskTemplate[OnOff]):
         return [is_setting("global", "wifi_on", int(p.on))]
 
     def oracle(self, p: OnOff, lang: str) -> Plan:
-        return [
-            OpenAppStep(app="settings"),
-            TapStep(on=Selector(resource_id="wifi_settings")),
-            TapStep(on=Selector(resource_id="wifi_enable")),
-            FinishStep(),
-        ]
+        return [*settings_plan("wifi_enable"), FinishStep()]
 
 
 class SetAirplaneMode(TaskTemplate[OnOff]):
@@ -200,11 +193,7 @@ class SetAirplaneMode(TaskTemplate[OnOff]):
         return [is_setting("global", "airplane_mode_on", int(p.on))]
 
     def oracle(self, p: OnOff, lang: str) -> Plan:
-        return [
-            OpenAppStep(app="settings"),
-            TapStep(on=Selector(resource_id="toggle_airplane")),
-            FinishStep(),
-        ]
+        return [*settings_plan("toggle_airplane"), FinishStep()]
 
 
 # ---------------------------------------------------------------- one switch (L1)
@@ -215,7 +204,8 @@ class Switch(TaskTemplate[OnOff]):
     (:data:`SWITCHES`): the switches differ in data only.
 
     ``values`` are the setting's (off, on) values (``any_on``: on is any non-zero value, as
-    ``zen_mode``'s 1, 2, 3); ``rids`` the rows to tap from the main list, the switch last.
+    ``zen_mode``'s 1, 2, 3); ``switch`` the switch's resource id (the oracle finds its page in
+    the skin, :class:`~sim.apps.settings.plans.SettingsWalk`).
     """
 
     apps = ("settings",)
@@ -229,13 +219,13 @@ class Switch(TaskTemplate[OnOff]):
         summary: str,
         instructions: dict[str, str],
         key: str,
-        rids: tuple[str, ...],
+        switch: str,
         namespace: Namespace = "global",
         values: tuple[int, int] = (0, 1),
         any_on: bool = False,
     ) -> None:
         self.id, self.__doc__, self.instructions = id, summary, instructions
-        self.namespace, self.key, self.rids, self.values = namespace, key, rids, values
+        self.namespace, self.key, self.switch, self.values = namespace, key, switch, values
         self.any_on = any_on
         self.expected_settings = (f"{namespace}.{key}",)
 
@@ -251,7 +241,7 @@ class Switch(TaskTemplate[OnOff]):
         return [is_setting(self.namespace, self.key, self.values[p.on])]
 
     def oracle(self, p: OnOff, lang: str) -> Plan:
-        return [*settings_plan(*self.rids), FinishStep()]
+        return [*SettingsWalk().switch(self.switch, p.on).steps, FinishStep()]
 
 
 SWITCHES: tuple[Switch, ...] = (
@@ -260,21 +250,21 @@ SWITCHES: tuple[Switch, ...] = (
         "Switch Bluetooth on or off (S2; probe ``settings get global bluetooth_on``).",
         {"en": "Turn Bluetooth {state}.", "zh": "{state}蓝牙。"},
         key="bluetooth_on",
-        rids=("bluetooth_settings", "bluetooth_enable"),
+        switch="bluetooth_enable",
     ),
     Switch(
         "settings/SetMobileData-v1",
         "Switch mobile data on or off (S12; probe ``settings get global mobile_data``).",
         {"en": "Turn mobile data {state}.", "zh": "{state}移动数据。"},
         key="mobile_data",
-        rids=("msim_settings", "mobile_data_enable"),
+        switch="mobile_data_enable",
     ),
     Switch(
         "settings/SetDarkTheme-v1",
         "Dark theme on or off (S4; probe ``settings get secure ui_night_mode``: 2 on, 1 off).",
         {"en": "Turn dark theme {state}.", "zh": "{state}深色模式。"},
         key="ui_night_mode",
-        rids=("display_settings", "dark_mode_display_enable"),
+        switch="dark_mode_display_enable",
         namespace="secure",
         values=(model.NIGHT_MODE_OFF, model.NIGHT_MODE_ON),
     ),
@@ -283,7 +273,7 @@ SWITCHES: tuple[Switch, ...] = (
         "Do not disturb on or off (S7; probe ``settings get global zen_mode``, any non-zero on).",
         {"en": "Turn Do not disturb {state}.", "zh": "{state}勿扰模式。"},
         key="zen_mode",
-        rids=("sound_settings", "zen_mode"),
+        switch="zen_mode",
         any_on=True,
     ),
 )
@@ -372,7 +362,8 @@ class RadioList(TaskTemplate[OptionChoice]):
     """Pick one option of a radio list; the task starts at the option after it. One instance
     per list (:data:`RADIO_LISTS`): the lists differ in data only.
 
-    ``options`` are the list's options in screen order; ``rids`` the rows leading to the list;
+    ``options`` are the list's options in screen order; ``rids`` the rows to tap to see the
+    list (each found where the skin puts it);
     ``tolerance`` how far a phone's printed value may sit from ours (font scales).
     """
 
@@ -420,7 +411,8 @@ class RadioList(TaskTemplate[OptionChoice]):
 RADIO_LISTS: tuple[RadioList, ...] = (
     RadioList(
         "settings/SetScreenTimeout-v1",
-        "Screen timeout to one of the 7 listed values (S22; ``system.screen_off_timeout`` ms).",
+        "Screen timeout to one of the values every skin lists (S22; "
+        "``system.screen_off_timeout`` ms).",
         {
             "en": "Make the screen turn off after {label} of inactivity.",
             "zh": "把自动锁屏时间设为 {label}。",
@@ -428,9 +420,9 @@ RADIO_LISTS: tuple[RadioList, ...] = (
         TimeoutChoice,
         key="screen_off_timeout",
         options=tuple(
-            RadioOption(ms, ms, *model.timeout_label(ms)) for ms in model.TIMEOUT_CHOICES_MS
+            RadioOption(ms, ms, *model.timeout_label(ms)) for ms in model.TIMEOUT_CHOICES_EVERY_SKIN
         ),
-        rids=("display_settings", "screen_timeout"),
+        rids=("screen_timeout",),
     ),
     RadioList(
         "settings/SetRingerMode-v1",
@@ -450,7 +442,7 @@ RADIO_LISTS: tuple[RadioList, ...] = (
         FontChoice,
         key="font_scale",
         options=tuple(RadioOption(k, v, f"font_{k}") for k, v in model.FONT_SCALES.items()),
-        rids=("display_settings", "font_size"),
+        rids=("font_size",),
         tolerance=0.05,
     ),
 )
@@ -590,7 +582,7 @@ WRONG: dict[str, WrongPlan] = {
     ],
     "settings/SetScreenTimeout-v1": lambda p, lang, w: [
         *settings_plan("display_settings", "screen_timeout"),
-        pick_radio(timeout_text(option_before(model.TIMEOUT_CHOICES_MS, p["value"]), lang)),
+        pick_radio(timeout_text(option_before(model.TIMEOUT_CHOICES_EVERY_SKIN, p["value"]), lang)),
         FinishStep(),
     ],
     "settings/SetRingerMode-v1": lambda p, lang, w: [
