@@ -5,8 +5,9 @@ the oracle must read the screen — and a plausible wrong plan (its module's ``W
 or leaves side effects. In the HyperOS skin (``sim/skins.py``: Settings arranged and worded
 as on a Redmi, MIUI's look everywhere) every oracle solves its task too, in one language
 (alternating along the list), and every Settings wrong plan still fails: the same spec and
-judge, a different way through the screens. Each end state is judged a second time through
-the virtual phone's shell (the phone's judge path): the verdicts must be the same. Doing
+judge, a different way through the screens. Each end state in AOSP's skin is judged a second
+time through the virtual phone's shell (the phone's judge path; the judge reads no skin):
+the verdicts must be the same. Doing
 nothing is judged browser-free in both worlds (tests/device/test_judge_parity.py).
 
 Episodes run without screenshots (the scripted policy reads the UI tree; screenshots are
@@ -55,14 +56,16 @@ SHARD_BY_APP = True
 _FINISH = FinishStep()
 
 
-async def _play(sim: Simulator, task: TaskInstance, plan: Plan, **options: Any) -> EpisodeRecord:
-    """Run ``plan``; the end state is then judged through the phone's path too, and the two
-    verdicts must agree."""
+async def _play(
+    sim: Simulator, task: TaskInstance, plan: Plan, *, on_phone: bool = True, **options: Any
+) -> EpisodeRecord:
+    """Run ``plan``; the end state is then judged through the phone's path too (unless not
+    ``on_phone``), and the two verdicts must agree."""
     env = await sim.env(screenshot=False, **options)
     try:
         record = await run_episode(PlanPolicy(plan), env, task, episode_id=task.task_id)
         episode = env.instance.episode
-        if record.verdict is not None and episode is not None:
+        if on_phone and record.verdict is not None and episode is not None:
             answer = episode.answer if episode.answer is not None else None
             answer = answer or episode.sheet_answer(env.instance.state)
             on_phone = await phone_verdict(
@@ -136,7 +139,8 @@ async def test_oracle_solves_in_the_hyperos_skin(sim: Simulator, task_id: str) -
     template = sim.tasks.get(task_id)
     lang = ("zh", "en")[TEMPLATE_IDS.index(task_id) % 2]
     task = sim.tasks.instantiate(task_id, 2, lang)
-    record = await _play(sim, task, template.oracle_for(task, "hyperos"), skin="hyperos")
+    plan = template.oracle_for(task, "hyperos")  # the judge reads no skin: judged once
+    record = await _play(sim, task, plan, on_phone=False, skin="hyperos")
     verdict = record.verdict
     assert verdict is not None, f"{record.outcome} {record.error}"
     assert record.outcome == "success", [c for c in verdict.checks if not c.passed]
@@ -154,7 +158,7 @@ async def test_a_settings_wrong_plan_fails_in_the_hyperos_skin(
     task = sim.tasks.instantiate(task_id, 3, lang)
     with planning_for("hyperos"):
         plan = WRONG[task_id](task.params, task.lang, sim.tasks.world)
-    record = await _play(sim, task, plan, skin="hyperos")
+    record = await _play(sim, task, plan, on_phone=False, skin="hyperos")
     verdict = record.verdict
     assert verdict is not None and record.outcome != "infra_error", record.error
     assert getattr(record.final_action, "status", "success") == "success", "the plan ran out"
