@@ -90,7 +90,7 @@ async def content(ctx: CommandContext) -> int:
         return 1
     uri = str(parsed["uri"])
     try:
-        await _execute(ctx, ContentResolver(ctx.phone.instance.phone), parsed, uri)
+        await _execute(ctx, ContentResolver.of(ctx.phone.instance.phone), parsed, uri)
     except ProviderError as exc:
         await ctx.eprintln(
             f"Error while accessing provider:{split_uri(uri)[0]}",

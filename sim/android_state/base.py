@@ -41,7 +41,7 @@ class SimStateBase:
         self.state = state
         self.identity = identity or DeviceIdentity()
         self.density_dpi = density_dpi
-        self.resolver = ContentResolver(phone)
+        self.resolver = ContentResolver.of(phone)
         self._on_change = on_change
 
     def _changed(self) -> None:

@@ -25,12 +25,13 @@ from __future__ import annotations
 
 import re
 import sqlite3
+import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl
 
-from bridge.provider_sql import android_table, loaded_table, quote
+from bridge.provider_sql import loaded_table, quote
 from sim.errors import SimError
 from sim.phone import Phone
 from sim.providers.errors import (
@@ -88,6 +89,9 @@ def uri_parameters(uri: str) -> dict[str, str]:
     return found
 
 
+_RESOLVERS: weakref.WeakKeyDictionary[Phone, ContentResolver] = weakref.WeakKeyDictionary()
+
+
 def _literal(value: str, numeric: bool) -> str:
     return value if numeric else "'" + value.replace("'", "''") + "'"
 
@@ -106,6 +110,16 @@ class ContentResolver:
                 if authority in self.providers:
                     raise SimError(f"two providers claim the authority {authority!r}")
                 self.providers[authority] = provider
+
+    @classmethod
+    def of(cls, phone: Phone) -> ContentResolver:
+        """The resolver of ``phone``, made once (it holds no state, and declaring the
+        providers builds every app's tables: a shell's ``content`` command asks for it each
+        time)."""
+        found = _RESOLVERS.get(phone)
+        if found is None:
+            found = _RESOLVERS[phone] = cls(phone)
+        return found
 
     def shell_may_write(self, uri: str) -> bool:
         """Whether the shell's write of ``uri`` reaches its provider (:attr:`Provider.
@@ -258,6 +272,6 @@ def _stored(table: ProviderTable, values: Mapping[str, Any]) -> dict[str, Any]:
     if not columns:
         return dict(values)
     declared_columns = [(column.name, column.affinity) for column in columns]
-    with android_table("v", declared_columns, [[values[c.name] for c in columns]]) as db:
-        stored = db.execute("SELECT * FROM v").fetchone()
+    db = loaded_table("v", declared_columns, [tuple(values[c.name] for c in columns)])
+    stored = db.execute("SELECT * FROM v").fetchone()
     return {**values, **{column.name: value for column, value in zip(columns, stored, strict=True)}}
