@@ -144,14 +144,18 @@ def _virtual(device_backend: str, device_gap: str, names: PairNames) -> list[Cav
     if device_backend != "virtual":
         return []
     gap = f" (with {device_gap})" if device_gap else ""
-    expected = (
-        "sim–phone agreement is expected there and is not evidence about hardware"
-        if names.kinds["sim"] == "sim"
-        else "what it measures is a transfer to our simulator, not to hardware"
-    )
+    if names.kinds["sim"] != "sim":
+        expected = "what it measures is a transfer to our simulator, not to hardware"
+    elif device_gap:  # a skin, pop-ups, text: modelled from the public record
+        expected = (
+            "what it differs in is a gap modelled from public evidence, not a phone's, so "
+            "its retention is not evidence about hardware"
+        )
+    else:
+        expected = "sim–phone agreement is expected there and is not evidence about hardware"
     text = (
         f"The phone side is the virtual phone{gap}, which renders the simulator's own "
-        f"screens behind adb: {expected}. Run with --device SERIAL for that."
+        f"state behind adb: {expected}. Run with --device SERIAL for that."
     )
     return [Caveat(kind="virtual_phone", text=text)]
 

@@ -162,7 +162,7 @@ class PairedConfig(BaseModel):
     def _gap_needs_the_virtual_phone(self) -> PairedConfig:
         if self.gap.active and self.device != "virtual":
             raise ValueError(
-                "reality-gap perturbations (--popup-rate, --animation-ms, --latency-ms, "
+                "reality-gap perturbations (--popup-rate, --animation-ms, --latency-ms, --skin, "
                 f"--font-scale) apply to --device virtual only, not to {self.device!r}: a "
                 "real phone brings its own"
             )

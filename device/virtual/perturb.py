@@ -17,6 +17,7 @@ import cv2
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from sim.skins import DEFAULT_SKIN, SKINS, SkinName
 from sim.state import SystemDialog
 
 __all__ = [
@@ -50,6 +51,9 @@ class Perturbations(BaseModel):
     font_scale: float | None = Field(default=None, ge=0.5, le=2.0)
     """Text drawn this much larger than the font-size setting asks (a ROM's larger default
     text): unlike ``settings put system font_scale``, task setups do not undo it."""
+    skin: SkinName = DEFAULT_SKIN
+    """How the phone looks (``sim/skins.py``): ``hyperos`` shows Settings arranged and worded
+    as a Redmi does, in MIUI's look; what the phone holds and how it is judged are the same."""
 
     @field_validator("popup_rate")
     @classmethod
@@ -77,6 +81,7 @@ class Perturbations(BaseModel):
             f"{self.animation_ms:g} ms animations" if self.animation_ms else "",
             f"{self.latency_ms:g} ms input latency" if self.latency_ms else "",
             f"text x{self.font_scale:g}" if self.font_scale is not None else "",
+            f"{SKINS[self.skin].system} screens" if self.skin != DEFAULT_SKIN else "",
         ]
         return ", ".join(part for part in parts if part)
 

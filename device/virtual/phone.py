@@ -32,6 +32,7 @@ from sim.instance import Instance
 from sim.observe import foreground, tree_nodes
 from sim.settings_store import get_setting, put_setting
 from sim.simulator import Simulator
+from sim.skins import DEFAULT_SKIN
 from sim.state import InstanceState
 
 __all__ = [
@@ -137,8 +138,8 @@ class VirtualPhone:
         )
         knobs = self.perturbations
         self.popups = PopupSource(self.instance.state.seed)
-        if knobs.font_scale is not None:
-            self.instance.state.os.text_zoom = knobs.font_scale
+        if knobs.font_scale is not None or knobs.skin != DEFAULT_SKIN:
+            self._look(self.instance.state)
             self.instance.changed()
 
     # ---- identity (shorthands of :attr:`identity`)
@@ -385,9 +386,14 @@ class VirtualPhone:
         self.instance.episode = None
         self.transition = None
         self.clipboard = ""
-        if self.perturbations.font_scale is not None:
-            self.instance.state.os.text_zoom = self.perturbations.font_scale
+        self._look(self.instance.state)
         self.instance.changed()
+
+    def _look(self, state: InstanceState) -> None:
+        """The phone's own look on ``state``: its skin, and its larger text if it has it."""
+        state.os.skin = self.perturbations.skin
+        if self.perturbations.font_scale is not None:
+            state.os.text_zoom = self.perturbations.font_scale
 
     async def force_stop(self, package: str) -> None:
         """``am force-stop``: the app's back stack and screen state go; home if in front."""

@@ -28,6 +28,9 @@ from device.virtual import attach as attach_module
 from device.virtual.attach import AttachedVirtualPhone, attach_virtual_phone
 from device.virtual.perturb import POPUPS, PopupSource, Transition
 from device.virtual.phone import Perturbations, VirtualPhone
+from sim.screen import render_screen
+from sim.simulator import Simulator
+from sim.state import InstanceState
 from transfer_eval.commands.device import device_app
 
 EMPTY = (540, 1800)
@@ -60,6 +63,22 @@ def test_the_knobs_are_checked() -> None:
         Perturbations(popup_rate=1.5)
     with pytest.raises(ValueError, match="durations"):
         Perturbations(animation_ms=-1)
+    with pytest.raises(ValueError, match="the skins are aosp, hyperos"):
+        Perturbations(skin="miui")
+
+
+@pytest.mark.asyncio
+async def test_a_phone_in_the_hyperos_skin_keeps_it_across_resets() -> None:
+    sim = Simulator()  # never started: the state and the screen's HTML only
+    knobs = Perturbations(skin="hyperos", font_scale=1.2)
+    phone = VirtualPhone(sim, sim.create_instance(seed=0), perturbations=knobs)
+    await phone.reset_to(InstanceState(seed=4))  # what a paired run does before each episode
+    state = phone.instance.state
+    assert (state.seed, state.os.skin, state.os.text_zoom) == (4, "hyperos", 1.2)
+    sim.phone.launch(state, "settings")
+    screen = render_screen(sim.phone, state)
+    assert "More connectivity options" in screen and ">WLAN<" in screen
+    assert knobs.describe() == "text x1.2, Xiaomi HyperOS (as on a Redmi Note 12 Turbo) screens"
 
 
 def test_a_transition_slides_the_changed_rows_in_and_ends() -> None:
@@ -87,11 +106,11 @@ def test_the_cli_hands_the_knobs_to_the_phone(monkeypatch: pytest.MonkeyPatch) -
 
     monkeypatch.setattr(attach_module, "attach_virtual_phone", attach)
     monkeypatch.setattr(signal, "signal", lambda *args: None)  # keep pytest's handlers
-    flags = "--latency-ms 50 --popup-rate 0.25 --animation-ms 300 --font-scale 1.15"
+    flags = "--latency-ms 50 --popup-rate 0.25 --animation-ms 300 --font-scale 1.15 --skin hyperos"
     result = CliRunner().invoke(device_app, ["virtual", "start", *flags.split()])
     assert result.exit_code == 0 and "stopped" in result.output
     assert seen["perturbations"] == Perturbations(
-        latency_ms=50, popup_rate=0.25, animation_ms=300, font_scale=1.15
+        latency_ms=50, popup_rate=0.25, animation_ms=300, font_scale=1.15, skin="hyperos"
     )
 
 

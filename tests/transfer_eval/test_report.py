@@ -52,10 +52,11 @@ def _on_a_phone(
     )
 
 
-def _report(backend: str = "virtual") -> Report:
+def _report(backend: str = "virtual", gap: str = "") -> Report:
     return build_report(
         _outcomes(),
         device_backend=backend,
+        device_gap=gap,
         device_model="m",
         base="b",
         trained="t",
@@ -228,8 +229,7 @@ def test_caveats_name_few_tasks_no_significance_and_the_virtual_phone() -> None:
     assert "Only 4 suite entries" in few and "25 pt" in few
     assert "in the simulator p = 0.250" in weak and "on the phone p = 0.500" in weak
     assert (
-        "renders the simulator's own screens" in virtual
-        and "not evidence about hardware" in virtual
+        "renders the simulator's own state" in virtual and "not evidence about hardware" in virtual
     )
     page = render_html(report)
     box = page[page.index('id="caveats"') : page.index('class="cards"')]
@@ -239,6 +239,9 @@ def test_caveats_name_few_tasks_no_significance_and_the_virtual_phone() -> None:
     assert "> **Read with care.**" in markdown and "> - **Not significant.**" in markdown
     on_a_phone = [c.kind for c in _report("device").caveats]
     assert on_a_phone == ["few_tasks", "not_significant"]
+    skinned = _report(gap="Xiaomi HyperOS (as on a Redmi Note 12 Turbo) screens").caveats[-1]
+    assert "(with Xiaomi HyperOS" in skinned.text and "agreement is expected" not in skinned.text
+    assert "a gap modelled from public evidence, not a phone's" in skinned.text
 
 
 def test_a_zero_width_interval_is_called_out() -> None:

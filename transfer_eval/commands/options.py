@@ -56,6 +56,15 @@ FontScale = Annotated[
     typer.Option(min=0.5, max=2.0, help="Virtual phone: text this much larger than set."),
 ]
 
+PhoneSkin = Annotated[
+    str,
+    typer.Option(
+        "--skin",
+        help="Virtual phone: how it looks, aosp or hyperos (Settings arranged and worded as on "
+        "a Redmi, MIUI's look); what it holds and how tasks are judged stay the same.",
+    ),
+]
+
 SkinOption = Annotated[
     str,
     typer.Option(

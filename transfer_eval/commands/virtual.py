@@ -12,8 +12,14 @@ from typing import Annotated
 
 import typer
 
-from transfer_eval.commands.common import GuardedGroup, console, fail
-from transfer_eval.commands.options import AnimationMs, FontScale, LatencyMs, PopupRate
+from transfer_eval.commands.common import GuardedGroup, console, fail, option_error, usage
+from transfer_eval.commands.options import (
+    AnimationMs,
+    FontScale,
+    LatencyMs,
+    PhoneSkin,
+    PopupRate,
+)
 
 __all__ = ["virtual_app"]
 
@@ -44,6 +50,7 @@ def virtual_start_command(
     popup_rate: PopupRate = 0.0,
     animation_ms: AnimationMs = 0.0,
     font_scale: FontScale = None,
+    skin: PhoneSkin = "aosp",
     detach: Annotated[
         bool, typer.Option(help="Run in the background; `mgb device virtual stop` ends it.")
     ] = False,
@@ -56,6 +63,8 @@ def virtual_start_command(
 
     The reality-gap options (all off by default) make it behave more like a real phone.
     """
+    from pydantic import ValidationError
+
     from device.errors import DeviceError
     from device.host_process import HostProcess
     from device.virtual import daemon as virtual_daemon
@@ -65,7 +74,7 @@ def virtual_start_command(
     if detach:
         args = [f"--port={port}", f"--adb-port={adb_port}", f"--seed={seed}",
                 f"--latency-ms={latency_ms}", f"--popup-rate={popup_rate}",
-                f"--animation-ms={animation_ms}"]  # fmt: skip
+                f"--animation-ms={animation_ms}", f"--skin={skin}"]  # fmt: skip
         args += [] if font_scale is None else [f"--font-scale={font_scale}"]
         with console.status("starting the virtual phone in the background"):
             try:
@@ -82,12 +91,16 @@ def virtual_start_command(
         console.print("`mgb device list` shows it; `mgb device virtual stop` stops it.")
         return
 
-    knobs = Perturbations(
-        latency_ms=latency_ms,
-        popup_rate=popup_rate,
-        animation_ms=animation_ms,
-        font_scale=font_scale,
-    )
+    try:
+        knobs = Perturbations(
+            latency_ms=latency_ms,
+            popup_rate=popup_rate,
+            animation_ms=animation_ms,
+            font_scale=font_scale,
+            skin=skin,
+        )
+    except ValidationError as exc:
+        raise usage(option_error(exc)) from exc
 
     def interrupt(signum: int, frame: object) -> None:
         raise KeyboardInterrupt
