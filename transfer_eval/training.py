@@ -15,6 +15,7 @@ split measures transfer to templates never trained on.
 
 from __future__ import annotations
 
+import random
 import shlex
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -28,6 +29,7 @@ from policies.learned.checkpoint import CONFIG_FILE, WEIGHTS_FILE, CheckpointCon
 from policies.learned.curve import draw_curve_png, write_curve_csv
 from policies.learned.policy import LearnedPolicy
 from policies.learned.prior import INITS, initial_weights
+from sim.skins import DEFAULT_SKIN, SkinName
 from sim.tasks.registry import TaskRegistry
 from transfer_eval.errors import CheckpointExists
 from transfer_eval.sim_source import SimSource, sim_envs
@@ -74,6 +76,9 @@ class TrainOptions(BaseModel):
     """Where the envs live (``--ray`` / ``--hosts``); the trained weights do not depend on it."""
     replace: bool = False
     """Write over a checkpoint already in ``out`` or ``save_init`` (refused otherwise)."""
+    skins: tuple[SkinName, ...] = Field(default=(DEFAULT_SKIN,), min_length=1)
+    """The skins episodes are played in: each group's (and each evaluation episode's) drawn
+    from these, seeded by the run's seed, so a policy learns more than one look."""
 
     def command(self) -> str:
         """The ``mgb train`` command line that reproduces this run."""
@@ -90,6 +95,8 @@ class TrainOptions(BaseModel):
             parts += ["--pages", str(self.pages)]
         if self.save_init is not None:
             parts += ["--save-init", str(self.save_init)]
+        if self.skins != (DEFAULT_SKIN,):
+            parts += ["--skins", ",".join(self.skins)]
         return shlex.join(parts)
 
 
@@ -218,12 +225,21 @@ def _metadata(options: TrainOptions, result: TrainResult, report: TrainReport) -
         "command": report.command,
         "split": split.model_dump(mode="json"),
         "init": options.init,
+        "skins": list(options.skins),
         "grpo": options.grpo.model_dump(mode="json"),
         "init_eval": _eval_dict(result.init_eval),
         "final_eval": _eval_dict(result.final_eval),
         "train_steps": result.train_steps,
         "train_wall_s": round(result.train_wall_s, 1),
     }
+
+
+def skin_draw(options: TrainOptions) -> Callable[[], str]:
+    """The skin of each new env, drawn from ``options.skins`` by a generator seeded with the
+    run's seed: envs are asked for in task order (a group's root env first), so the same
+    options give every group the same skin again."""
+    draw = random.Random(f"skins:{options.grpo.seed}")
+    return lambda: draw.choice(options.skins)
 
 
 async def run_training(
@@ -244,8 +260,10 @@ async def run_training(
     async with sim_envs(options.source, pages=options.pages) as sims:
         train_tasks, test_tasks = split_instances(split, sims.tasks)
 
+        next_skin = skin_draw(options)
+
         async def make_env() -> Any:
-            return await sims.env(screenshot=False)
+            return await sims.env(screenshot=False, skin=next_skin())
 
         result = await train(init, train_tasks, test_tasks, make_env, options.grpo, on_iteration)
     report = _report(options, result, (len(train_tasks), len(test_tasks)))

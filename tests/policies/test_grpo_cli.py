@@ -16,7 +16,7 @@ from sim.tasks.registry import default_registry
 from transfer_eval.commands.train import train_command
 from transfer_eval.errors import SuiteError
 from transfer_eval.suites import load_split, split_names
-from transfer_eval.training import TrainOptions, split_instances
+from transfer_eval.training import TrainOptions, skin_draw, split_instances
 
 
 def _parent() -> typer.Typer:
@@ -83,6 +83,19 @@ def test_the_command_line_reproduces_the_options(tmp_path: Path) -> None:
     assert f"--out {tmp_path / 'ckpt'}" in command and "--save-init" in command
 
 
+def test_training_across_skins_draws_each_groups_skin_from_the_seed(tmp_path: Path) -> None:
+    both = TrainOptions(split="settings-l1", out=tmp_path / "c", skins=("aosp", "hyperos"))
+    assert "--skins aosp,hyperos" in both.command()
+    assert "--skins" not in TrainOptions(split="settings-l1", out=tmp_path / "c").command()
+    first, again = skin_draw(both), skin_draw(both)
+    drawn = [first() for _ in range(40)]
+    assert drawn == [again() for _ in range(40)] and set(drawn) == {"aosp", "hyperos"}
+    only = skin_draw(TrainOptions(split="settings-l1", out=tmp_path / "c"))
+    assert {only() for _ in range(10)} == {"aosp"}
+    with pytest.raises(ValueError, match="the skins are aosp, hyperos"):
+        TrainOptions(split="settings-l1", out=tmp_path / "c", skins=("miui",))
+
+
 def test_help_and_bad_options() -> None:
     runner = CliRunner()
     app = _parent()
@@ -93,6 +106,8 @@ def test_help_and_bad_options() -> None:
     assert unknown.exit_code != 0 and "no split 'nope'" in unknown.output
     bad = runner.invoke(app, ["train", "--group", "1", "--out", "x"])
     assert bad.exit_code != 0
+    skins = runner.invoke(app, ["train", "--skins", "aosp,miui", "--out", "x"])
+    assert skins.exit_code == 2 and "--skins 'aosp,miui': skins are aosp, hyperos" in skins.output
     missing = runner.invoke(app, ["train", "--init", "/nonexistent/ckpt", "--out", "x"])
     flat = re.sub(r"[\s│]+", " ", missing.output)  # Rich wraps the message in a panel
     assert missing.exit_code != 0 and "does not exist" in flat

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from transfer_eval.commands.common import ProgressLog, console, fail, interrupted
+from transfer_eval.commands.common import ProgressLog, console, fail, interrupted, usage
 from transfer_eval.commands.options import (
     HostsOption,
     HostsTokenOption,
@@ -99,6 +99,13 @@ def train_command(
     ray_hosts: RayHostsOption = None,
     hosts: HostsOption = None,
     token: HostsTokenOption = None,
+    skins: Annotated[
+        str,
+        typer.Option(
+            help="Comma-separated skins to train in (aosp, hyperos): each group's drawn from "
+            "them, seeded, so the policy sees more than one look.",
+        ),
+    ] = "aosp",
 ) -> None:
     """Train the learned policy with GRPO in the simulator.
 
@@ -107,6 +114,7 @@ def train_command(
     """
     from policies.errors import CheckpointError
     from policies.grpo import GRPOConfig
+    from sim.skins import SKINS
     from transfer_eval.errors import CheckpointExists, SuiteError
     from transfer_eval.suites import load_split
     from transfer_eval.training import TrainOptions, check_targets, init_policy
@@ -116,11 +124,15 @@ def train_command(
     except SuiteError as exc:
         raise typer.BadParameter(str(exc), param_hint="--tasks") from exc
     source = sim_source(ray, ray_hosts, hosts, token)
+    looks = tuple(part.strip() for part in skins.split(",") if part.strip())
+    if not looks or any(look not in SKINS for look in looks):
+        raise usage(f"--skins {skins!r}: skins are {', '.join(SKINS)}")
     try:
         grpo = GRPOConfig(envs=envs, group=group, iters=iters, seed=seed, lr=lr,
                           entropy_coef=entropy, eval_every=eval_every)  # fmt: skip
         options = TrainOptions(split=tasks, out=out, init=init, save_init=save_init, pages=pages,
-                               grpo=grpo, source=source, replace=replace)  # fmt: skip
+                               grpo=grpo, source=source, replace=replace,
+                               skins=looks)  # fmt: skip
     except ValueError as exc:
         raise typer.BadParameter(str(exc)) from exc
     try:
