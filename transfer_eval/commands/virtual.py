@@ -71,6 +71,17 @@ def virtual_start_command(
     from device.virtual.attach import attach_virtual_phone
     from device.virtual.phone import Perturbations
 
+    try:
+        knobs = Perturbations(
+            latency_ms=latency_ms,
+            popup_rate=popup_rate,
+            animation_ms=animation_ms,
+            font_scale=font_scale,
+            skin=skin,
+        )
+    except ValidationError as exc:
+        raise usage(option_error(exc)) from exc  # before a background phone is started with them
+
     if detach:
         args = [f"--port={port}", f"--adb-port={adb_port}", f"--seed={seed}",
                 f"--latency-ms={latency_ms}", f"--popup-rate={popup_rate}",
@@ -90,17 +101,6 @@ def virtual_start_command(
         console.print(f"  {command}", markup=False, highlight=False, soft_wrap=True)
         console.print("`mgb device list` shows it; `mgb device virtual stop` stops it.")
         return
-
-    try:
-        knobs = Perturbations(
-            latency_ms=latency_ms,
-            popup_rate=popup_rate,
-            animation_ms=animation_ms,
-            font_scale=font_scale,
-            skin=skin,
-        )
-    except ValidationError as exc:
-        raise usage(option_error(exc)) from exc
 
     def interrupt(signum: int, frame: object) -> None:
         raise KeyboardInterrupt
