@@ -6,8 +6,9 @@ only their id; ``sim.app.App`` takes package, activity and launcher label from h
 test checks both directions), the VLM adapters' name → id map and the random and learned
 policies' app lists (``policies/``), none of which may import the simulator.
 
-Packages are given per device profile, ``aosp`` being the default for a profile the app does
-not name (the simulator and the virtual phone use AOSP's packages).
+Packages and launcher activities are given per device profile, ``aosp`` being the default
+for a profile the app does not name. The simulator draws a phone with the packages of its
+skin's profile (:mod:`sim.skins`: AOSP's, or a Redmi's under ``hyperos``).
 
 Apps may also come from outside the repository: ``MGB_EXTRA_APPS`` is a list of directories
 (separated by ``os.pathsep``), each holding app folders and an ``apps.json`` in this file's
@@ -57,6 +58,9 @@ class AppIdentity(BaseModel):
     packages: dict[str, str]
     activity: str | None = None
     """The launcher activity on AOSP (short form, ``.Settings``), where we know it."""
+    activities: dict[str, str] = Field(default_factory=dict)
+    """The launcher activity on phones of a profile whose own differs from AOSP's (a Redmi's
+    Settings starts at ``.MainSettings``)."""
     simulated: bool = False
     """Whether the simulator has this app."""
     everyday: bool = True
@@ -70,6 +74,11 @@ class AppIdentity(BaseModel):
         """The app's package on phones of ``profile`` (AOSP's when the profile has its own
         name for nothing else)."""
         return self.packages.get(profile) or self.packages.get(AOSP)
+
+    def launcher_activity(self, profile: str = AOSP) -> str | None:
+        """The launcher activity (short form) on phones of ``profile`` (AOSP's when the
+        profile does not name its own)."""
+        return self.activities.get(profile) or self.activity
 
 
 class Component(NamedTuple):
@@ -126,10 +135,10 @@ class AppCatalog(BaseModel):
     def home(self, profile: str = AOSP) -> Component:
         """The home screen's component on phones of ``profile`` (the ``launcher`` app)."""
         launcher = self.get("launcher")
-        package = launcher.package(profile)
-        if package is None or launcher.activity is None:
+        package, activity = launcher.package(profile), launcher.launcher_activity(profile)
+        if package is None or activity is None:
             raise ValueError("bridge/apps.json: the launcher needs a package and an activity")
-        return Component(package, launcher.activity)
+        return Component(package, activity)
 
     def system_ui_package(self, profile: str = AOSP) -> str:
         """The System UI package on phones of ``profile``."""

@@ -143,11 +143,19 @@ class ActionGuard:
 
     @classmethod
     def for_task(
-        cls, task: TaskInstance | None, *, extra: Iterable[str] = (), apps_only: bool = False
+        cls,
+        task: TaskInstance | None,
+        *,
+        extra: Iterable[str] = (),
+        apps_only: bool = False,
+        handoff: Iterable[str] = (),
     ) -> ActionGuard:
         """The guard of a run of ``task``: the apps its spec uses (and the launcher) plus
         ``extra`` (app ids or packages); with no task and no ``extra``, any app. With
-        ``apps_only`` no element is marked sensitive (only leaving the apps stops)."""
+        ``apps_only`` no element is marked sensitive (only leaving the apps stops).
+        ``handoff``: packages the phone's own apps pass through (a Redmi's Settings opens
+        the SIM page in ``com.android.phone``; its device profile lists them), allowed too
+        whenever the apps are limited."""
         extra = list(extra)
         spec = task.spec if task is not None else None
         apps = {"launcher", *spec.apps} if spec is not None else set()
@@ -155,6 +163,7 @@ class ActionGuard:
         packages = [name for name in extra if "." in name]
         if not apps and not ids and not packages:
             return cls(words={} if apps_only else None)
+        packages += list(handoff)
         return cls(packages, allowed_apps=apps | ids, words={} if apps_only else None)
 
     def before(self, action: Action, seen: Observation) -> GuardStop | None:

@@ -97,11 +97,13 @@ async def ui_locale(shell: Shell) -> str:
 
 
 async def read_props(link: DeviceLink, serial: str) -> DeviceProps:
-    """What the phone says about itself (``getprop``), ``ro.mgb.virtual`` included."""
+    """What the phone says about itself (``getprop``), ``ro.mgb.virtual`` and the profile a
+    virtual phone plays (``ro.mgb.profile``) included."""
     values = {name: (await link.shell(f"getprop {key}")).strip() for name, key in _PROPS.items()}
     virtual = (await link.shell("getprop ro.mgb.virtual")).strip() == "1"
+    plays = (await link.shell("getprop ro.mgb.profile")).strip() if virtual else ""
     locale = await ui_locale(link.shell)
-    return DeviceProps(serial=serial, virtual=virtual, locale=locale, **values)
+    return DeviceProps(serial=serial, virtual=virtual, plays=plays, locale=locale, **values)
 
 
 class AndroidEnv:
@@ -204,10 +206,10 @@ class AndroidEnv:
     @property
     def android_state(self) -> AdbAndroidState:
         """The phone's Android state over this env's shell (what tasks are judged on)."""
-        volatile = (
-            frozenset(self._choice.profile.volatile_settings) if self._choice else frozenset()
-        )
-        return AdbAndroidState(self._shell, volatile_settings=volatile)
+        profile = self._choice.profile if self._choice else None
+        volatile = frozenset(profile.volatile_settings) if profile else frozenset()
+        clock = profile.package("clock") if profile else None
+        return AdbAndroidState(self._shell, volatile_settings=volatile, clock_package=clock)
 
     async def _reset(self, task: TaskInstance, spec: TaskSpec) -> Observation:
         backend = await self.open()

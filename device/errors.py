@@ -17,6 +17,7 @@ not exceptions: they come back as step errors.
           ├── InjectEventsDenied    the phone refuses injected input (MIUI's security switch)
           ├── ProfileError          an unknown or malformed device profile (also ValueError)
           ├── TaskUnsupported       a task a phone cannot pose (no spec, or a fact it requires)
+          ├── PhoneNotReady         the doctor found what a run needs missing (one line)
           └── DeviceTimeout         an adb / uiautomator2 call ran out of time (EnvTimeout)
 """
 
@@ -31,6 +32,7 @@ __all__ = [
     "DeviceNotFound",
     "DeviceTimeout",
     "InjectEventsDenied",
+    "PhoneNotReady",
     "ProfileError",
     "TaskUnsupported",
     "UiAutomatorError",
@@ -73,6 +75,11 @@ class InjectEventsDenied(DeviceError):
             "run again"
         )
         super().__init__(f"{message}: {detail.strip()[:300]}" if detail.strip() else message)
+
+
+class PhoneNotReady(DeviceError):
+    """A phone a run cannot use yet: the first check of ``mgb device doctor`` that failed,
+    with the one thing to do (refused before the run starts)."""
 
 
 class ProfileError(DeviceError, ValueError):

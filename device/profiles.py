@@ -21,18 +21,25 @@ from device.errors import ProfileError
 
 __all__ = [
     "FALLBACK_PROFILE",
+    "VIRTUAL_PROFILE",
     "DeviceProfile",
     "DeviceProps",
+    "InputPermission",
     "ProfileChoice",
     "ProfileMatch",
+    "fits",
     "load_profile",
     "locale_language",
     "profile_names",
     "select_profile",
+    "virtual_playing",
 ]
 
 FALLBACK_PROFILE = "pixel"
 """The profile an unknown phone gets (AOSP and Google packages)."""
+
+VIRTUAL_PROFILE = "virtual"
+"""The virtual phone's own profile (AOSP's screens and packages)."""
 
 _log = logging.getLogger(__name__)
 
@@ -51,8 +58,19 @@ class ProfileMatch(_Model):
     virtual: bool = Field(default=False, description="matches `getprop ro.mgb.virtual` = 1")
 
 
+class InputPermission(_Model):
+    """A switch an OEM puts in front of what a harness needs: with it off, the phone refuses
+    injected input and ``settings put`` to the secure and global tables (Xiaomi's "USB
+    debugging (Security settings)")."""
+
+    prop: str = Field(min_length=1, description="the system property that is 1 when it is on")
+    switch: dict[str, str] = Field(description="where the switch is, by language (en, zh)")
+    needs: str = Field(description="what turning it on takes, in words")
+
+
 class DeviceProfile(_Model):
-    """A phone model's app packages and screen facts."""
+    """A phone model's app packages and screen facts, and what its OS does that a harness
+    must know (the doctor checks these; the virtual phone plays them)."""
 
     name: str = Field(min_length=1)
     description: str = ""
@@ -73,6 +91,35 @@ class DeviceProfile(_Model):
         description="how far apart two agreeing frames must be for the screen to count as "
         "settled on this phone (None: the driver's default, for a phone whose screen lags "
         "its input); the virtual phone shows each input's result in the next frame",
+    )
+    skin: str = Field(
+        default="aosp",
+        description="the simulator skin (sim/skins.py) whose screens this phone's system apps "
+        "look like: the virtual phone shows it when it plays this profile",
+    )
+    props: dict[str, str] = Field(
+        default_factory=dict,
+        description="system properties the OS sets that say which OS it is "
+        "(ro.mi.os.version.name): the doctor reports them, the virtual phone prints them",
+    )
+    handoff_packages: list[str] = Field(
+        default_factory=list,
+        description="other packages a task on this phone passes through (Settings' SIM page "
+        "in com.android.phone, the permission sheet, the Security app): the guard does not "
+        "stop an episode for going there",
+    )
+    alarm_clock_apps: list[str] = Field(
+        default_factory=list,
+        description="packages of the OS that set alarm clocks of their own (so the phone's "
+        "next alarm is not necessarily the user's)",
+    )
+    input_permission: InputPermission | None = Field(
+        default=None, description="the switch injected input and secure settings need"
+    )
+    dump_exit_code: int = Field(
+        default=0,
+        description="what `uiautomator dump` exits with after writing its file (MIUI: 1, "
+        "with the XML written)",
     )
     volatile_settings: list[str] = Field(
         default_factory=list,
@@ -109,6 +156,8 @@ class DeviceProps(_Model):
     locale: str = ""
     """The UI's locale (``persist.sys.locale``, else ``ro.product.locale``), e.g. ``zh-CN``."""
     virtual: bool = False
+    plays: str = ""
+    """The profile a virtual phone plays (``ro.mgb.profile``; empty on a real phone)."""
 
     @property
     def ui_lang(self) -> str | None:
@@ -150,6 +199,15 @@ def load_profile(name: str) -> DeviceProfile:
         raise ProfileError(f"device profile {name!r} is malformed: {exc}") from exc
 
 
+def virtual_playing(name: str) -> DeviceProfile:
+    """Profile ``name`` as the virtual phone plays it: that phone's packages, screens and
+    ways, with the virtual phone's settle interval (it shows each input's result in the
+    next frame, as no real phone does)."""
+    played = load_profile(name)
+    settle = load_profile(VIRTUAL_PROFILE).settle_interval_s
+    return played.model_copy(update={"settle_interval_s": settle})
+
+
 def _score(match: ProfileMatch, props: DeviceProps) -> tuple[int, str]:
     """How well a profile fits: virtual 100, model or device 10, brand or maker 1."""
     if match.virtual != props.virtual:
@@ -171,6 +229,12 @@ def _score(match: ProfileMatch, props: DeviceProps) -> tuple[int, str]:
     return 0, ""
 
 
+def fits(profile: DeviceProfile, props: DeviceProps) -> bool:
+    """Whether ``profile`` is one of the phone's (its model, device, brand or maker matches;
+    the fallback profile fits every phone)."""
+    return profile.name == FALLBACK_PROFILE or _score(profile.match, props)[0] > 0
+
+
 def select_profile(props: DeviceProps, name: str | None = None) -> ProfileChoice:
     """The profile for a phone: ``name`` if given, else the best match, else ``pixel``.
 
@@ -179,6 +243,11 @@ def select_profile(props: DeviceProps, name: str | None = None) -> ProfileChoice
     """
     if name is not None:
         return ProfileChoice(profile=load_profile(name), reason="named explicitly")
+    if props.virtual and props.plays and props.plays != VIRTUAL_PROFILE:
+        return ProfileChoice(
+            profile=virtual_playing(props.plays),
+            reason=f"the virtual phone plays {props.plays} (ro.mgb.profile)",
+        )
     best: tuple[int, str, DeviceProfile] | None = None
     for candidate in profile_names():
         profile = load_profile(candidate)

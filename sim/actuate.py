@@ -175,7 +175,7 @@ class SimActuator:
             return Launch(LaunchStatus.NOT_INSTALLED, package=package)
         instance.phone.launch(instance.state, app)
         instance.changed()
-        package = instance.phone.app(app).package
+        package = instance.phone.app(app).package_on(instance.state.os.skin)
         return Launch(LaunchStatus.LAUNCHED, command=f"launch {app}", package=package)
 
     async def focus(self) -> FocusState:

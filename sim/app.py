@@ -35,9 +35,9 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
-from bridge.app_catalog import AOSP, AppIdentity, app_catalog
+from bridge.app_catalog import AppIdentity, app_catalog
 from sim.errors import SimError
-from sim.skins import DEFAULT_SKIN
+from sim.skins import DEFAULT_SKIN, SKINS
 from sim.state import InstanceState, Notification, OsState, Route, parse_overlay
 
 if TYPE_CHECKING:
@@ -235,18 +235,21 @@ class App:
         """The app's entry in ``bridge/apps.json`` (names, packages, activity)."""
         return app_catalog().get(self.id)
 
-    @property
-    def package(self) -> str:
-        """The Android package (AOSP's, as the simulator and the virtual phone have it)."""
-        package = self.identity.package(AOSP)
+    def package_on(self, skin: str) -> str:
+        """The Android package on a phone in ``skin`` (the package of the skin's profile in
+        ``bridge/apps.json``: ``com.android.mms`` for Messages under ``hyperos``)."""
+        package = self.identity.package(SKINS[skin].profile)
         if package is None:
             raise SimError(f"bridge/apps.json gives {self.id!r} no AOSP package")
         return package
 
-    @property
-    def activity(self) -> str:
-        """The launcher activity (short form)."""
-        return self.identity.activity or ".MainActivity"
+    def launcher_activity(self, skin: str) -> str:
+        """The launcher activity (short form) on a phone in ``skin``."""
+        return self.identity.launcher_activity(SKINS[skin].profile) or ".MainActivity"
+
+    def packages(self) -> set[str]:
+        """The app's package on a phone of any skin (to know a package as this app)."""
+        return {self.package_on(skin) for skin in SKINS}
 
     def strings(self, lang: str, skin: str = DEFAULT_SKIN) -> Mapping[str, str]:
         """UI strings in ``lang`` (``en`` or ``zh``) as ``skin`` words them, ``app_name``
@@ -307,7 +310,9 @@ class App:
         """The Android activity reported for ``route`` (``dumpsys``-style, short form): its
         screen's (:meth:`screens`), else the launcher activity of ``bridge/apps.json``."""
         screen = self.screens(skin).get(route.path)
-        return screen.activity if screen is not None and screen.activity else self.activity
+        if screen is not None and screen.activity:
+            return screen.activity
+        return self.launcher_activity(skin)
 
     def exported_routes(self, skin: str = DEFAULT_SKIN) -> dict[str, str]:
         """Activities besides the launcher's that another app may start by name, short

@@ -30,7 +30,6 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from bridge.app_catalog import app_catalog
 from sim.app import GalleryScreen
 from sim.errors import SimError
 from sim.gallery_checks import (
@@ -49,7 +48,7 @@ from sim.pickers.formats import picker_strings
 from sim.render import page_template
 from sim.screen import system_strings
 from sim.simulator import SimConfig, Simulator
-from sim.skins import DEFAULT_SKIN, SKINS, check_skin
+from sim.skins import DEFAULT_SKIN, SKINS, check_skin, system_ui_of
 from sim.state import InstanceState
 
 __all__ = [
@@ -342,7 +341,7 @@ def _app_section(phone: Phone, app_id: str, skin: str = DEFAULT_SKIN) -> _Sectio
         for recipe in recipes
     ]
     section = _section_id(app.id, skin)
-    return _Section(section, _label(app.label("en"), skin), app.package, skin, plans)
+    return _Section(section, _label(app.label("en"), skin), app.package_on(skin), skin, plans)
 
 
 def _system_section(phone: Phone, skin: str = DEFAULT_SKIN) -> _Section:
@@ -350,7 +349,7 @@ def _system_section(phone: Phone, skin: str = DEFAULT_SKIN) -> _Section:
         _Plan(system.screen, system.how, partial(_system_state, phone, system, skin=skin))
         for system in system_screens(phone)
     ]
-    package = app_catalog().system_ui_package()
+    package = system_ui_of(skin)
     return _Section(_section_id(SYSTEM, skin), _label("System UI", skin), package, skin, plans)
 
 

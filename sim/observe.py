@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
-from bridge.app_catalog import app_catalog
 from bridge.schema import (
     BackendInfo,
     Foreground,
@@ -23,6 +22,7 @@ from bridge.schema import (
 from sim.instance import Instance
 from sim.pages import PooledPage, SimProfile
 from sim.phone import Phone
+from sim.skins import home_of
 from sim.state import InstanceState
 
 __all__ = [
@@ -79,12 +79,11 @@ def foreground(instance: Instance) -> Foreground:
 def foreground_of(phone: Phone, state: InstanceState) -> Foreground:
     """:func:`foreground` of a state, for readers that hold no :class:`Instance`."""
     if state.os.foreground is None:
-        home = app_catalog().home()
+        home = home_of(state.os.skin)
         return Foreground(app=None, package=home.package, activity=home.activity)
-    app = phone.app(state.os.foreground)
-    route = state.os.route
-    activity = app.activity_for(route, state.os.skin) if route is not None else app.activity
-    return Foreground(app=app.id, package=app.package, activity=activity)
+    app, skin, route = phone.app(state.os.foreground), state.os.skin, state.os.route
+    activity = app.activity_for(route, skin) if route is not None else app.launcher_activity(skin)
+    return Foreground(app=app.id, package=app.package_on(skin), activity=activity)
 
 
 async def observe(

@@ -112,9 +112,10 @@ class Phone:
             raise UnknownApp(f"no app {app_id!r}; installed: {', '.join(sorted(self.apps))}")
         return self.apps[app_id]
 
-    def package_app(self, package: str) -> App | None:
-        """The installed app whose Android package is ``package``, None if none is."""
-        return next((app for app in self.apps.values() if app.package == package), None)
+    def package_app(self, package: str, skin: str) -> App | None:
+        """The installed app whose Android package on a phone in ``skin`` is ``package``,
+        None if none is."""
+        return next((app for app in self.apps.values() if app.package_on(skin) == package), None)
 
     def context(self, state: InstanceState, app_id: str) -> AppContext:
         """An :class:`AppContext` for ``app_id`` in ``state``."""

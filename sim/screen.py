@@ -13,10 +13,10 @@ from typing import Any
 
 from markupsafe import Markup
 
-from bridge.app_catalog import app_catalog
 from sim.launcher import launcher_view
 from sim.phone import Phone
 from sim.radios import QUICK_TILES, is_on
+from sim.skins import home_of, system_ui_of
 from sim.state import LAUNCHER_DRAWER_SCROLL, LAUNCHER_SEARCH_FIELD, InstanceState, SystemDialog
 
 __all__ = ["render_screen", "system_strings"]
@@ -146,11 +146,11 @@ def _shade(phone: Phone, state: InstanceState, s: dict[str, str]) -> str:
 def _content(phone: Phone, state: InstanceState, s: dict[str, str]) -> tuple[str, str]:
     """HTML of the main window and the package that owns it."""
     if state.ui.recents_open:
-        return _recents(phone, state, s), app_catalog().system_ui_package()
+        return _recents(phone, state, s), system_ui_of(state.os.skin)
     if state.os.foreground is None:
-        return _launcher(phone, state, s), app_catalog().home().package
+        return _launcher(phone, state, s), home_of(state.os.skin).package
     ctx = phone.context(state, state.os.foreground)
-    return ctx.app.render(ctx), ctx.app.package
+    return ctx.app.render(ctx), ctx.app.package_on(state.os.skin)
 
 
 def _dialog_buttons(dialog: SystemDialog) -> list[dict[str, Any]]:

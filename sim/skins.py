@@ -14,7 +14,8 @@ replace or add to the app's own, ``strings.json`` that replaces or adds strings,
 app's :attr:`~sim.app.App.SKIN_SCREENS` for routes the skin arranges differently); what a
 skin does not replace is drawn as in AOSP. Shared screens (launcher, shade, keyboard) look
 up ``sim/templates/skins/<skin>/`` first the same way, and the phone stylesheet styles
-``.skin-<name>``.
+``.skin-<name>``. A skin's phone also names its apps as its device does: the packages and
+launcher activities of the skin's profile in ``bridge/apps.json``.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from typing import Annotated
 
 from pydantic import AfterValidator, Field
 
+from bridge.app_catalog import Component, app_catalog
 from sim.errors import UnknownSkin
 
 __all__ = [
@@ -35,22 +37,29 @@ __all__ = [
     "Skin",
     "SkinName",
     "check_skin",
+    "home_of",
     "plan_skin",
     "planning_for",
+    "system_ui_of",
 ]
 
 
 @dataclass(frozen=True)
 class Skin:
-    """One skin: its name and the system whose screens it shows."""
+    """One skin: its name, the system whose screens it shows, and the device profile of
+    ``bridge/apps.json`` whose packages and launcher activities its phone has (a Redmi's
+    Messages is ``com.android.mms/.ui.MmsTabActivity``, its home ``com.miui.home``)."""
 
     name: str
     system: str
+    profile: str
 
 
 SKINS: dict[str, Skin] = {
-    "aosp": Skin("aosp", "AOSP (Android 14)"),
-    "hyperos": Skin("hyperos", "Xiaomi HyperOS (as on a Redmi Note 12 Turbo)"),
+    "aosp": Skin("aosp", "AOSP (Android 14)", "aosp"),
+    "hyperos": Skin(
+        "hyperos", "Xiaomi HyperOS (as on a Redmi Note 12 Turbo)", "redmi_note_12_turbo"
+    ),
 }
 """Every skin, by name."""
 
@@ -62,6 +71,16 @@ def check_skin(name: str) -> str:
     if name not in SKINS:
         raise UnknownSkin(_unknown(name))
     return name
+
+
+def home_of(skin: str) -> Component:
+    """The home screen's package and activity on a phone in ``skin``."""
+    return app_catalog().home(SKINS[skin].profile)
+
+
+def system_ui_of(skin: str) -> str:
+    """The System UI package (status bar, shade, recents) on a phone in ``skin``."""
+    return app_catalog().system_ui_package(SKINS[skin].profile)
 
 
 def _unknown(name: str) -> str:

@@ -146,7 +146,7 @@ def _virtual(device_backend: str, device_gap: str, names: PairNames) -> list[Cav
     gap = f" (with {device_gap})" if device_gap else ""
     if names.kinds["sim"] != "sim":
         expected = "what it measures is a transfer to our simulator, not to hardware"
-    elif device_gap:  # a skin, pop-ups, text: modelled from the public record
+    elif device_gap:  # another phone played, pop-ups, text: modelled from the public record
         expected = (
             "what it differs in is a gap modelled from public evidence, not a phone's, so "
             "its retention is not evidence about hardware"

@@ -22,6 +22,7 @@ from bridge.runner import EpisodeJob, run_episodes
 from bridge.schema import BackendInfo, Foreground, ScreenSpec
 from bridge.trajectory import RunManifest, RunStore
 from device.adb import AdbTarget, AttachedDevice
+from device.doctor import check_ready
 from device.driver import AndroidDriver
 from device.env import AndroidEnv, AndroidEnvConfig, read_props
 from device.errors import TaskUnsupported
@@ -75,9 +76,10 @@ class DeviceRunConfig(EpisodeGrid):
         """The env every episode of the run gets."""
         return AndroidEnvConfig(target=self.target, profile=self.profile)
 
-    def guard_for(self, task: TaskInstance) -> ActionGuard | None:
-        """The guard of one episode of ``task`` (None with ``guard="off"``)."""
-        return task_guard(self.guard, task, self.allow)
+    def guard_for(self, task: TaskInstance, handoff: Sequence[str] = ()) -> ActionGuard | None:
+        """The guard of one episode of ``task`` (None with ``guard="off"``) on a phone whose
+        apps pass through ``handoff`` packages (its profile's)."""
+        return task_guard(self.guard, task, self.allow, handoff)
 
 
 class DeviceReport(BaseModel):
@@ -144,15 +146,16 @@ def check_retail(tasks: Sequence[str], registry: TaskRegistry | None = None) -> 
         )
 
 
-def _jobs(config: DeviceRunConfig) -> list[EpisodeJob]:
+def _jobs(config: DeviceRunConfig, handoff: Sequence[str]) -> list[EpisodeJob]:
     env_config = config.env_config()
 
     async def make_env() -> AndroidEnv:
         return AndroidEnv(env_config)
 
-    return grid_jobs(
-        config, default_registry(), config.policy, make_env, guard_for=config.guard_for
-    )
+    def guard_for(task: TaskInstance) -> ActionGuard | None:
+        return config.guard_for(task, handoff)
+
+    return grid_jobs(config, default_registry(), config.policy, make_env, guard_for=guard_for)
 
 
 async def run_device(
@@ -178,7 +181,8 @@ async def run_device(
     report = await describe_device(config.target, config.profile)  # a wrong serial: here
     if report.backend.kind == "device":
         check_retail(config.tasks)
-    jobs = _jobs(config)
+    await check_ready(config.target, config.profile)  # what the doctor finds: one line
+    jobs = _jobs(config, report.profile.profile.handoff_packages)
     manifest = RunManifest(
         config=config.model_dump(mode="json", exclude={"out", "infra_errors_in_a_row"}),
         versions=run_versions(),

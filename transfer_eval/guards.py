@@ -21,13 +21,17 @@ action on an element marked sending, calling, paying, deleting or installing."""
 
 
 def task_guard(
-    mode: GuardMode, task: TaskInstance | None, allow: Sequence[str] = ()
+    mode: GuardMode,
+    task: TaskInstance | None,
+    allow: Sequence[str] = (),
+    handoff: Sequence[str] = (),
 ) -> ActionGuard | None:
     """The guard of one episode of ``task``: None when ``mode`` is ``off``; else the apps of
-    the task's spec (and the launcher) plus ``allow`` (no task, no ``allow``: any app)."""
+    the task's spec (and the launcher) plus ``allow`` (no task, no ``allow``: any app), and
+    the phone's ``handoff`` packages (its device profile's)."""
     if mode == "off":
         return None
-    return ActionGuard.for_task(task, extra=allow, apps_only=mode == "apps")
+    return ActionGuard.for_task(task, extra=allow, apps_only=mode == "apps", handoff=handoff)
 
 
 def check_allow(mode: GuardMode, allow: Sequence[str]) -> None:

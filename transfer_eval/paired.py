@@ -42,6 +42,7 @@ from bridge.records import EpisodeRecord, TaskInstance
 from bridge.runner import EpisodeJob, gather_or_cancel, run_episodes
 from bridge.trajectory import RunManifest, RunStore
 from device.adb import AdbTarget
+from device.doctor import check_ready
 from device.env import AndroidEnv, AndroidEnvConfig, ui_locale
 from device.errors import DeviceError
 from device.profiles import DeviceProps
@@ -162,7 +163,7 @@ class PairedConfig(BaseModel):
     def _gap_needs_the_virtual_phone(self) -> PairedConfig:
         if self.gap.active and self.device != "virtual":
             raise ValueError(
-                "reality-gap perturbations (--popup-rate, --animation-ms, --latency-ms, --skin, "
+                "reality-gap perturbations (--popup-rate, --animation-ms, --latency-ms, --profile, "
                 f"--font-scale) apply to --device virtual only, not to {self.device!r}: a "
                 "real phone brings its own"
             )
@@ -505,17 +506,19 @@ def _check_fingerprints(out: Path, wanted: RunManifest) -> None:
 
 
 async def check_phone(config: PairedConfig) -> str | None:
-    """A real phone's adb server answers and lists the serial, and the language its tasks
-    are posed in (its UI's); None for the virtual phone, which has nothing to check yet.
+    """A real phone's adb server answers and lists the serial, the phone is ready for a run
+    (:func:`device.doctor.check_ready`), and the language its tasks are posed in (its UI's);
+    None for the virtual phone this run starts (set up ready) and for MobileGym.
 
     Raises:
-        DeviceError: no adb server, the serial is not attached, or the phone's UI is in a
-            language no task is written in.
+        DeviceError: no adb server, the serial is not attached, the phone's UI is in a
+            language no task is written in, or it is not ready (:class:`PhoneNotReady`).
     """
     if config.device == "virtual" or is_mobilegym(config.device):
         return None
     target = AdbTarget(port=config.adb_port, serial=config.device)
     await asyncio.to_thread(target.resolve)
+    await check_ready(target)
     return await phone_language(target)
 
 

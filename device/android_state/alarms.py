@@ -1,5 +1,10 @@
-"""``AdbAlarms``: the next alarm clock, as ``dumpsys alarm`` reports it under
-:data:`NEXT_ALARM_HEADER`."""
+"""``AdbAlarms``: the user's next alarm, as ``dumpsys alarm`` reports it.
+
+The phone's next alarm clock (under :data:`NEXT_ALARM_HEADER`) is any app's: a Xiaomi
+phone's Security app sets alarm clocks of its own. The user's alarm is the Clock app's, so
+the reader takes the pending alarms that carry an ``Alarm clock:`` block and keeps those of
+the Clock app's package (:func:`parse_app_alarm_clocks`); a dump that shows no such block
+at all falls back to the header's time."""
 
 from __future__ import annotations
 
@@ -8,11 +13,16 @@ import re
 from bridge.errors import StateUnavailable
 from device.android_state.base import AdbStateBase
 
-__all__ = ["NEXT_ALARM_HEADER", "AdbAlarms", "parse_next_alarm"]
+__all__ = ["NEXT_ALARM_HEADER", "AdbAlarms", "parse_app_alarm_clocks", "parse_next_alarm"]
 
 NEXT_ALARM_HEADER = "Next alarm clock information:"
 """The ``dumpsys alarm`` section header AlarmManagerService prints (trailing space aside)."""
 _ALARM_USER = re.compile(r"^\s*user:(?P<user>\d+)\s+pendingSend:\w+\s+time:(?P<ms>-?\d+)\b")
+_PENDING = re.compile(
+    r"^\s*\w+ #\d+: Alarm\{\w+ type \d+ origWhen (?P<ms>-?\d+) .*?(?P<package>[\w.]+)\}\s*$"
+)
+"""A pending alarm's first line: ``RTC_WAKEUP #0: Alarm{5b1e3a7 type 0 origWhen 1778…
+window 0 exactAllowReason=policy_permission com.android.deskclock}``."""
 
 
 def parse_next_alarm(output: str, user: int = 0) -> int | None:
@@ -41,10 +51,31 @@ def parse_next_alarm(output: str, user: int = 0) -> int | None:
     return None
 
 
+def parse_app_alarm_clocks(output: str) -> dict[str, list[int]]:
+    """Package -> the trigger times (epoch ms, sorted) of its pending alarms that are alarm
+    clocks (an ``Alarm clock:`` block under the alarm), from ``dumpsys alarm``."""
+    found: dict[str, list[int]] = {}
+    current: tuple[str, int] | None = None
+    for line in output.splitlines():
+        pending = _PENDING.match(line)
+        if pending is not None:
+            current = (pending["package"], int(pending["ms"]))
+        elif current is not None and line.strip() == "Alarm clock:":
+            found.setdefault(current[0], []).append(current[1])
+            current = None
+    return {package: sorted(times) for package, times in found.items()}
+
+
 class AdbAlarms(AdbStateBase):
     """:class:`bridge.android_state.AlarmsState` over ``adb shell dumpsys alarm``."""
 
     async def next_alarm(self) -> int | None:
-        """The next alarm clock of the shell's user (0) as epoch ms, from ``dumpsys alarm``
-        (:func:`parse_next_alarm`); None when no alarm clock is set."""
-        return parse_next_alarm(await self.shell("dumpsys alarm"))
+        """The user's next alarm as epoch ms: the Clock app's next alarm clock in
+        ``dumpsys alarm`` (:func:`parse_app_alarm_clocks`), or the phone's next alarm clock
+        (:func:`parse_next_alarm`) when the dump shows no app's; None when none is set."""
+        output = await self.shell("dumpsys alarm")
+        phone_next = parse_next_alarm(output)
+        by_app = parse_app_alarm_clocks(output)
+        if not by_app:
+            return phone_next
+        return min(by_app.get(self.clock_package, []), default=None)

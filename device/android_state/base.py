@@ -9,6 +9,7 @@ import shlex
 from collections.abc import Sequence
 
 from bridge.android_state import BindValue
+from bridge.app_catalog import app_catalog
 from bridge.errors import StateUnavailable
 from device.errors import DeviceError
 from device.shell import Shell
@@ -48,6 +49,8 @@ class AdbStateBase:
             its paired devices) before giving up.
         volatile_settings: settings keys the phone's OEM rewrites by itself (from the
             device profile), which a judge should not expect to hold.
+        clock_package: the Clock app's package on this phone (from the device profile;
+            None: AOSP's), whose alarm clocks are the user's.
     """
 
     def __init__(
@@ -56,12 +59,14 @@ class AdbStateBase:
         *,
         wait_s: float = 15.0,
         volatile_settings: frozenset[str] = frozenset(),
+        clock_package: str | None = None,
     ) -> None:
         if wait_s < 0:
             raise ValueError(f"wait_s must be 0 or more seconds, not {wait_s}")
         self.shell = shell
         self.wait_s = wait_s
         self.volatile_settings = frozenset(volatile_settings)
+        self.clock_package = clock_package or app_catalog().get("clock").package() or ""
 
     async def _content(
         self, operation: str, uri: str, arguments: Sequence[str], as_root: bool = False

@@ -62,6 +62,7 @@ def attach_virtual_phone(
     android_user_home: Path | None = None,
     perturbations: Perturbations | None = None,
     server_record: Path | None = None,
+    ready: bool = True,
 ) -> Iterator[AttachedVirtualPhone]:
     """Start a virtual phone and a private adb server, ``adb connect`` them, clean up after.
 
@@ -73,12 +74,14 @@ def attach_virtual_phone(
         perturbations: reality-gap knobs of the phone.
         server_record: where to record the private adb server's process while it runs
             (a leftover recorded there by a killed run is stopped first).
+        ready: the phone set up for runs (its profile's input switch on); False: as it comes
+            from the box, for ``mgb device doctor`` to find what is missing.
     """
     if server_record is not None:
         leftover = HostProcess.reap(server_record)
         if leftover is not None:
             log.warning("stopped adb server %d left by a killed run", leftover.pid)
-    server = VirtualPhoneServer(seed=seed, port=port, perturbations=perturbations)
+    server = VirtualPhoneServer(seed=seed, port=port, perturbations=perturbations, ready=ready)
     adb = PrivateAdbServer(port=adb_port, android_user_home=android_user_home)
     phone = server.start()
     try:

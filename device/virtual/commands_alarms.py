@@ -11,8 +11,10 @@ The section that matters is the next alarm clock, which AOSP prints per user as:
 (the trigger time in epoch ms, then as local wall time ``yyyy-MM-dd HH:mm:ss.SSS``, then
 how far from now in ``TimeUtils.formatDuration``'s form). With no alarm clock set the
 section has no user line. The Clock app's pending alarm follows with its ``Alarm clock:``
-block. The value is :func:`sim.android_state.next_alarm_clock`, the very computation the
-simulator's ``AndroidState.next_alarm`` returns.
+block. The Clock app's value is :func:`sim.android_state.next_alarm_clock`, the very
+computation the simulator's ``AndroidState.next_alarm`` returns. A phone whose profile has
+OS apps that set alarm clocks (a Xiaomi's Security app) also holds one of each, at the next
+full hour, so the phone's next alarm clock is often not the user's.
 """
 
 from __future__ import annotations
@@ -22,12 +24,12 @@ from zoneinfo import ZoneInfo
 
 from device.virtual.phone import VirtualPhone
 from device.virtual.shell_context import CommandContext
-from sim.android_state import next_alarm_clock
+from sim.android_state.alarms import alarm_clocks as sim_alarm_clocks
 from sim.state import TIME_ZONE
 
-__all__ = ["alarm_lines", "dumpsys_alarm", "format_duration", "format_wall_time"]
+__all__ = ["alarm_clocks", "alarm_lines", "dumpsys_alarm", "format_duration", "format_wall_time"]
 
-_CLOCK_PACKAGE = "com.android.deskclock"
+_HOUR_MS = 3_600_000
 
 
 def format_wall_time(epoch_ms: int, zone: str = TIME_ZONE) -> str:
@@ -55,42 +57,57 @@ def format_duration(ms: int) -> str:
     return f"{text}{millis}ms"
 
 
-def _pending(next_ms: int, now_ms: int) -> list[str]:
+def _pending(index: int, package: str, next_ms: int, now_ms: int) -> list[str]:
     when = format_wall_time(next_ms)
     return [
-        "",
-        "  Pending alarms:",
-        f"  RTC_WAKEUP #0: Alarm{{5b1e3a7 type 0 origWhen {next_ms} window 0 "
-        f"exactAllowReason=policy_permission {_CLOCK_PACKAGE}}}",
-        f"    tag=*walarm*:{_CLOCK_PACKAGE}.ALARM_ALERT",
+        f"  RTC_WAKEUP #{index}: Alarm{{5b1e3a{index} type 0 origWhen {next_ms} window 0 "
+        f"exactAllowReason=policy_permission {package}}}",
+        f"    tag=*walarm*:{package}.ALARM_ALERT",
         f"    type=RTC_WAKEUP origWhen={when} window=0 repeatInterval=0 count=0 flags=0x3",
         f"    policyWhenElapsed: requester={format_duration(next_ms - now_ms)}",
         "    Alarm clock:",
         f"      triggerTime={when}",
-        f"      showIntent=PendingIntent{{8c4d2f1: PendingIntentRecord{{3e9a0b6 "
-        f"{_CLOCK_PACKAGE} startActivity}}}}",
-        f"    operation=PendingIntent{{a27f5c8: PendingIntentRecord{{71d3e09 "
-        f"{_CLOCK_PACKAGE} broadcastIntent}}}}",
+        f"      showIntent=PendingIntent{{8c4d2f{index}: PendingIntentRecord{{3e9a0b{index} "
+        f"{package} startActivity}}}}",
+        f"    operation=PendingIntent{{a27f5c{index}: PendingIntentRecord{{71d3e0{index} "
+        f"{package} broadcastIntent}}}}",
     ]
+
+
+def alarm_clocks(phone: VirtualPhone) -> list[tuple[int, str]]:
+    """(trigger time in epoch ms, package) of every alarm clock the phone holds, soonest
+    first: the Clock app's next alarm, and one of each OS app of its profile that sets its
+    own (at the next full hour)."""
+    state = phone.instance.state
+    found: list[tuple[int, str]] = []
+    apps = phone.sim.phone.apps
+    for app_id, ring in sim_alarm_clocks(phone.sim.phone, state).items():
+        found.append((ring, apps[app_id].package_on(phone.skin)))
+    next_hour = (state.os.clock_ms // _HOUR_MS + 1) * _HOUR_MS
+    found += [(next_hour, package) for package in phone.plays.alarm_clock_apps]
+    return sorted(found)
 
 
 def alarm_lines(phone: VirtualPhone) -> list[str]:
     """The lines ``dumpsys alarm`` prints for the virtual phone."""
     state = phone.instance.state
     now_ms = state.os.clock_ms
-    next_ms = next_alarm_clock(phone.sim.phone, state)
+    clocks = alarm_clocks(phone)
     lines = [
         "Current Alarm Manager state:",
         f"  nowRTC={now_ms}={format_wall_time(now_ms)} nowELAPSED=+1h2m3s456ms",
         "",
         "  Next alarm clock information: ",
     ]
-    if next_ms is not None:
+    if clocks:
+        next_ms = clocks[0][0]
         lines.append(
             f"    user:0 pendingSend:false time:{next_ms} = {format_wall_time(next_ms)} = "
             f"{format_duration(next_ms - now_ms)}"
         )
-        lines += _pending(next_ms, now_ms)
+        lines += ["", "  Pending alarms:"]
+        for index, (when, package) in enumerate(clocks):
+            lines += _pending(index, package, when, now_ms)
     lines += ["", "  Pending user blocked background alarms: ", "    none"]
     return lines
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from bridge.app_catalog import app_catalog
 from device.virtual.adb_keyboard import deliver
 from device.virtual.packages import component, lookup, short_component
 from device.virtual.shell_context import CommandContext, CommandFn
@@ -142,7 +141,7 @@ def _exported_route(ctx: CommandContext, package: str, activity: str) -> str | N
     """The route an explicit intent for ``package``/``activity`` (full class name) opens,
     from the app's own exported screens (:meth:`~sim.app.App.exported_routes`); None if it
     exports none."""
-    app = ctx.phone.sim.phone.package_app(package)
+    app = ctx.phone.sim.phone.package_app(package, ctx.phone.skin)
     short = activity.removeprefix(package) if activity.startswith(package + ".") else activity
     if app is None:
         return None
@@ -153,7 +152,7 @@ def _answering(ctx: CommandContext, action: str) -> tuple[str, str] | None:
     """(package, route) of the first installed app whose intent filters take ``action``."""
     for app in ctx.phone.sim.phone.apps.values():
         if action in app.INTENT_ACTIONS:
-            return app.package, app.INTENT_ACTIONS[action]
+            return app.package_on(ctx.phone.skin), app.INTENT_ACTIONS[action]
     return None
 
 
@@ -176,7 +175,7 @@ def _resolve(ctx: CommandContext, intent: Intent) -> tuple[str, str | None] | st
         return answered
     main = intent.action in (None, "android.intent.action.MAIN")
     if main and "android.intent.category.HOME" in intent.categories:
-        return app_catalog().home().package, None
+        return ctx.phone.home.package, None
     info = lookup(ctx.phone, intent.package) if intent.package else None
     if main and info is not None and info.launcher_activity:
         return info.name, None
@@ -215,7 +214,7 @@ async def _start(ctx: CommandContext, args: list[str]) -> int:
 
 async def _launch(ctx: CommandContext, package: str, route: str | None) -> None:
     phone, state = ctx.phone, ctx.phone.instance.state
-    if package == app_catalog().home().package:
+    if package == phone.home.package:
         phone.instance.phone.home(state)
         ctx.changed()
         return

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import zlib
 
-from bridge.app_catalog import app_catalog
 from device.virtual.commands_alarms import dumpsys_alarm
 from device.virtual.commands_radios import dumpsys_bluetooth
 from device.virtual.commands_system import DEFAULT_IME, pid_of
@@ -41,10 +40,11 @@ def focused_records(phone: VirtualPhone) -> list[tuple[str, str, int]]:
     for index, task in enumerate(state.os.tasks):
         app = phone.sim.phone.apps[task.app]
         route = task.stack[-1] if task.stack else None
-        activity = app.activity_for(route, state.os.skin) if route is not None else app.activity
-        records.append((app.package, activity, 100 + index))
+        skin = state.os.skin
+        activity = app.launcher_activity(skin) if route is None else app.activity_for(route, skin)
+        records.append((app.package_on(skin), activity, 100 + index))
     records.reverse()
-    launcher = (*app_catalog().home(), 1)
+    launcher = (*phone.home, 1)
     if state.os.foreground is None:
         return [launcher, *records]
     front = next((r for r in records if r[0] == phone.current_focus()[0]), None)
@@ -114,7 +114,7 @@ async def _activity_section(ctx: CommandContext, which: str) -> None:
         "Display #0 (activities from top to bottom):",
     ]
     for index, (package, activity, task) in enumerate(records):
-        kind = "home" if package == app_catalog().home().package else "standard"
+        kind = "home" if package == ctx.phone.home.package else "standard"
         lines.append(
             f"  * Task{{{_hash('t' + package)} #{task} type={kind} "
             f"A=10150:{package} U=0 visible={str(index == 0).lower()} "

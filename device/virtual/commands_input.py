@@ -10,12 +10,16 @@
   clipboard (uiautomator2) or an IME;
 * ``input keyevent [--longpress|--doubletap|--delay MS] KEY…``: numbers or names
   (``KEYCODE_`` optional); letters, digits and SPACE type their character.
+
+On a phone that refuses injected input (a Redmi whose "USB debugging (Security settings)" is
+off) every event fails with the ``SecurityException`` Android 14 throws, exit 255.
 """
 
 from __future__ import annotations
 
 import math
 
+from device.virtual.errors import SecurityRefused
 from device.virtual.phone import KEYCODES
 from device.virtual.shell_context import CommandContext, CommandFn
 
@@ -208,7 +212,13 @@ async def input_(ctx: CommandContext) -> int:
     handler = handlers.get(command)
     if handler is None:
         return await ctx.usage(f"Error: Unknown command: {command}\n{_USAGE}")
-    return await handler(ctx, rest)
+    refused = None if ctx.phone.input_allowed() else SecurityRefused.INJECT  # every event
+    try:
+        if refused is None:
+            return await handler(ctx, rest)
+    except SecurityRefused as exc:
+        refused = str(exc)
+    return await _crash(ctx, command, f"java.lang.SecurityException: {refused}")
 
 
 COMMANDS: dict[str, CommandFn] = {"input": input_}

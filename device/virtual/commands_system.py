@@ -182,7 +182,20 @@ async def _connectivity(ctx: CommandContext, rest: list[str]) -> int:
     return await ctx.usage("Connectivity service commands:\n  airplane-mode [enable|disable]")
 
 
+async def _lock_settings(ctx: CommandContext, rest: list[str]) -> int:
+    """``cmd lock_settings verify|get-disabled``: the virtual phone has no lock-screen
+    credential and its lock screen is on (as a phone set up with "None" is not)."""
+    if rest[:1] == ["verify"]:
+        await ctx.println("Lock credential verified successfully")
+        return 0
+    if rest[:1] == ["get-disabled"]:
+        await ctx.println("false")
+        return 0
+    return await ctx.usage("lock_settings service commands:\n  verify\n  get-disabled")
+
+
 _CMD_SERVICES = {
+    "lock_settings": _lock_settings,
     "statusbar": _statusbar,
     "wifi": wifi_command,
     "uimode": _uimode,

@@ -6,7 +6,8 @@
   uint32 LE, then RGBA pixels).
 * ``uiautomator dump [--compressed] [FILE|/dev/tty]`` writes the platform dump (one line,
   as AOSP's ``uiautomator`` does) to FILE (default ``/sdcard/window_dump.xml``) and prints
-  ``UI hierchary dumped to: FILE`` (sic).
+  ``UI hierchary dumped to: FILE`` (sic). A phone whose profile says so (MIUI) then fails
+  on a missing theme file and exits non-zero, the XML written all the same.
 * ``CLASSPATH=/data/local/tmp/u2.jar app_process / com.wetest.uia2.Main -p PORT`` starts
   the uiautomator2 server: ``device.virtual.u2server.run_uiautomator(phone, port,
   stream)`` serves ``tcp:PORT`` until the host closes the shell stream.
@@ -108,7 +109,13 @@ async def uiautomator(ctx: CommandContext) -> int:
             await ctx.eprintln(f"ERROR: could not write {target}: {exc}")
             return 1
     await ctx.println(f"UI hierchary dumped to: {target}")
-    return 0
+    code = ctx.phone.plays.dump_exit_code
+    if code:  # MIUI: a theme file it looks for after writing the dump is missing
+        await ctx.eprintln(
+            "java.io.FileNotFoundException: /data/system/theme_config/"
+            "theme_compatibility.xml: open failed: ENOENT (No such file or directory)"
+        )
+    return code
 
 
 async def app_process(ctx: CommandContext) -> int:

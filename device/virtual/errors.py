@@ -19,6 +19,8 @@ send at one boundary, never escaping the phone:
     InstallFailure (ValueError)    ``pm install`` refused: the ``Failure [...]`` line
     ApkParseError (ValueError)     an APK whose manifest cannot be read
     JavaException (Exception)      what uiautomator's jar would throw: a JSON-RPC error
+    SecurityRefused (Exception)    a call the phone's permissions refuse (a Redmi without
+                                   its input switch): Java's SecurityException message
     InvalidParams (ValueError)     a JSON-RPC call with the wrong parameters
     ServerStopped (Exception)      the uiautomator2 server was stopped mid-call
     BadHttpRequest (Exception)     an HTTP request the uiautomator2 server cannot read
@@ -46,6 +48,7 @@ __all__ = [
     "PrivateAdbServerError",
     "ProtocolError",
     "ScreenrecordUsage",
+    "SecurityRefused",
     "ServerStopped",
     "ShellExit",
     "ShellSyntaxError",
@@ -70,6 +73,21 @@ class InstallFailure(ValueError):
         super().__init__(f"{reason}: {detail}")
         self.reason = reason
         self.detail = detail
+
+
+class SecurityRefused(Exception):
+    """A call the phone refuses for want of a permission, as Android's
+    ``java.lang.SecurityException`` with this message: injected input and secure settings
+    on a Xiaomi phone whose "USB debugging (Security settings)" is off. The command that
+    made the call prints it as Android's tools do; it never escapes the phone."""
+
+    INJECT = (
+        "Injecting input events requires the caller (or the source of the instrumentation, "
+        "if any) to have the INJECT_EVENTS permission."
+    )
+    WRITE_SECURE = (
+        "Permission denial: writing to settings requires:android.permission.WRITE_SECURE_SETTINGS"
+    )
 
 
 class JavaException(Exception):

@@ -23,8 +23,6 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypeVar
 
-from bridge.app_catalog import app_catalog
-
 if TYPE_CHECKING:
     from device.virtual.phone import VirtualPhone
 
@@ -167,7 +165,7 @@ async def observe_starts(phone: VirtualPhone, event: Callable[[], Awaitable[T]])
     log.foreground = phone.current_focus()
     result = await event()
     focus = phone.current_focus()
-    if focus != log.foreground and focus[0] != app_catalog().home().package:
+    if focus != log.foreground and focus[0] != phone.home.package:
         _start_line(phone, _NEW_TASK | _RESET_IF_NEEDED, _LAUNCHER_UID)
     log.foreground = focus
     return result

@@ -13,20 +13,33 @@ from __future__ import annotations
 import zlib
 from dataclasses import dataclass
 
-from bridge.app_catalog import app_catalog
 from device.virtual.installs import InstalledApk, installed_apks
 from device.virtual.phone import VirtualPhone
 
 __all__ = ["PackageInfo", "built_in", "component", "installed", "lookup", "short_component"]
 
-_HOME = app_catalog().home()
-_SYSTEM_ONLY = {
-    "android": ("/system/framework/framework-res.apk", None),
-    app_catalog().system_ui_package(): ("/system_ext/priv-app/SystemUI/SystemUI.apk", None),
-    _HOME.package: ("/system_ext/priv-app/Launcher3/Launcher3.apk", _HOME.activity),
-    "com.android.inputmethod.latin": ("/system/app/LatinIME/LatinIME.apk", None),
-    "com.android.shell": ("/system/priv-app/Shell/Shell.apk", None),
-}
+
+def _system_only(phone: VirtualPhone) -> dict[str, tuple[str, str | None]]:
+    """Packages of the system without a simulated UI: package -> (APK path, launcher
+    activity or None); the home app's and the handoff packages of the profile it plays."""
+    home = phone.home
+    found: dict[str, tuple[str, str | None]] = {
+        "android": ("/system/framework/framework-res.apk", None),
+        phone.system_ui: ("/system_ext/priv-app/SystemUI/SystemUI.apk", None),
+        home.package: (f"/system_ext/priv-app/{_apk_name(home.package)}.apk", home.activity),
+        "com.android.inputmethod.latin": ("/system/app/LatinIME/LatinIME.apk", None),
+        "com.android.shell": ("/system/priv-app/Shell/Shell.apk", None),
+    }
+    for package in phone.plays.handoff_packages:
+        found.setdefault(package, (f"/system/priv-app/{_apk_name(package)}.apk", None))
+    return found
+
+
+def _apk_name(package: str) -> str:
+    """``Name/Name`` of a system APK's folder and file, from its package's last word."""
+    word = package.rsplit(".", 1)[-1]
+    name = "Launcher3" if word == "launcher3" else word[:1].upper() + word[1:]
+    return f"{name}/{name}"
 
 
 @dataclass(frozen=True)
@@ -81,20 +94,20 @@ def component(package: str, activity: str) -> str:
 def installed(phone: VirtualPhone) -> list[PackageInfo]:
     """Every installed package, sorted by name."""
     found: dict[str, PackageInfo] = {}
+    skin = phone.skin
     for app in phone.sim.phone.apps.values():
-        system = app.package.startswith("com.android.")
+        package = app.package_on(skin)
+        system = package.startswith("com.android.")
         path = (
             f"/system/priv-app/{app.id.title()}/{app.id.title()}.apk"
             if system
-            else f"/data/app/~~{zlib.crc32(app.package.encode()):08x}==/{app.package}-1/base.apk"
+            else f"/data/app/~~{zlib.crc32(package.encode()):08x}==/{package}-1/base.apk"
         )
-        found[app.package] = PackageInfo(
-            app.package, path, system, app.id, _full(app.package, app.activity)
-        )
-    for name, (path, activity) in _SYSTEM_ONLY.items():
+        entry = _full(package, app.launcher_activity(skin))
+        found[package] = PackageInfo(package, path, system, app.id, entry)
+    for name, (path, activity) in _system_only(phone).items():
         if name not in found:
-            launcher = _full(name, activity) if activity else None
-            found[name] = PackageInfo(name, path, True, None, launcher)
+            found[name] = PackageInfo(name, path, True, None, activity and _full(name, activity))
     for apk in installed_apks(phone):
         built_in = found.get(apk.facts.package)
         found[apk.facts.package] = PackageInfo(
@@ -110,7 +123,7 @@ def installed(phone: VirtualPhone) -> list[PackageInfo]:
 
 def built_in(phone: VirtualPhone, package: str) -> bool:
     """Whether ``package`` comes with the phone (a simulated or system app)."""
-    return package in _SYSTEM_ONLY or phone.sim.phone.package_app(package) is not None
+    return package in _system_only(phone) or phone.package_app(package) is not None
 
 
 def lookup(phone: VirtualPhone, package: str) -> PackageInfo | None:

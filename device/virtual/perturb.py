@@ -17,7 +17,10 @@ import cv2
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from sim.skins import DEFAULT_SKIN, SKINS, SkinName
+from bridge.app_catalog import app_catalog
+from device.errors import ProfileError
+from device.profiles import VIRTUAL_PROFILE, DeviceProfile, load_profile, profile_names
+from sim.skins import SKINS
 from sim.state import SystemDialog
 
 __all__ = [
@@ -27,7 +30,20 @@ __all__ = [
     "Transition",
     "decode_image",
     "encode_image",
+    "playable_profiles",
 ]
+
+
+def _playable(profile: DeviceProfile) -> bool:
+    """Whether the virtual phone can play ``profile``: the simulator has its skin, and that
+    skin's phone names the apps as the profile's phones do."""
+    skin = SKINS.get(profile.skin)
+    return skin is not None and app_catalog().packages(skin.profile) == profile.apps
+
+
+def playable_profiles() -> list[str]:
+    """The device profiles the virtual phone can play (``virtual``: AOSP's; a Redmi's)."""
+    return [name for name in profile_names() if _playable(load_profile(name))]
 
 
 class Perturbations(BaseModel):
@@ -51,15 +67,31 @@ class Perturbations(BaseModel):
     font_scale: float | None = Field(default=None, ge=0.5, le=2.0)
     """Text drawn this much larger than the font-size setting asks (a ROM's larger default
     text): unlike ``settings put system font_scale``, task setups do not undo it."""
-    skin: SkinName = DEFAULT_SKIN
-    """How the phone looks (``sim/skins.py``): ``hyperos`` shows Settings arranged and worded
-    as a Redmi does, in MIUI's look; what the phone holds and how it is judged are the same."""
+    profile: str = VIRTUAL_PROFILE
+    """The phone it plays (a device profile, ``device/profiles/``): ``redmi_note_12_turbo``
+    shows HyperOS's screens (``sim/skins.py``) with a Redmi's packages, properties and ways
+    (the input switch, ``uiautomator dump``'s exit code, the Security app's alarm clock);
+    what the phone holds and how a task is judged are the same."""
 
     @field_validator("popup_rate")
     @classmethod
     def _a_probability(cls, value: float) -> float:
         if not 0 <= value <= 1:
             raise ValueError(f"popup_rate is a probability in [0, 1], not {value}")
+        return value
+
+    @field_validator("profile")
+    @classmethod
+    def _a_playable_profile(cls, value: str) -> str:
+        try:
+            profile = load_profile(value)
+        except ProfileError as exc:
+            raise ValueError(str(exc)) from exc
+        if not _playable(profile):
+            raise ValueError(
+                f"the virtual phone cannot play {value!r} (its apps are not the simulator's); "
+                f"it plays {', '.join(playable_profiles())}"
+            )
         return value
 
     @field_validator("latency_ms", "animation_ms")
@@ -81,9 +113,17 @@ class Perturbations(BaseModel):
             f"{self.animation_ms:g} ms animations" if self.animation_ms else "",
             f"{self.latency_ms:g} ms input latency" if self.latency_ms else "",
             f"text x{self.font_scale:g}" if self.font_scale is not None else "",
-            f"{SKINS[self.skin].system} screens" if self.skin != DEFAULT_SKIN else "",
+            self._played() if self.profile != VIRTUAL_PROFILE else "",
         ]
         return ", ".join(part for part in parts if part)
+
+    @property
+    def skin(self) -> str:
+        """The skin the phone shows: its profile's."""
+        return load_profile(self.profile).skin
+
+    def _played(self) -> str:
+        return f"{SKINS[self.skin].system} screens and ways"
 
 
 _TEXTS: dict[str, tuple[SystemDialog, SystemDialog]] = {

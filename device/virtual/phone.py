@@ -19,9 +19,11 @@ from typing import Any, Literal, Protocol, TypeVar
 import cv2
 import numpy as np
 
-from bridge.app_catalog import app_catalog
+from bridge.app_catalog import Component
 from bridge.schema import UINode
 from bridge.uitree import to_xml
+from device.profiles import DeviceProfile, load_profile
+from device.virtual.errors import SecurityRefused
 from device.virtual.frames import FrameCache, RenderedFrame
 from device.virtual.logbuffer import note_activity_start, observe_starts
 from device.virtual.perturb import Perturbations, PopupSource, Transition, encode_image
@@ -32,7 +34,7 @@ from sim.instance import Instance
 from sim.observe import foreground, tree_nodes
 from sim.settings_store import get_setting, put_setting
 from sim.simulator import Simulator
-from sim.skins import DEFAULT_SKIN
+from sim.skins import DEFAULT_SKIN, home_of, system_ui_of
 from sim.state import InstanceState
 
 __all__ = [
@@ -126,6 +128,11 @@ class VirtualPhone:
     """The animation screenshots show now, if any."""
     frames: FrameCache = field(default_factory=FrameCache, init=False, repr=False)
     """The frames rendered of the current screen (not rendered again while it stands)."""
+    set_props: dict[str, str] = field(default_factory=dict)
+    """System properties set on this phone (``setprop``, and the input switch of a phone
+    made ready): kept across :meth:`reset_to`, as a phone's persistent properties are."""
+    plays: DeviceProfile = field(init=False, repr=False)
+    """The profile it plays (:attr:`Perturbations.profile`)."""
 
     def __post_init__(self) -> None:
         if self.serial:
@@ -137,10 +144,40 @@ class VirtualPhone:
             self.instance.changed,
         )
         knobs = self.perturbations
+        self.plays = load_profile(knobs.profile)
         self.popups = PopupSource(self.instance.state.seed)
         if knobs.font_scale is not None or knobs.skin != DEFAULT_SKIN:
             self._look(self.instance.state)
             self.instance.changed()
+
+    # ---- what it plays
+    @property
+    def skin(self) -> str:
+        """The skin its screens are drawn in (its profile's)."""
+        return self.plays.skin
+
+    @property
+    def home(self) -> Component:
+        """The home screen's package and launcher activity."""
+        return home_of(self.skin)
+
+    @property
+    def system_ui(self) -> str:
+        """The System UI package."""
+        return system_ui_of(self.skin)
+
+    def input_allowed(self) -> bool:
+        """Whether injected input and secure settings are allowed: always, unless its profile
+        has an input switch (a Redmi's "USB debugging (Security settings)") that is off."""
+        switch = self.plays.input_permission
+        return switch is None or self.set_props.get(switch.prop) == "1"
+
+    def make_ready(self) -> None:
+        """Turn on what a run needs that its profile keeps off on a new phone (the input
+        switch), as a person preparing the phone does."""
+        switch = self.plays.input_permission
+        if switch is not None:
+            self.set_props[switch.prop] = "1"
 
     # ---- identity (shorthands of :attr:`identity`)
     @property
@@ -258,7 +295,10 @@ class VirtualPhone:
     # ---- input
     async def _input(self, event: Callable[[], Awaitable[T]]) -> T:
         """Run one input event inside the perturbations: the latency before it takes
-        effect; a system pop-up now and then and the screen's animation after it."""
+        effect; a system pop-up now and then and the screen's animation after it.
+        :class:`SecurityRefused` when the phone refuses injected input."""
+        if not self.input_allowed():
+            raise SecurityRefused(SecurityRefused.INJECT)
         knobs = self.perturbations
         if knobs.latency_ms > 0:
             await asyncio.sleep(knobs.latency_ms / 1000)  # a simulated busy phone
@@ -359,13 +399,13 @@ class VirtualPhone:
     # ---- apps
     def package_app(self, package: str) -> str | None:
         """Our app id for an Android package, None if not installed."""
-        app = self.sim.phone.package_app(package)
+        app = self.sim.phone.package_app(package, self.skin)
         return app.id if app is not None else None
 
     def packages(self) -> list[str]:
         """Installed packages (``pm list packages``)."""
-        ours = [app.package for app in self.sim.phone.apps.values()]
-        system = (app_catalog().home().package, app_catalog().system_ui_package(), "android")
+        ours = [app.package_on(self.skin) for app in self.sim.phone.apps.values()]
+        system = (self.home.package, self.system_ui, "android", *self.plays.handoff_packages)
         return sorted({*ours, *system})
 
     async def start(self, package: str) -> bool:
@@ -391,7 +431,7 @@ class VirtualPhone:
 
     def _look(self, state: InstanceState) -> None:
         """The phone's own look on ``state``: its skin, and its larger text if it has it."""
-        state.os.skin = self.perturbations.skin
+        state.os.skin = self.skin
         if self.perturbations.font_scale is not None:
             state.os.text_zoom = self.perturbations.font_scale
 
@@ -416,7 +456,7 @@ class VirtualPhone:
     def current_focus(self) -> tuple[str, str]:
         """The focused window's package and activity (full class name)."""
         fg = foreground(self.instance)
-        home = app_catalog().home()
+        home = self.home
         package = fg.package or home.package
         activity = fg.activity or home.activity
         return package, (package + activity if activity.startswith(".") else activity)
@@ -429,6 +469,9 @@ class VirtualPhone:
 
     def settings_put(self, namespace: str, key: str, value: str) -> None:
         """``settings put``: store the value (typed like the simulator's own), nothing else
-        (as on Android, no service reacts)."""
+        (as on Android, no service reacts); :class:`SecurityRefused` for the secure and
+        global tables on a phone that refuses them."""
+        if namespace in ("secure", "global") and not self.input_allowed():
+            raise SecurityRefused(SecurityRefused.WRITE_SECURE)
         put_setting(self.instance.state, namespace, key, value)
         self.instance.changed()

@@ -21,7 +21,6 @@ import weakref
 import zlib
 from dataclasses import dataclass, field
 
-from bridge.app_catalog import app_catalog
 from device.virtual.phone import VirtualPhone
 
 __all__ = [
@@ -34,7 +33,6 @@ __all__ = [
 ]
 
 _INPUT_METHOD = "com.android.inputmethod.latin"
-_SYSTEM_UI = app_catalog().system_ui_package()
 _FIRST_SHELL_PID = 12000
 _USERS = {0: "root", 1000: "system", 2000: "shell"}
 
@@ -125,17 +123,17 @@ def _system(phone: VirtualPhone) -> list[Process]:
         Process(1, 0, 0, "init", ["/system/bin/init", "second_stage"]),
         Process(2, 0, 0, "[kthreadd]"),
         Process(1151, 1, 1000, "system_server"),
-        Process(1502, 1, _app_uid(_SYSTEM_UI), _SYSTEM_UI),
+        Process(1502, 1, _app_uid(phone.system_ui), phone.system_ui),
         Process(2315, 1, _app_uid(_INPUT_METHOD), _INPUT_METHOD),
     ]
 
 
 def _apps(phone: VirtualPhone) -> list[Process]:
-    packages = {app_catalog().home().package}  # the home app always runs
+    packages = {phone.home.package}  # the home app always runs
     for task in phone.instance.state.os.tasks:
         app = phone.sim.phone.apps.get(task.app)
         if app is not None:
-            packages.add(app.package)
+            packages.add(app.package_on(phone.skin))
     return [Process(pid_of(p), 1, _app_uid(p), p) for p in sorted(packages)]
 
 

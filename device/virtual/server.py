@@ -80,7 +80,9 @@ class VirtualPhoneServer:
         port: adbd's TCP port on ``host``; 0 picks a free one.
         host: address to bind (loopback).
         sim_config: simulator settings (default: 2 pages).
-        perturbations: reality-gap knobs of the phone.
+        perturbations: reality-gap knobs of the phone (the profile it plays among them).
+        ready: whether the phone is set up for runs as a person prepares one (the input
+            switch of its profile on); False is the phone as it comes from the box.
     """
 
     def __init__(
@@ -90,8 +92,10 @@ class VirtualPhoneServer:
         host: str = "127.0.0.1",
         sim_config: SimConfig | None = None,
         perturbations: Perturbations | None = None,
+        ready: bool = True,
     ) -> None:
         self.seed = seed
+        self.ready = ready
         self.port = port
         self.host = host
         self.sim_config = sim_config or SimConfig(pages=2)
@@ -142,6 +146,8 @@ class VirtualPhoneServer:
         phone = VirtualPhone(
             self._sim, instance, serial=f"VP{self.seed:08d}", perturbations=self.perturbations
         )
+        if self.ready:
+            phone.make_ready()
         self.adbd = await Adbd(phone, host=self.host, port=self.port).start()
         log.info("virtual phone (seed %d) listening on %s:%d", self.seed, self.host, self.adbd.port)
         return VirtualPhoneHandle(self.host, self.adbd.port, phone, self)

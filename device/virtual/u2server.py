@@ -19,7 +19,13 @@ from dataclasses import dataclass
 
 from pydantic_core import to_jsonable_python
 
-from device.virtual.errors import BadHttpRequest, InvalidParams, JavaException, ServerStopped
+from device.virtual.errors import (
+    BadHttpRequest,
+    InvalidParams,
+    JavaException,
+    SecurityRefused,
+    ServerStopped,
+)
 from device.virtual.phone import ServiceStream, TcpHandler, VirtualPhone
 from device.virtual.u2_methods import RpcMethod, U2Service
 
@@ -175,6 +181,9 @@ async def handle_jsonrpc(methods: Mapping[str, RpcMethod], body: bytes) -> dict:
         result = await method(*params)
     except JavaException as exc:
         return _error(request_id, -32001, exc.java_class, exc.message)
+    except SecurityRefused as exc:  # a Redmi without its input switch, as its jar answers
+        name = "java.lang.SecurityException"
+        return _error(request_id, -32001, name, f"{name}: {exc}")
     except InvalidParams as exc:
         return _error(request_id, -32602, "Invalid params", f"{name}: {exc}")
     except ServerStopped:

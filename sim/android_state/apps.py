@@ -14,9 +14,10 @@ class SimApps(SimStateBase):
 
     async def start_app(self, package: str) -> None:
         """Bring the app of ``package`` to the front (started on its first screen)."""
-        app = self.phone.package_app(package)
+        skin = self.state.os.skin
+        app = self.phone.package_app(package, skin)
         if app is None:
-            installed = sorted(a.package for a in self.phone.apps.values())
+            installed = sorted(a.package_on(skin) for a in self.phone.apps.values())
             raise StateUnavailable(f"no app has package {package!r}; installed: {installed}")
         self.phone.launch(self.state, app.id)
         self._changed()

@@ -14,6 +14,7 @@ from policies.learned.candidates import trained_app_ids as learned_apps
 from policies.random_policy import everyday_app_ids as random_apps
 from policies.vlm.apps import resolve_app
 from sim.simulator import installed_apps
+from sim.skins import SKINS
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -24,7 +25,10 @@ def test_the_simulators_apps_and_the_catalog_name_each_other() -> None:
     assert set(installed) == set(catalog.simulated())
     for app_id, app in installed.items():
         identity = catalog.get(app_id)
-        assert app.package == identity.package("aosp") == load_profile("virtual").package(app_id)
+        assert app.package_on("aosp") == identity.package("aosp")
+        assert identity.package("aosp") == load_profile("virtual").package(app_id)
+        redmi = load_profile("redmi_note_12_turbo").package(app_id)
+        assert app.package_on("hyperos") == redmi  # a skin's phone names apps as its device
         assert app.label("zh") == identity.names["zh"] and app.strings("en")["app_name"]
 
 
@@ -79,8 +83,10 @@ def test_policies_and_device_never_import_the_simulator(package: str) -> None:
 
 def test_no_app_repeats_its_launcher_activity_in_its_routes() -> None:
     for app in installed_apps():
-        assert app.activity == app_catalog().get(app.id).activity
-        assert app.activity not in {s.activity for s in app.SCREENS.values()}, app.id
+        for skin in SKINS:
+            launcher = app.launcher_activity(skin)
+            assert launcher == app_catalog().get(app.id).launcher_activity(SKINS[skin].profile)
+            assert launcher not in {s.activity for s in app.screens(skin).values()}, app.id
 
 
 @pytest.mark.parametrize("package", ["bridge", "sim", "device", "policies", "transfer_eval"])

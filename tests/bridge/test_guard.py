@@ -19,6 +19,8 @@ from bridge.schema import (
     UINode,
 )
 from bridge.uitree import parse_hierarchy
+from device.profiles import load_profile
+from sim.tasks.registry import default_registry
 
 DUMPS = Path(__file__).resolve().parents[1] / "fixtures" / "real_dumps"
 
@@ -90,6 +92,29 @@ def test_leaving_the_allowed_apps_stops_the_run(package: str | None, stops: bool
     if stop is not None:
         assert stop.kind == "left_apps" and "com.tencent.mm" in stop.reason
     assert ActionGuard().after(obs) is None  # no list: any app
+
+
+def test_a_settings_task_may_pass_through_the_phones_handoff_packages() -> None:
+    task = default_registry().instantiate("settings/SetMobileData-v1", 0, "en")
+    handoff = load_profile("redmi_note_12_turbo").handoff_packages
+    guard = ActionGuard.for_task(task, handoff=handoff)
+    plain = ActionGuard.for_task(task)
+
+    def shown(package: str) -> Observation:
+        return Observation(
+            step=1,
+            screen=ScreenSpec(width_px=1080, height_px=2400),
+            ui=[UINode(id=0, bounds_px=(0, 0, 1080, 2400))],
+            foreground=Foreground(package=package),
+            backend=BackendInfo(kind="device"),
+        )
+
+    sim_page, sheet = shown("com.android.phone"), shown("com.lbe.security.miui")
+    assert guard.after(sim_page) is None and guard.after(sheet) is None
+    stopped = plain.after(sim_page)
+    assert stopped is not None and "com.android.phone" in stopped.reason
+    assert guard.after(shown("com.tencent.mm")) is not None  # still guarded elsewhere
+    assert ActionGuard.for_task(None, handoff=handoff).after(shown("com.tencent.mm")) is None
 
 
 def test_chinese_labels_are_marked() -> None:

@@ -35,7 +35,7 @@ from device.errors import (
     ProfileError,
     UiAutomatorError,
 )
-from device.profiles import DeviceProps, load_profile, profile_names, select_profile
+from device.profiles import DeviceProps, fits, load_profile, profile_names, select_profile
 from device.session import AdbSession, ReconnectPolicy
 from device.virtual.attach import AttachedVirtualPhone
 from device.virtual.phone import VirtualPhone
@@ -351,6 +351,13 @@ def test_profile_is_picked_from_getprop() -> None:
     virtual = DeviceProps(serial="s", model="23049RAD8C", brand="Redmi", virtual=True)
     assert select_profile(virtual).profile.name == "virtual"
     assert select_profile(redmi, "pixel").profile.name == "pixel"
+    playing = virtual.model_copy(update={"plays": "redmi_note_12_turbo"})
+    choice = select_profile(playing)  # ro.mgb.profile: the virtual Redmi
+    assert choice.profile.name == "redmi_note_12_turbo" and "ro.mgb.profile" in choice.reason
+    assert choice.profile.package("messages") == "com.android.mms"
+    assert choice.profile.settle_interval_s == load_profile("virtual").settle_interval_s
+    assert fits(load_profile("redmi_note_12_turbo"), redmi)
+    assert not fits(load_profile("redmi_note_12_turbo"), DeviceProps(serial="s", brand="google"))
 
 
 def test_unknown_phone_falls_back_to_pixel_with_a_warning(caplog: pytest.LogCaptureFixture) -> None:

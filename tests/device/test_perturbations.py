@@ -63,14 +63,16 @@ def test_the_knobs_are_checked() -> None:
         Perturbations(popup_rate=1.5)
     with pytest.raises(ValueError, match="durations"):
         Perturbations(animation_ms=-1)
-    with pytest.raises(ValueError, match="the skins are aosp, hyperos"):
-        Perturbations(skin="miui")
+    with pytest.raises(ValueError, match="no device profile 'miui'"):
+        Perturbations(profile="miui")
+    with pytest.raises(ValueError, match=r"cannot play .pixel.*plays redmi_note_12_turbo, virtual"):
+        Perturbations(profile="pixel")  # Google's apps are not the simulator's
 
 
 @pytest.mark.asyncio
-async def test_a_phone_in_the_hyperos_skin_keeps_it_across_resets() -> None:
+async def test_a_virtual_redmi_keeps_its_skin_across_resets() -> None:
     sim = Simulator()  # never started: the state and the screen's HTML only
-    knobs = Perturbations(skin="hyperos", font_scale=1.2)
+    knobs = Perturbations(profile="redmi_note_12_turbo", font_scale=1.2)
     phone = VirtualPhone(sim, sim.create_instance(seed=0), perturbations=knobs)
     await phone.reset_to(InstanceState(seed=4))  # what a paired run does before each episode
     state = phone.instance.state
@@ -78,7 +80,10 @@ async def test_a_phone_in_the_hyperos_skin_keeps_it_across_resets() -> None:
     sim.phone.launch(state, "settings")
     screen = render_screen(sim.phone, state)
     assert "More connectivity options" in screen and ">WLAN<" in screen
-    assert knobs.describe() == "text x1.2, Xiaomi HyperOS (as on a Redmi Note 12 Turbo) screens"
+    assert knobs.describe() == (
+        "text x1.2, Xiaomi HyperOS (as on a Redmi Note 12 Turbo) screens and ways"
+    )
+    assert phone.current_focus() == ("com.android.settings", "com.android.settings.MainSettings")
 
 
 def test_a_transition_slides_the_changed_rows_in_and_ends() -> None:
@@ -106,12 +111,18 @@ def test_the_cli_hands_the_knobs_to_the_phone(monkeypatch: pytest.MonkeyPatch) -
 
     monkeypatch.setattr(attach_module, "attach_virtual_phone", attach)
     monkeypatch.setattr(signal, "signal", lambda *args: None)  # keep pytest's handlers
-    flags = "--latency-ms 50 --popup-rate 0.25 --animation-ms 300 --font-scale 1.15 --skin hyperos"
+    flags = "--latency-ms 50 --popup-rate 0.25 --animation-ms 300 --font-scale 1.15"
+    flags += " --profile redmi_note_12_turbo"
     result = CliRunner().invoke(device_app, ["virtual", "start", *flags.split()])
     assert result.exit_code == 0 and "stopped" in result.output
     assert seen["perturbations"] == Perturbations(
-        latency_ms=50, popup_rate=0.25, animation_ms=300, font_scale=1.15, skin="hyperos"
+        latency_ms=50,
+        popup_rate=0.25,
+        animation_ms=300,
+        font_scale=1.15,
+        profile="redmi_note_12_turbo",
     )
+    assert seen["ready"] is False  # a Redmi as from the box: the doctor says what to do
 
 
 # --------------------------------------------------------------------------- virtual phone

@@ -277,10 +277,14 @@ async def test_settings_and_props_read_the_same_as_the_simulator(phone: VirtualP
     assert dict(line.split("=", 1) for line in listed) == await sim_state.list_settings("system")
     assert (await run(phone, "settings get system font_scale"))[1] == "0.85\n"
     props = (await run(phone, "getprop"))[1].splitlines()
+    played = {"ro.mgb.profile": phone.plays.name}  # what the phone plays, not the simulator
     for line in props:
         key, value = line[1:-1].split("]: [")
-        if "serial" not in key:
+        if key in played:
+            assert played.pop(key) == value
+        elif "serial" not in key:
             assert await sim_state.getprop(key) == value, key
+    assert played == {}
     assert await sim_state.getprop("persist.sys.timezone") == "Asia/Shanghai"
     assert (await run(phone, "date +%Z"))[1] == "CST\n"
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
+from bridge.errors import StateUnavailable
 from bridge.plans import KeyStep, TapStep
 from sim.android_state import SimAndroidState
 from sim.app import AppContext, Event
@@ -17,6 +18,7 @@ from sim.apps.settings import SettingsApp, model
 from sim.apps.settings.pages import SKIN_PAGES
 from sim.apps.settings.plans import SettingsWalk, layout
 from sim.errors import SimError, UnknownSkin
+from sim.observe import foreground_of
 from sim.render import TemplateRenderer
 from sim.simulator import Simulator
 from sim.skins import SKINS, check_skin, planning_for
@@ -143,3 +145,41 @@ async def test_a_task_starts_in_the_same_android_state_in_every_skin() -> None:
             {ns: await state.list_settings(ns) for ns in ("global", "system", "secure")}
         )
     assert all(reading == readings[0] for reading in readings)
+
+
+@pytest.mark.asyncio
+async def test_a_skins_phone_names_its_apps_as_its_device_does() -> None:
+    sim = Simulator()  # never started: the state only
+    seen = {}
+    for skin in SKINS:
+        state = InstanceState()
+        state.os.skin = skin
+        android = SimAndroidState(sim.phone, state)
+        home = foreground_of(sim.phone, state)
+        await android.start_app(sim.phone.app("messages").package_on(skin))
+        messages = foreground_of(sim.phone, state)
+        seen[skin] = (home.package, home.activity, messages.package, messages.activity)
+        other = "com.android.mms" if skin == "aosp" else "com.android.messaging"
+        with pytest.raises(StateUnavailable, match=f"no app has package {other!r}"):
+            await android.start_app(other)  # another make's package is not installed here
+    assert seen == {
+        "aosp": (
+            "com.android.launcher3",
+            "com.android.launcher3.Launcher",
+            "com.android.messaging",
+            "com.android.messaging.ui.conversationlist.ConversationListActivity",
+        ),
+        "hyperos": (
+            "com.miui.home",
+            "com.miui.home.launcher.Launcher",
+            "com.android.mms",
+            "com.android.mms.ui.MmsTabActivity",
+        ),
+    }
+    settings = sim.phone.app("settings")
+    assert settings.launcher_activity("hyperos") == ".MainSettings"
+    assert settings.packages() == {"com.android.settings"}
+    assert sim.phone.app("files").packages() == {
+        "com.android.documentsui",
+        "com.android.fileexplorer",
+    }

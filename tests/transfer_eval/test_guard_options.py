@@ -92,11 +92,12 @@ def test_a_device_run_gives_every_episode_its_tasks_guard(tmp_path: Path) -> Non
     config = DeviceRunConfig(
         target=target, tasks=[TASK], seeds=[0, 1], out=tmp_path, guard="all", allow=["clock"]
     )
-    jobs = device_run._jobs(config)
+    jobs = device_run._jobs(config, ["com.android.phone"])
     assert len(jobs) == 2
     for job in jobs:
         assert job.guard is not None and job.guard.words  # all: consequential taps stop too
         assert job.guard.allowed_apps == {"launcher", "settings", "clock"}
+        assert job.guard.allowed == {"com.android.phone"}  # the phone's handoff packages
     off = DeviceRunConfig(target=target, tasks=[TASK], out=tmp_path)
-    assert [job.guard for job in device_run._jobs(off)] == [None]
+    assert [job.guard for job in device_run._jobs(off, [])] == [None]
     assert config.model_dump(mode="json")["guard"] == "all"  # the manifest records it

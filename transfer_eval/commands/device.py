@@ -193,6 +193,52 @@ def info_command(
     console.print(table)
 
 
+@device_app.command("doctor")
+def doctor_command(
+    serial: Annotated[str, typer.Argument(help="The device's serial (see `mgb device list`).")],
+    profile: Annotated[str | None, typer.Option(help="Force a device profile.")] = None,
+    adb_host: AdbHost = "127.0.0.1",
+    adb_port: AdbPort = 5037,
+) -> None:
+    """Check that a phone is ready for runs, and say what to do about what is not.
+
+    Injected input, secure settings, content queries, the uiautomator2 server, a screen that
+    stays on, no lock-screen credential, the clock and zone, the device profile. `device
+    run`, `console` and `transfer-eval` run the same checks before they start.
+    """
+    import asyncio
+
+    from rich.table import Table
+
+    from device.adb import AdbTarget
+    from device.doctor import doctor
+    from device.errors import DeviceError
+
+    _check_phone(AdbTarget(host=adb_host, port=adb_port, serial=serial), profile, "SERIAL")
+    target = AdbTarget(host=adb_host, port=adb_port, serial=serial)
+    with console.status(f"checking {serial}"):
+        try:
+            report = asyncio.run(doctor(target, profile))
+        except DeviceError as exc:
+            raise fail(str(exc)) from exc
+    table = Table(title=f"{serial}: {report.os}, profile {report.profile}", title_justify="left")
+    table.add_column("")
+    table.add_column("check")
+    table.add_column("found")
+    for check in report.checks:
+        mark = "[green]ok[/]" if check.ok else "[red]FAILED[/]"
+        table.add_row(mark, check.name, check.found)
+    console.print(table)
+    fixes: dict[str, list[str]] = {}  # one fix may cure several checks (a Xiaomi's switch)
+    for check in report.failures():
+        fixes.setdefault(check.fix, []).append(check.name)
+    for fix, names in fixes.items():
+        console.print(f"[red]{', '.join(names)}[/]: {fix}", highlight=False, soft_wrap=True)
+    if not report.ok:
+        raise typer.Exit(1)
+    console.print("ready for runs", highlight=False)
+
+
 @device_app.command("run")
 def run_command(
     device: Annotated[str, typer.Option("--device", help="Serial of the phone to drive.")],
@@ -218,7 +264,7 @@ def run_command(
     from pydantic import ValidationError
 
     from device.adb import AdbTarget
-    from device.errors import DeviceError, ProfileError, TaskUnsupported
+    from device.errors import DeviceError, PhoneNotReady, ProfileError, TaskUnsupported
     from sim.errors import UnknownTask
     from sim.tasks.registry import default_registry
     from transfer_eval.device_run import DeviceRunConfig, check_tasks, run_device
@@ -258,6 +304,8 @@ def run_command(
             raise interrupted(hint) from None
         except (UnknownTask, TaskUnsupported) as exc:
             raise typer.BadParameter(str(exc), param_hint="--task") from exc
+        except PhoneNotReady as exc:
+            raise fail(str(exc)) from exc
         except ProfileError as exc:
             raise typer.BadParameter(str(exc), param_hint="--profile") from exc
         except DeviceError as exc:
@@ -272,7 +320,7 @@ def run_command(
         raise fail(failed)
 
 
-def _check_phone(target: AdbTarget, profile: str | None) -> None:
+def _check_phone(target: AdbTarget, profile: str | None, device_hint: str = "--device") -> None:
     """One line and exit 2, before anything is drawn, for a ``--profile`` that does not
     exist or a ``--device`` the adb server does not have (the run checks both again)."""
     from device.errors import DeviceError, ProfileError
@@ -286,4 +334,4 @@ def _check_phone(target: AdbTarget, profile: str | None) -> None:
     try:
         target.resolve()
     except DeviceError as exc:
-        raise typer.BadParameter(str(exc), param_hint="--device") from exc
+        raise typer.BadParameter(str(exc), param_hint=device_hint) from exc

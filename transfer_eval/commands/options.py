@@ -56,12 +56,13 @@ FontScale = Annotated[
     typer.Option(min=0.5, max=2.0, help="Virtual phone: text this much larger than set."),
 ]
 
-PhoneSkin = Annotated[
+PhoneProfile = Annotated[
     str,
     typer.Option(
-        "--skin",
-        help="Virtual phone: how it looks, aosp or hyperos (Settings arranged and worded as on "
-        "a Redmi, MIUI's look); what it holds and how tasks are judged stay the same.",
+        "--profile",
+        help="Virtual phone: the phone it plays, virtual (AOSP) or redmi_note_12_turbo "
+        "(HyperOS's screens, a Redmi's packages and ways); what it holds and how tasks are "
+        "judged stay the same.",
     ),
 ]
 

@@ -28,7 +28,7 @@ from transfer_eval.commands.options import (
     HostsTokenOption,
     InfraStreakOption,
     LatencyMs,
-    PhoneSkin,
+    PhoneProfile,
     PopupRate,
     RayHostsOption,
     RayOption,
@@ -88,7 +88,7 @@ def transfer_eval_command(
     animation_ms: AnimationMs = 0.0,
     latency_ms: LatencyMs = 0.0,
     font_scale: FontScale = None,
-    skin: PhoneSkin = "aosp",
+    profile: PhoneProfile = "virtual",
     guard: PairedGuard = "off",
     allow: AllowOption = None,
     ray: RayOption = None,
@@ -101,8 +101,9 @@ def transfer_eval_command(
     default; either may be a MobileGym build), with a report.
 
     With --device virtual, the reality-gap options perturb the virtual phone (pop-ups,
-    animations, latency, larger text, HyperOS's screens) to see how much of a gain survives
-    them. --guard
+    animations, latency, larger text) or make it play another phone (--profile
+    redmi_note_12_turbo: HyperOS's screens, a Redmi's packages and ways) to see how much of
+    a gain survives them. --guard
     ends episodes of both worlds alike, so pairs stay comparable.
     """
     from pydantic import ValidationError
@@ -123,7 +124,7 @@ def transfer_eval_command(
                 animation_ms=animation_ms,
                 latency_ms=latency_ms,
                 font_scale=font_scale,
-                skin=skin,
+                profile=profile,
             )
             config = PairedConfig(
                 device=device,
@@ -188,7 +189,7 @@ def _refuse_a_person(config: PairedConfig) -> None:
             )
 
 
-_GAP_OPTIONS = ("popup_rate", "animation_ms", "latency_ms", "font_scale", "skin")
+_GAP_OPTIONS = ("popup_rate", "animation_ms", "latency_ms", "font_scale", "profile")
 
 
 def _resumed(ctx: typer.Context, run: Path) -> PairedConfig:

@@ -17,7 +17,7 @@ from transfer_eval.commands.options import (
     AnimationMs,
     FontScale,
     LatencyMs,
-    PhoneSkin,
+    PhoneProfile,
     PopupRate,
 )
 
@@ -50,7 +50,14 @@ def virtual_start_command(
     popup_rate: PopupRate = 0.0,
     animation_ms: AnimationMs = 0.0,
     font_scale: FontScale = None,
-    skin: PhoneSkin = "aosp",
+    profile: PhoneProfile = "virtual",
+    ready: Annotated[
+        bool,
+        typer.Option(
+            help="Start it set up for runs (a Redmi's USB debugging (Security settings) on); "
+            "by default it is as from the box, and `mgb device doctor` says what to do."
+        ),
+    ] = False,
     detach: Annotated[
         bool, typer.Option(help="Run in the background; `mgb device virtual stop` ends it.")
     ] = False,
@@ -77,7 +84,7 @@ def virtual_start_command(
             popup_rate=popup_rate,
             animation_ms=animation_ms,
             font_scale=font_scale,
-            skin=skin,
+            profile=profile,
         )
     except ValidationError as exc:
         raise usage(option_error(exc)) from exc  # before a background phone is started with them
@@ -85,8 +92,9 @@ def virtual_start_command(
     if detach:
         args = [f"--port={port}", f"--adb-port={adb_port}", f"--seed={seed}",
                 f"--latency-ms={latency_ms}", f"--popup-rate={popup_rate}",
-                f"--animation-ms={animation_ms}", f"--skin={skin}"]  # fmt: skip
+                f"--animation-ms={animation_ms}", f"--profile={profile}"]  # fmt: skip
         args += [] if font_scale is None else [f"--font-scale={font_scale}"]
+        args += ["--ready"] if ready else []
         with console.status("starting the virtual phone in the background"):
             try:
                 started = virtual_daemon.start_detached([*_START, *args])
@@ -110,7 +118,7 @@ def virtual_start_command(
     signal.signal(signal.SIGINT, interrupt)
     try:
         with attach_virtual_phone(
-            seed=seed, port=port, adb_port=adb_port, perturbations=knobs
+            seed=seed, port=port, adb_port=adb_port, perturbations=knobs, ready=ready
         ) as attached:
             if record is not None:
                 virtual_daemon.remember(

@@ -31,6 +31,7 @@ from bridge.records import TaskInstance
 from bridge.taskspec import TaskSpec
 from bridge.trajectory import RunManifest, RunStore
 from device.adb import AdbTarget
+from device.doctor import check_ready
 from device.env import AndroidEnv, AndroidEnvConfig
 from mobilegym.errors import MobileGymSourceError
 from mobilegym.poseable import mobilegym_refusal
@@ -234,6 +235,7 @@ async def _world(config: ConsoleConfig) -> AsyncIterator[Callable[[], Env]]:
         return
     target = AdbTarget(host=config.adb_host, port=config.adb_port, serial=config.device)
     await describe_device(target, config.profile)  # a wrong serial fails here, in one line
+    await check_ready(target, config.profile)  # and a phone a run cannot use yet
     yield lambda: AndroidEnv(AndroidEnvConfig(target=target, profile=config.profile))
 
 

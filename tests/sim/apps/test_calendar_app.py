@@ -325,7 +325,9 @@ def test_start_moves_the_end_and_an_early_end_is_refused(app: CalendarApp) -> No
 
 
 def test_activities_per_route(ctx: AppContext, app: CalendarApp) -> None:
-    assert app.package == "com.android.calendar" and app.activity == ".AllInOneActivity"
+    assert app.package_on("aosp") == "com.android.calendar"
+    assert app.launcher_activity("aosp") == ".AllInOneActivity"
+    assert app.launcher_activity("hyperos") == ".homepage.AllInOneActivity"
     tap(ctx, "open_event", id=7)
     assert app.activity_for(ctx.route) == ".EventInfoActivity"
     tap(ctx, "edit", id=7)

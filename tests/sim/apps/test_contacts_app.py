@@ -457,7 +457,7 @@ def test_icon_is_a_stroked_24px_svg(app: ContactsApp) -> None:
 
 
 def test_activities_per_route(ctx: AppContext, app: ContactsApp) -> None:
-    assert app.package == "com.android.contacts"
+    assert app.package_on("aosp") == "com.android.contacts"
     assert app.activity_for(ctx.route) == ".activities.PeopleActivity"
     tap(ctx, "open", id="c001")
     assert app.activity_for(ctx.route) == ".quickcontact.QuickContactActivity"

@@ -113,7 +113,7 @@ def test_world_facts() -> None:
 
 def test_label_and_identity() -> None:
     app = SettingsApp()
-    assert (app.id, app.package) == ("settings", "com.android.settings")
+    assert (app.id, app.package_on("aosp")) == ("settings", "com.android.settings")
     assert app.label("en") == "Settings" and app.label("zh") == "设置"
 
 
