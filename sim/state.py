@@ -116,6 +116,12 @@ class SystemDialog(_State):
     """Text of ``android:id/button1``."""
     negative: str | None = None
     """Text of ``android:id/button2``, if the dialog has a second button."""
+    package: str = "android"
+    """The package whose window it is (the framework's alerts are ``android``; a Xiaomi's
+    permission sheet is ``com.lbe.security.miui``)."""
+    activity: str | None = None
+    """The activity it is (full class name), for a dialog that is an activity and so takes
+    the focus (``dumpsys window``'s ``mCurrentFocus``); None: a window over the app."""
 
 
 def default_settings() -> dict[str, dict[str, Any]]:

@@ -24,6 +24,7 @@ from sim.skins import SKINS
 from sim.state import SystemDialog
 
 __all__ = [
+    "MIUI_POPUPS",
     "POPUPS",
     "Perturbations",
     "PopupSource",
@@ -159,8 +160,90 @@ _TEXTS: dict[str, tuple[SystemDialog, SystemDialog]] = {
     ),
 }
 
+_LBE = "com.lbe.security.miui"
+_SECURITY = "com.miui.securitycenter"
+_GRANT = "com.android.packageinstaller.permission.ui.GrantPermissionsActivity"
+_WAKEPATH = "com.miui.wakepath.ui.ConfirmStartActivity"
+
+_MIUI_TEXTS: dict[str, tuple[SystemDialog, SystemDialog]] = {
+    "permission_sheet": (
+        SystemDialog(
+            title="Allow {app} to send notifications?",
+            positive="Allow",
+            negative="Deny",
+            package=_LBE,
+            activity=_GRANT,
+        ),
+        SystemDialog(
+            title="要允许“{app}”发送通知吗？",
+            positive="允许",
+            negative="拒绝",
+            package=_LBE,
+            activity=_GRANT,
+        ),
+    ),
+    "wakepath": (
+        SystemDialog(
+            title="Open another app?",
+            message="{app} wants to open another app",
+            positive="Allow",
+            negative="Deny",
+            package=_SECURITY,
+            activity=_WAKEPATH,
+        ),
+        SystemDialog(
+            title="启动应用",
+            message="“{app}”想要启动其他应用，是否允许？",
+            positive="允许",
+            negative="拒绝",
+            package=_SECURITY,
+            activity=_WAKEPATH,
+        ),
+    ),
+    "updater": (
+        SystemDialog(
+            title="Install automatically?",
+            message="Updates will be installed when the phone is idle at night",
+            positive="Install",
+            negative="No",
+            package="com.android.updater",
+        ),
+        SystemDialog(
+            title="自动安装更新？",
+            message="将在夜间空闲时自动安装更新",
+            positive="自动安装",
+            negative="不了",
+            package="com.android.updater",
+        ),
+    ),
+    "battery_low": (
+        SystemDialog(
+            title="Battery is below 20%",
+            message="Turn on Battery saver to make it last longer",
+            positive="Got it",
+            negative="Battery saver",
+            package=_SECURITY,
+        ),
+        SystemDialog(
+            title="电量已低于20%",
+            message="开启省电模式可延长续航",
+            positive="知道了",
+            negative="省电模式",
+            package=_SECURITY,
+        ),
+    ),
+}
+"""MIUI's own pop-ups (HyperOS keeps them): the runtime permission sheet of its permission
+app and the Security app's "open another app?" (both activities: they take the focus), the
+updater's question, and the Security app's low-battery dialog. Texts after the public
+record (docs/phone.md); ``{app}`` is the app in front."""
+
+_BY_SKIN = {"aosp": _TEXTS, "hyperos": _MIUI_TEXTS}
+
 POPUPS: tuple[str, ...] = tuple(_TEXTS)
-"""The kinds of system dialog the phone may throw, modelled on AOSP's and MIUI's."""
+"""The kinds of system dialog an AOSP phone may throw."""
+MIUI_POPUPS: tuple[str, ...] = tuple(_MIUI_TEXTS)
+"""The kinds a phone in HyperOS's skin throws instead."""
 
 
 class PopupSource:
@@ -172,12 +255,23 @@ class PopupSource:
     def __init__(self, seed: int) -> None:
         self._rng = random.Random(f"popups:{seed}")
 
-    def roll(self, rate: float, lang: str) -> SystemDialog | None:
-        """With probability ``rate``, a dialog in ``lang`` (``en`` or ``zh``); else None."""
+    def roll(
+        self, rate: float, lang: str, skin: str = "aosp", app: str = ""
+    ) -> SystemDialog | None:
+        """With probability ``rate``, a dialog of a phone in ``skin`` in ``lang`` (``en`` or
+        ``zh``), naming ``app`` (the app in front) where it names one; else None."""
         if rate <= 0 or self._rng.random() >= rate:
             return None
-        english, chinese = _TEXTS[self._rng.choice(POPUPS)]
-        return chinese if lang == "zh" else english
+        texts = _BY_SKIN.get(skin, _TEXTS)
+        english, chinese = texts[self._rng.choice(tuple(texts))]
+        dialog = chinese if lang == "zh" else english
+        name = app or ("系统" if lang == "zh" else "System")
+        return dialog.model_copy(
+            update={
+                "title": dialog.title.format(app=name),
+                "message": dialog.message.format(app=name),
+            }
+        )
 
 
 @dataclass(frozen=True)

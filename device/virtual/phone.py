@@ -313,7 +313,9 @@ class VirtualPhone:
 
     def _maybe_popup(self) -> None:
         state = self.instance.state
-        dialog = self.popups.roll(self.perturbations.popup_rate, state.os.lang)
+        front = state.os.foreground
+        app = self.sim.phone.app(front).label(state.os.lang) if front is not None else ""
+        dialog = self.popups.roll(self.perturbations.popup_rate, state.os.lang, self.skin, app)
         if dialog is not None:
             state.os.dialog = dialog
             self.instance.changed()
@@ -455,6 +457,9 @@ class VirtualPhone:
 
     def current_focus(self) -> tuple[str, str]:
         """The focused window's package and activity (full class name)."""
+        dialog = self.instance.state.os.dialog
+        if dialog is not None and dialog.activity is not None:  # an activity takes the focus
+            return dialog.package, dialog.activity
         fg = foreground(self.instance)
         home = self.home
         package = fg.package or home.package

@@ -58,6 +58,29 @@ def test_no_popup_at_rate_zero_and_text_follows_the_language() -> None:
     assert len(POPUPS) >= 3
 
 
+@pytest.mark.asyncio
+async def test_a_virtual_redmi_throws_miuis_own_popups() -> None:
+    source = PopupSource(3)
+    rolled = [source.roll(1.0, "zh", "hyperos", "时钟") for _ in range(40)]
+    packages = {dialog.package for dialog in rolled if dialog is not None}
+    assert packages == {"com.lbe.security.miui", "com.miui.securitycenter", "com.android.updater"}
+    sheet = next(d for d in rolled if d is not None and d.package == "com.lbe.security.miui")
+    assert sheet.title == "要允许“时钟”发送通知吗？" and sheet.negative == "拒绝"
+    aosp = PopupSource(3).roll(1.0, "en")
+    assert aosp is not None and aosp.package == "android"  # AOSP's alerts are the framework's
+    sim = Simulator()  # never started: the state and the screen's HTML only
+    knobs = Perturbations(profile="redmi_note_12_turbo")
+    phone = VirtualPhone(sim, sim.create_instance(seed=0), perturbations=knobs)
+    phone.instance.state.os.dialog = sheet  # an activity: it takes the focus
+    assert phone.current_focus() == (
+        "com.lbe.security.miui",
+        "com.android.packageinstaller.permission.ui.GrantPermissionsActivity",
+    )
+    assert 'data-window="com.lbe.security.miui"' in render_screen(sim.phone, phone.instance.state)
+    phone.instance.state.os.dialog = next(d for d in rolled if d and d.activity is None)
+    assert phone.current_focus()[0] == "com.miui.home"  # a window over what is in front
+
+
 def test_the_knobs_are_checked() -> None:
     with pytest.raises(ValueError, match="probability"):
         Perturbations(popup_rate=1.5)
