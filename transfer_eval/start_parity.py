@@ -177,7 +177,7 @@ def _node(node: UINode) -> tuple[object, ...]:
         node.class_name,
         node.text,
         node.content_desc,
-        node.resource_id,
+        node.resource_id.partition(":")[2] or node.resource_id,  # the phone's package aside
         tuple(node.bounds_px),
         node.checked,
         node.selected,
@@ -192,7 +192,9 @@ def _said(node: UINode) -> str:
 
 def tree_differences(sim: Sequence[UINode], phone: Sequence[UINode]) -> list[str]:
     """Where two first screens differ, node by node (a node is its class, text,
-    description, resource id, bounds and checked/selected/enabled state)."""
+    description, resource id, bounds and checked/selected/enabled state). A resource id is
+    compared by its name: the package that owns a screen is the phone's own (a Redmi's home
+    is ``com.miui.home``, AOSP's ``com.android.launcher3``), not a difference of state."""
     ours, theirs = [_node(n) for n in sim], [_node(n) for n in phone]
     found = []
     matcher = difflib.SequenceMatcher(a=ours, b=theirs, autojunk=False)

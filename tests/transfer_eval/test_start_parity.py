@@ -63,6 +63,15 @@ def test_trees_that_differ_say_what_each_world_shows() -> None:
     assert "'WLAN'" in renamed
 
 
+def test_the_same_screen_of_another_makes_home_app_is_the_same_start() -> None:
+    def home(package: str, name: str = "workspace") -> list[UINode]:
+        node = _node(0, "")
+        return [node.model_copy(update={"package": package, "resource_id": f"{package}:id/{name}"})]
+
+    assert tree_differences(home("com.android.launcher3"), home("com.miui.home")) == []
+    assert tree_differences(home("com.miui.home"), home("com.miui.home", "drawer")) != []
+
+
 def test_unknown_pairs_are_neither_same_nor_counted() -> None:
     parity = StartParity(
         pairs=[
