@@ -186,13 +186,16 @@ class GalleryScreen(BaseModel):
 class Screen:
     """One route of an app, as data: the template that draws it, the function that gives
     the template its values (read from the instance), the Android activity that shows it
-    (None: the app's launcher activity, which only ``bridge/apps.json`` names), and whether
-    another app may start that activity by name (``am start -n PACKAGE/ACTIVITY``)."""
+    (None: the app's launcher activity, which only ``bridge/apps.json`` names), whether
+    another app may start that activity by name (``am start -n PACKAGE/ACTIVITY``), and the
+    package whose activity it is when that is not the app's own (a Redmi's Settings hands the
+    SIM page to ``com.android.phone``: the window, the tree and ``dumpsys`` name that)."""
 
     template: str
     values: Callable[[AppContext], Mapping[str, Any]]
     activity: str | None = None
     exported: bool = False
+    package: str | None = None
 
 
 class App:
@@ -306,6 +309,12 @@ class App:
     def on_open(self, ctx: AppContext) -> None:
         """Called when the app comes to the foreground."""
 
+    def package_for(self, route: Route | None, skin: str) -> str:
+        """The package whose window shows ``route`` on a phone in ``skin``: the app's own, or
+        the package its screen hands off to (:attr:`Screen.package`)."""
+        screen = self.screens(skin).get(route.path) if route is not None else None
+        return screen.package if screen is not None and screen.package else self.package_on(skin)
+
     def activity_for(self, route: Route, skin: str = DEFAULT_SKIN) -> str:
         """The Android activity reported for ``route`` (``dumpsys``-style, short form): its
         screen's (:meth:`screens`), else the launcher activity of ``bridge/apps.json``."""
@@ -318,7 +327,11 @@ class App:
         """Activities besides the launcher's that another app may start by name, short
         form → the route it opens (the exported :meth:`screens` of ``skin``)."""
         screens = self.screens(skin).items()
-        return {s.activity: path for path, s in screens if s.exported and s.activity}
+        return {
+            s.activity: path
+            for path, s in screens
+            if s.exported and s.activity and s.package is None  # another package's: not ours
+        }
 
     def gallery_screens(self) -> tuple[GalleryScreen, ...]:
         """The screens a person wants to see of this app (:mod:`sim.gallery` renders them in

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
+from bridge.app_catalog import app_catalog
 from bridge.schema import (
     BackendInfo,
     Foreground,
@@ -83,7 +84,10 @@ def foreground_of(phone: Phone, state: InstanceState) -> Foreground:
         return Foreground(app=None, package=home.package, activity=home.activity)
     app, skin, route = phone.app(state.os.foreground), state.os.skin, state.os.route
     activity = app.activity_for(route, skin) if route is not None else app.launcher_activity(skin)
-    return Foreground(app=app.id, package=app.package_on(skin), activity=activity)
+    package = app.package_for(route, skin)
+    if package != app.package_on(skin):  # a page another package shows: a phone names that
+        return Foreground(app=app_catalog().by_package(package), package=package, activity=activity)
+    return Foreground(app=app.id, package=package, activity=activity)
 
 
 async def observe(

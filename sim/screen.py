@@ -150,7 +150,7 @@ def _content(phone: Phone, state: InstanceState, s: dict[str, str]) -> tuple[str
     if state.os.foreground is None:
         return _launcher(phone, state, s), home_of(state.os.skin).package
     ctx = phone.context(state, state.os.foreground)
-    return ctx.app.render(ctx), ctx.app.package_on(state.os.skin)
+    return ctx.app.render(ctx), ctx.app.package_for(state.os.route, state.os.skin)
 
 
 def _dialog_buttons(dialog: SystemDialog) -> list[dict[str, Any]]:

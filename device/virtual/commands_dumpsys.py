@@ -42,7 +42,7 @@ def focused_records(phone: VirtualPhone) -> list[tuple[str, str, int]]:
         route = task.stack[-1] if task.stack else None
         skin = state.os.skin
         activity = app.launcher_activity(skin) if route is None else app.activity_for(route, skin)
-        records.append((app.package_on(skin), activity, 100 + index))
+        records.append((app.package_for(route, skin), activity, 100 + index))
     records.reverse()
     launcher = (*phone.home, 1)
     if state.os.foreground is None:

@@ -121,10 +121,12 @@ class SettingsApp(App):
 
     def skin_gallery_screens(self, skin: str) -> tuple[GalleryScreen, ...]:
         """The pages a skin adds (HyperOS: More connectivity options, Lock screen, Sleep, Do
-        not disturb, Detailed info and specs, Additional settings)."""
+        not disturb, Detailed info and specs, Additional settings); a page it only hands to
+        another package is in every skin's gallery already."""
         return tuple(
             GalleryScreen(name=path.strip("/").replace("/", "-"), title=path, path=path)
             for path in SKIN_PAGES.get(skin, {})
+            if path not in self.SCREENS
         )
 
     def on_back(self, ctx: AppContext) -> bool:

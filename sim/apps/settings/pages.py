@@ -296,6 +296,12 @@ def _sub_page(template: str, values: Callable[[AppContext], Values]) -> Screen:
 SKIN_PAGES: dict[str, dict[str, Screen]] = {
     "hyperos": {
         "/more_connectivity": _sub_page("more_connectivity.html", more_connectivity_values),
+        "/mobile": Screen(  # the SIM page is the phone app's (com.android.phone)
+            "mobile.html",
+            mobile_values,
+            ".settings.MobileNetworkSettings",
+            package="com.android.phone",
+        ),
         "/lock_screen": _sub_page("lock_screen.html", lock_screen_values),
         "/lock_screen/sleep": _sub_page("timeout.html", timeout_values),  # HyperOS choices
         "/sound/dnd": _sub_page("dnd.html", dnd_values),
@@ -303,4 +309,5 @@ SKIN_PAGES: dict[str, dict[str, Screen]] = {
         "/additional": _sub_page("additional.html", main_values),
     }
 }
-"""The routes HyperOS adds (its templates in ``skins/hyperos/templates``)."""
+"""The routes HyperOS adds (its templates in ``skins/hyperos/templates``) or hands to
+another package."""
