@@ -42,10 +42,10 @@ from bridge.records import EpisodeRecord, TaskInstance
 from bridge.runner import EpisodeJob, gather_or_cancel, run_episodes
 from bridge.trajectory import RunManifest, RunStore
 from device.adb import AdbTarget
-from device.doctor import check_ready
+from device.doctor import doctor, refusal
 from device.env import AndroidEnv, AndroidEnvConfig, ui_locale
-from device.errors import DeviceError
-from device.profiles import DeviceProps
+from device.errors import DeviceError, PhoneNotReady
+from device.profiles import DeviceProps, load_profile
 from device.session import AdbSession
 from device.virtual.attach import attach_virtual_phone
 from device.virtual.perturb import Perturbations
@@ -80,6 +80,7 @@ __all__ = [
     "Cell",
     "PairedConfig",
     "PairedRun",
+    "PhoneCheck",
     "cell_id",
     "check_phone",
     "checkpoint_hash",
@@ -207,17 +208,30 @@ class _Phone:
     """Puts the phone in the state a simulator cell of that seed starts from (the virtual
     phone's; a real phone cannot be, and is put back after each episode instead)."""
     mobilegym: MobileGymSource | None = None
+    handoff: tuple[str, ...] = ()
+    """Packages the phone's own apps hand off to (its device profile's): the guard allows
+    them in both worlds."""
+
+
+@dataclass(frozen=True)
+class PhoneCheck:
+    """What checking the phone side found before a run: the language its tasks are posed
+    in (None: the suite's own) and the packages its apps hand off to."""
+
+    lang: str | None = None
+    handoff: tuple[str, ...] = ()
 
 
 @contextmanager
-def _phone(config: PairedConfig) -> Iterator[_Phone]:
+def _phone(config: PairedConfig, checked: PhoneCheck) -> Iterator[_Phone]:
     """The checked side: attach the virtual phone, point at a real one, or name the
     MobileGym build (started with the grid)."""
     if is_mobilegym(config.device):
         yield _Phone(None, "mobilegym", mobilegym=parse_source(config.device))
         return
     if config.device != "virtual":
-        yield _Phone(AdbTarget(port=config.adb_port, serial=config.device), "device")
+        target = AdbTarget(port=config.adb_port, serial=config.device)
+        yield _Phone(target, "device", handoff=checked.handoff)
         return
     record = config.out / ADB_SERVER_RECORD  # reaped by --resume after a kill -9
     gap = config.gap
@@ -228,7 +242,7 @@ def _phone(config: PairedConfig) -> Iterator[_Phone]:
             await asyncio.to_thread(attached.phone.call, lambda phone: phone.reset_to(fresh))
 
         target = AdbTarget(port=attached.adb_port, serial=attached.serial)
-        yield _Phone(target, "virtual", start_from)
+        yield _Phone(target, "virtual", start_from, handoff=checked.handoff)
 
 
 async def phone_language(target: AdbTarget) -> str:
@@ -292,6 +306,7 @@ def _jobs(
     cells: Sequence[Cell],
     config: PairedConfig,
     env_for: Callable[[Cell], Callable[[], Awaitable[Env]]],
+    handoff: Sequence[str] = (),
 ) -> list[EpisodeJob]:
     specs = {"base": config.base, "trained": config.trained}
     return [
@@ -300,7 +315,7 @@ def _jobs(
             task=cell.task,
             make_env=env_for(cell),
             make_policy=policy_factory(specs[cell.role], cell.template, cell.task, cell.repeat),
-            guard=task_guard(config.guard, cell.task, config.allow),  # the same in both worlds
+            guard=task_guard(config.guard, cell.task, config.allow, handoff),  # both worlds
         )
         for cell in cells
     ]
@@ -375,8 +390,12 @@ async def _run_grid(
 
         # a phone runs one episode at a time; MobileGym as many as the simulator's pages
         checked_at_once = 1 if phone.target is not None else config.sim_pages
-        sim_jobs = _jobs([c for c in cells if c.world == "sim"], config, lambda _c: sim_env)
-        device_jobs = _jobs([c for c in cells if c.world == "real"], config, checked_env)
+        sim_jobs = _jobs(
+            [c for c in cells if c.world == "sim"], config, lambda _c: sim_env, phone.handoff
+        )
+        device_jobs = _jobs(
+            [c for c in cells if c.world == "real"], config, checked_env, phone.handoff
+        )
         limit = config.infra_errors_in_a_row  # one breaker per world: a dead phone
         sim_done = InfraBreaker(limit, "cells").watch(on_done)  # is not hidden by sim cells
         device_done = InfraBreaker(limit, "cells").watch(on_done)
@@ -505,21 +524,28 @@ def _check_fingerprints(out: Path, wanted: RunManifest) -> None:
         )
 
 
-async def check_phone(config: PairedConfig) -> str | None:
+async def check_phone(config: PairedConfig) -> PhoneCheck:
     """A real phone's adb server answers and lists the serial, the phone is ready for a run
-    (:func:`device.doctor.check_ready`), and the language its tasks are posed in (its UI's);
-    None for the virtual phone this run starts (set up ready) and for MobileGym.
+    (:mod:`device.doctor`), and the language its tasks are posed in (its UI's); the packages
+    its profile's apps hand off to. The virtual phone this run starts (set up ready) has its
+    profile's; MobileGym has none.
 
     Raises:
         DeviceError: no adb server, the serial is not attached, the phone's UI is in a
             language no task is written in, or it is not ready (:class:`PhoneNotReady`).
     """
-    if config.device == "virtual" or is_mobilegym(config.device):
-        return None
+    if is_mobilegym(config.device):
+        return PhoneCheck()
+    if config.device == "virtual":
+        return PhoneCheck(handoff=tuple(load_profile(config.gap.profile).handoff_packages))
     target = AdbTarget(port=config.adb_port, serial=config.device)
     await asyncio.to_thread(target.resolve)
-    await check_ready(target)
-    return await phone_language(target)
+    report = await doctor(target)
+    line = refusal(report)
+    if line is not None:
+        raise PhoneNotReady(line)
+    handoff = tuple(load_profile(report.profile).handoff_packages)
+    return PhoneCheck(await phone_language(target), handoff)
 
 
 @dataclass(frozen=True)
@@ -560,13 +586,14 @@ async def run_paired(
     suite = load_suite(config.suite) if suite is None else suite
     manifest = _manifest(config, suite)
     _check_fingerprints(config.out, manifest)
-    lang = await check_phone(config)
+    checked = await check_phone(config)
+    lang = checked.lang
     skip = left_out(suite, config, lang)  # posed in neither world, said once per run
     store = RunStore.create(config.out, manifest, resume=True, lock=True)
     try:
         if on_start is not None:
             on_start()
-        with _phone(config) as phone:
+        with _phone(config, checked) as phone:
             cells = await _run_grid(config, suite, store, phone, lang, skip, on_done)
     except BaseException:
         store.close()

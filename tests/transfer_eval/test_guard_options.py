@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 
 from bridge.runner import EpisodeJob
 from device.adb import AdbTarget
+from device.virtual.perturb import Perturbations
 from sim.tasks.registry import default_registry
 from transfer_eval import device_run, paired
 from transfer_eval.commands import mgb_app, transfer_eval_app
@@ -62,11 +63,11 @@ def _cells(task_id: str = TASK) -> list[Cell]:
     ]
 
 
-def _paired_jobs(config: PairedConfig) -> list[EpisodeJob]:
+def _paired_jobs(config: PairedConfig, handoff: tuple[str, ...] = ()) -> list[EpisodeJob]:
     async def no_env() -> object:  # never called: building jobs touches no world
         raise AssertionError
 
-    return paired._jobs(_cells(), config, lambda _cell: no_env)
+    return paired._jobs(_cells(), config, lambda _cell: no_env, handoff)
 
 
 def test_a_paired_guard_guards_the_simulator_and_the_phone_alike(tmp_path: Path) -> None:
@@ -80,6 +81,19 @@ def test_a_paired_guard_guards_the_simulator_and_the_phone_alike(tmp_path: Path)
     everything = _paired_jobs(config.model_copy(update={"guard": "all"}))
     assert all(job.guard is not None and job.guard.words for job in everything)
     assert all(job.guard is None for job in _paired_jobs(PairedConfig(out=tmp_path / "r")))
+
+
+@pytest.mark.asyncio
+async def test_a_paired_guard_allows_what_the_virtual_redmis_apps_hand_off_to(
+    tmp_path: Path,
+) -> None:
+    redmi = Perturbations(profile="redmi_note_12_turbo")
+    config = PairedConfig(out=tmp_path / "r", guard="apps", gap=redmi)
+    checked = await paired.check_phone(config)
+    assert "com.android.phone" in checked.handoff and checked.lang is None
+    assert (await paired.check_phone(PairedConfig(out=tmp_path / "r"))).handoff == ()
+    for job in _paired_jobs(config, checked.handoff):
+        assert job.guard is not None and "com.android.phone" in (job.guard.allowed or ())
 
 
 def test_allow_without_a_guard_is_refused(tmp_path: Path) -> None:
