@@ -155,6 +155,9 @@ def test_bad_options_fail_before_anything_starts(tmp_path: Path) -> None:
     (junk / "notes.txt").write_text("mine")
     with pytest.raises(ConsoleSetupError, match="not empty"):
         check_config(ConsoleConfig(device="sim", out=junk))
+    with pytest.raises(ConsoleSetupError, match=r"--profile: .*cannot play 'pixel'"):
+        check_config(ConsoleConfig(device="virtual", profile="pixel"))
+    check_config(ConsoleConfig(device="virtual", profile="redmi_note_12_turbo"))  # plays it
 
 
 @pytest.mark.asyncio(loop_scope="module")

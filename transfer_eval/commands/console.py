@@ -96,7 +96,13 @@ def console_command(
     allow: Annotated[
         list[str] | None, typer.Option(help="More app ids or packages the guard allows.")
     ] = None,
-    profile: Annotated[str | None, typer.Option(help="Force a device profile.")] = None,
+    profile: Annotated[
+        str | None,
+        typer.Option(
+            help="Force a device profile; with --device virtual, the phone it plays "
+            "(redmi_note_12_turbo: the virtual Redmi)."
+        ),
+    ] = None,
     adb_host: Annotated[str, typer.Option(help="adb server host (real phones).")] = "127.0.0.1",
     adb_port: Annotated[int, typer.Option(help="adb server port (real phones).")] = 5037,
 ) -> None:

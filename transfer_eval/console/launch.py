@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Literal
 
 import uvicorn
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from bridge.env import Env
 from bridge.errors import TrajectoryError
@@ -33,6 +33,8 @@ from bridge.trajectory import RunManifest, RunStore
 from device.adb import AdbTarget
 from device.doctor import check_ready
 from device.env import AndroidEnv, AndroidEnvConfig
+from device.profiles import VIRTUAL_PROFILE, load_profile
+from device.virtual.perturb import Perturbations
 from mobilegym.errors import MobileGymSourceError
 from mobilegym.poseable import mobilegym_refusal
 from mobilegym.source import is_mobilegym, parse_source
@@ -126,10 +128,16 @@ def check_config(config: ConsoleConfig) -> None:
         PolicySpecError: a malformed policy spec.
         UnknownTask: no template has the task id (naming the nearest).
         ConsoleSetupError: ``--seed``/``--lang`` without a task, ``scripted`` without a
-            task, an ``--out`` that holds a run of another kind.
+            task, an ``--out`` that holds a run of another kind, a ``--profile`` the virtual
+            phone cannot play.
     """
     if config.policy is not None:
         parse_spec(config.policy)
+    if config.world == "virtual" and config.profile is not None:
+        try:
+            Perturbations(profile=config.profile)  # the phone the virtual phone plays
+        except ValidationError as exc:
+            raise ConsoleSetupError(f"--profile: {exc.errors()[0]['msg']}") from exc
     if config.task is not None:
         default_registry().get(config.task)
         if config.world == "mobilegym":
@@ -177,7 +185,12 @@ def _task(config: ConsoleConfig) -> tuple[TaskInstance, bool, Callable[[], Polic
         task = task.model_copy(update={"instruction": config.instruction})
     make = None
     if config.policy is not None and not config.human:
-        make = policy_factory(config.policy, registry.get(config.task), task)
+        skin = (
+            load_profile(config.profile).skin
+            if config.world == "virtual" and config.profile
+            else "aosp"
+        )
+        make = policy_factory(config.policy, registry.get(config.task), task, skin=skin)
     return task, True, make
 
 
@@ -229,9 +242,10 @@ async def _world(config: ConsoleConfig) -> AsyncIterator[Callable[[], Env]]:
     if config.world == "virtual":
         from device.virtual.attach import attach_virtual_phone
 
-        with attach_virtual_phone(seed=config.seed) as attached:
+        plays = Perturbations(profile=config.profile or VIRTUAL_PROFILE)  # checked already
+        with attach_virtual_phone(seed=config.seed, perturbations=plays) as attached:
             target = AdbTarget(port=attached.adb_port, serial=attached.serial)
-            yield lambda: AndroidEnv(AndroidEnvConfig(target=target, profile=config.profile))
+            yield lambda: AndroidEnv(AndroidEnvConfig(target=target))  # it says what it plays
         return
     target = AdbTarget(host=config.adb_host, port=config.adb_port, serial=config.device)
     await describe_device(target, config.profile)  # a wrong serial fails here, in one line
