@@ -95,12 +95,14 @@ async def doctor(target: AdbTarget, profile: str | None = None) -> DoctorReport:
         await session.close()
 
 
-async def check_ready(target: AdbTarget, profile: str | None = None) -> None:
-    """Raise :class:`~device.errors.PhoneNotReady` with the doctor's first failure (one
-    line, what to do) unless the phone is ready for a run."""
-    line = refusal(await doctor(target, profile))
+async def check_ready(target: AdbTarget, profile: str | None = None) -> DoctorReport:
+    """The doctor's report of a phone ready for a run; :class:`~device.errors.PhoneNotReady`
+    with its first failure (one line, what to do) when it is not."""
+    report = await doctor(target, profile)
+    line = refusal(report)
     if line is not None:
         raise PhoneNotReady(line)
+    return report
 
 
 def os_name(props: dict[str, str], android: str) -> str:

@@ -250,10 +250,6 @@ class App:
         """The launcher activity (short form) on a phone in ``skin``."""
         return self.identity.launcher_activity(SKINS[skin].profile) or ".MainActivity"
 
-    def packages(self) -> set[str]:
-        """The app's package on a phone of any skin (to know a package as this app)."""
-        return {self.package_on(skin) for skin in SKINS}
-
     def strings(self, lang: str, skin: str = DEFAULT_SKIN) -> Mapping[str, str]:
         """UI strings in ``lang`` (``en`` or ``zh``) as ``skin`` words them, ``app_name``
         from the app's identity."""

@@ -42,9 +42,9 @@ from bridge.records import EpisodeRecord, TaskInstance
 from bridge.runner import EpisodeJob, gather_or_cancel, run_episodes
 from bridge.trajectory import RunManifest, RunStore
 from device.adb import AdbTarget
-from device.doctor import doctor, refusal
+from device.doctor import check_ready
 from device.env import AndroidEnv, AndroidEnvConfig, ui_locale
-from device.errors import DeviceError, PhoneNotReady
+from device.errors import DeviceError
 from device.profiles import DeviceProps, load_profile
 from device.session import AdbSession
 from device.virtual.attach import attach_virtual_phone
@@ -540,10 +540,7 @@ async def check_phone(config: PairedConfig) -> PhoneCheck:
         return PhoneCheck(handoff=tuple(load_profile(config.gap.profile).handoff_packages))
     target = AdbTarget(port=config.adb_port, serial=config.device)
     await asyncio.to_thread(target.resolve)
-    report = await doctor(target)
-    line = refusal(report)
-    if line is not None:
-        raise PhoneNotReady(line)
+    report = await check_ready(target)
     handoff = tuple(load_profile(report.profile).handoff_packages)
     return PhoneCheck(await phone_language(target), handoff)
 

@@ -74,8 +74,7 @@ class AdbAlarms(AdbStateBase):
         ``dumpsys alarm`` (:func:`parse_app_alarm_clocks`), or the phone's next alarm clock
         (:func:`parse_next_alarm`) when the dump shows no app's; None when none is set."""
         output = await self.shell("dumpsys alarm")
-        phone_next = parse_next_alarm(output)
         by_app = parse_app_alarm_clocks(output)
         if not by_app:
-            return phone_next
+            return parse_next_alarm(output)
         return min(by_app.get(self.clock_package, []), default=None)

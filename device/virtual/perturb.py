@@ -24,7 +24,6 @@ from sim.skins import SKINS
 from sim.state import SystemDialog
 
 __all__ = [
-    "MIUI_POPUPS",
     "POPUPS",
     "Perturbations",
     "PopupSource",
@@ -241,9 +240,7 @@ record (docs/phone.md); ``{app}`` is the app in front."""
 _BY_SKIN = {"aosp": _TEXTS, "hyperos": _MIUI_TEXTS}
 
 POPUPS: tuple[str, ...] = tuple(_TEXTS)
-"""The kinds of system dialog an AOSP phone may throw."""
-MIUI_POPUPS: tuple[str, ...] = tuple(_MIUI_TEXTS)
-"""The kinds a phone in HyperOS's skin throws instead."""
+"""The kinds of system dialog an AOSP phone may throw (HyperOS's skin: MIUI's instead)."""
 
 
 class PopupSource:

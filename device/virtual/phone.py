@@ -312,6 +312,8 @@ class VirtualPhone:
         return result
 
     def _maybe_popup(self) -> None:
+        if self.perturbations.popup_rate <= 0:  # every input event comes here: stop early
+            return
         state = self.instance.state
         front = state.os.foreground
         app = self.sim.phone.app(front).label(state.os.lang) if front is not None else ""

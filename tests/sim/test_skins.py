@@ -178,8 +178,8 @@ async def test_a_skins_phone_names_its_apps_as_its_device_does() -> None:
     }
     settings = sim.phone.app("settings")
     assert settings.launcher_activity("hyperos") == ".MainSettings"
-    assert settings.packages() == {"com.android.settings"}
-    assert sim.phone.app("files").packages() == {
+    assert {settings.package_on(skin) for skin in SKINS} == {"com.android.settings"}
+    assert {sim.phone.app("files").package_on(skin) for skin in SKINS} == {
         "com.android.documentsui",
         "com.android.fileexplorer",
     }
