@@ -226,12 +226,13 @@ class PhoneCheck:
 def _phone(config: PairedConfig, checked: PhoneCheck) -> Iterator[_Phone]:
     """The checked side: attach the virtual phone, point at a real one, or name the
     MobileGym build (started with the grid)."""
-    if is_mobilegym(config.device):
-        yield _Phone(None, "mobilegym", mobilegym=parse_source(config.device))
+    backend = _backend(config)
+    if backend == "mobilegym":
+        yield _Phone(None, backend, mobilegym=parse_source(config.device))
         return
-    if config.device != "virtual":
+    if backend == "device":
         target = AdbTarget(port=config.adb_port, serial=config.device)
-        yield _Phone(target, "device", handoff=checked.handoff)
+        yield _Phone(target, backend, handoff=checked.handoff)
         return
     record = config.out / ADB_SERVER_RECORD  # reaped by --resume after a kill -9
     gap = config.gap
@@ -242,7 +243,7 @@ def _phone(config: PairedConfig, checked: PhoneCheck) -> Iterator[_Phone]:
             await asyncio.to_thread(attached.phone.call, lambda phone: phone.reset_to(fresh))
 
         target = AdbTarget(port=attached.adb_port, serial=attached.serial)
-        yield _Phone(target, "virtual", start_from, handoff=checked.handoff)
+        yield _Phone(target, backend, start_from, handoff=checked.handoff)
 
 
 async def phone_language(target: AdbTarget) -> str:
@@ -590,12 +591,22 @@ async def run_paired(
     try:
         if on_start is not None:
             on_start()
+        cells = _cells(default_registry(), suite, config.repeats, lang, skip)
+        if not store.pending([cell.episode_id for cell in cells]):
+            return PairedRun(store, cells, _backend(config), skip)  # nothing to start
         with _phone(config, checked) as phone:
             cells = await _run_grid(config, suite, store, phone, lang, skip, on_done)
     except BaseException:
         store.close()
         raise
     return PairedRun(store, cells, phone.backend, skip)
+
+
+def _backend(config: PairedConfig) -> str:
+    """The checked world's kind: ``mobilegym``, ``virtual`` or ``device`` (a real phone)."""
+    if is_mobilegym(config.device):
+        return "mobilegym"
+    return "virtual" if config.device == "virtual" else "device"
 
 
 def out_dir(path: Path) -> Path:

@@ -393,6 +393,27 @@ def test_a_run_made_before_fingerprints_resumes_and_says_so(
     assert "Not recorded (a run made before fingerprints)" in (copy / "report.html").read_text()
 
 
+def test_resuming_a_finished_run_starts_no_world(
+    run: tuple[PairedConfig, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every cell is done: the reports are written again without a phone or a simulator."""
+    import transfer_eval.paired as paired
+
+    def refused(*_args: object, **_kwargs: object) -> None:
+        raise AssertionError("a finished run started a world")
+
+    monkeypatch.setattr(paired, "_phone", refused)
+    monkeypatch.setattr(paired, "gain_side", refused)
+    config, out = run
+    copy = tmp_path / "finished"
+    shutil.copytree(out, copy)
+    report = evaluate(config.model_copy(update={"out": copy}), _quiet())
+    assert report.device_backend == "virtual"
+    assert json.loads((copy / "report.json").read_text()) == json.loads(
+        (out / "report.json").read_text()
+    )
+
+
 def test_fingerprint_changes_name_each_leaf_that_differs() -> None:
     old = {"trained": {"spec": "x", "vlm": {"sampling": {"temperature": 0.0}}}, "base": {"a": 1}}
     new = {"trained": {"spec": "x", "vlm": {"sampling": {"temperature": 0.7, "seed": 3}}},
