@@ -23,6 +23,7 @@ import re
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Literal, Protocol
 
 import cv2
@@ -37,9 +38,11 @@ from bridge.uitree import UITree, parse_hierarchy
 from device.adb import mentions_inject_events
 from device.app_shell import foreground_activity, start_app
 from device.errors import DeviceError, InjectEventsDenied, UiAutomatorError
+from device.images import decode_at_least, image_size
 
 __all__ = [
     "KEYCODES",
+    "THUMB_WIDTH",
     "U2_STEP_MS",
     "AndroidDriver",
     "DeviceLink",
@@ -105,21 +108,23 @@ class DeviceLink(Protocol):
 
 @dataclass(frozen=True)
 class Frame:
-    """A screenshot: the encoded bytes as captured and the decoded BGR pixels."""
+    """A screenshot: the encoded bytes as captured, their size, and the pixels at a reduced
+    size (:data:`THUMB_WIDTH` wide or more: what comparing frames and the black check
+    need); the full pixels are decoded on first use (:mod:`device.images`)."""
 
     data: bytes
     format: Literal["jpeg", "png"]
-    image: np.ndarray
+    width: int
+    height: int
+    small: np.ndarray
 
-    @property
-    def width(self) -> int:
-        """Width in pixels."""
-        return int(self.image.shape[1])
-
-    @property
-    def height(self) -> int:
-        """Height in pixels."""
-        return int(self.image.shape[0])
+    @cached_property
+    def image(self) -> np.ndarray:
+        """The BGR pixels at full size."""
+        image = cv2.imdecode(np.frombuffer(self.data, np.uint8), cv2.IMREAD_COLOR)
+        if image is None:  # decoded once already, at a reduced size
+            raise DeviceError(f"the screenshot ({len(self.data)} bytes) no longer decodes")
+        return image
 
     def is_black(self, level: int = 16, bright_fraction: float = 0.002) -> bool:
         """Whether (nearly) every pixel is black: what a ``FLAG_SECURE`` window captures.
@@ -127,7 +132,7 @@ class Frame:
         At most ``bright_fraction`` of the pixels may be above ``level`` (status-bar icons on
         some phones), so a dark-themed screen with any real content is not black.
         """
-        gray = cv2.cvtColor(self.image, cv2.COLOR_BGR2GRAY)
+        gray = cv2.cvtColor(self.small, cv2.COLOR_BGR2GRAY)
         return bool(np.count_nonzero(gray > level) <= bright_fraction * gray.size)
 
 
@@ -212,15 +217,20 @@ def _thumb(image: np.ndarray, width: int) -> np.ndarray:
     return cv2.resize(gray, (width, height), interpolation=cv2.INTER_AREA)
 
 
+THUMB_WIDTH = 180
+"""The width frames are compared at: a screen's change shows at this size, and a thumbnail
+this small is cheap to make and compare."""
+
+
 def frame_change(a: np.ndarray, b: np.ndarray, pixel_delta: int = 24) -> float:
-    """Fraction of pixels (on thumbnails at most 180 px wide) that differ by more than
-    ``pixel_delta``.
+    """Fraction of pixels (on thumbnails at most :data:`THUMB_WIDTH` px wide) that differ by
+    more than ``pixel_delta``.
 
     A frame larger than the other (a full frame against a small probe) is first shrunk to
     the other's size, so both thumbnails come from the same resolution; frames of
     different shapes (a rotation) count as entirely changed.
     """
-    width = min(180, a.shape[1], b.shape[1])  # never upscale a small probe
+    width = min(THUMB_WIDTH, a.shape[1], b.shape[1])  # never upscale a small probe
     if _thumb(a, width).shape != _thumb(b, width).shape:
         return 1.0
     if a.shape[1] > b.shape[1]:
@@ -232,14 +242,16 @@ def frame_change(a: np.ndarray, b: np.ndarray, pixel_delta: int = 24) -> float:
 
 
 def decode_frame(data: bytes, image_format: Literal["jpeg", "png"]) -> Frame:
-    """Decode a captured image; DeviceError when the bytes are not an image."""
-    image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR) if data else None
-    if image is None:
+    """Decode a captured image (at :data:`THUMB_WIDTH` wide or more; the full pixels on
+    first use); DeviceError when the bytes are not an image."""
+    size = image_size(data)
+    small = decode_at_least(data, THUMB_WIDTH) if size is not None else None
+    if size is None or small is None:
         raise DeviceError(
             f"the phone's screenshot ({len(data)} bytes of {image_format}) is not an image; "
             "is the screen on and unlocked?"
         )
-    return Frame(data=data, format=image_format, image=image)
+    return Frame(data=data, format=image_format, width=size[0], height=size[1], small=small)
 
 
 class AndroidDriver:
@@ -340,7 +352,7 @@ class AndroidDriver:
             current_at = time.monotonic()
             current = await self.screenshot()
             frames += 1
-            change = frame_change(previous.image, current.image, config.pixel_delta)
+            change = frame_change(previous.small, current.small, config.pixel_delta)
             elapsed = time.monotonic() - started
             if change <= config.threshold:
                 return Settled(current, True, frames, elapsed, side if frames == 2 else None)

@@ -19,6 +19,7 @@ from typing import Literal
 
 import numpy as np
 
+from device.images import decode_at_least
 from device.virtual.perturb import decode_image
 
 __all__ = ["FrameCache", "RenderedFrame"]
@@ -43,6 +44,16 @@ class RenderedFrame:
         if self._pixels is None:
             self._pixels = decode_image(self.data)
         return self._pixels
+
+    def pixels_at_least(self, width: int) -> np.ndarray:
+        """The frame as BGR pixels at least ``width`` wide: the full pixels when decoded
+        already, else a JPEG decoded at a reduced size (a small screenshot's source)."""
+        if self._pixels is not None:
+            return self._pixels
+        image = decode_at_least(self.data, width)
+        if image is None:
+            raise ValueError(f"{len(self.data)} bytes that are not a PNG or JPEG image")
+        return image
 
 
 def _quality(image_format: ImageFormat, quality: int) -> int:

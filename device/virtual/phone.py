@@ -257,7 +257,8 @@ class VirtualPhone:
         rendered = await self._rendered(image_format, quality)
         if scale >= 1:
             return rendered.data
-        return encode_image(_scaled(rendered.pixels(), scale, self.width_px), image_format, quality)
+        source = rendered.pixels_at_least(round(self.width_px * scale))
+        return encode_image(_scaled(source, scale, self.width_px), image_format, quality)
 
     def animating(self) -> bool:
         """Whether screenshots show an animation now."""
