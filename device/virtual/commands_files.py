@@ -374,11 +374,54 @@ async def _input_lines(ctx: CommandContext, operands: list[str]) -> list[str]:
     return data.decode("utf-8", "replace").splitlines(keepends=True)
 
 
+_CONTEXT_OPTION = re.compile(r"-([ABC])(\d*)")
+
+
+def _context_options(args: list[str]) -> tuple[list[str], int, int]:
+    """``-A N``, ``-B N``, ``-C N`` (or ``-A3``) taken out of grep's arguments: the rest,
+    and how many lines to print before and after each match. ValueError for a count that
+    is not a number."""
+    rest: list[str] = []
+    before = after = 0
+    items = iter(args)
+    for arg in items:
+        found = _CONTEXT_OPTION.fullmatch(arg)
+        if found is None:
+            rest.append(arg)
+            continue
+        count = found.group(2) or next(items, "")
+        if not count.isdigit():
+            raise ValueError(f"invalid context length argument: {count!r}")
+        option, lines = found.group(1), int(count)
+        before = lines if option in "BC" else before
+        after = lines if option in "AC" else after
+    return rest, before, after
+
+
+def _with_context(lines: list[str], hits: list[int], before: int, after: int) -> str:
+    """The matched lines with their context, groups apart separated by ``--``."""
+    shown: list[str] = []
+    last = -1
+    for index in hits:
+        start, end = max(index - before, last + 1), min(index + after, len(lines) - 1)
+        if shown and start > last + 1:
+            shown.append("--\n")
+        shown += [line if line.endswith("\n") else line + "\n" for line in lines[start : end + 1]]
+        last = max(last, end)
+    return "".join(shown)
+
+
 async def grep(ctx: CommandContext) -> int:
-    """``grep [-i] [-v] [-E|-F] [-q] [-c] [-o] PATTERN [FILE…]``: status 1 when nothing matched."""
-    flags, operands = _split_options(ctx.args)
+    """``grep [-i] [-v] [-E|-F] [-q] [-c] [-o] [-A N] [-B N] [-C N] PATTERN [FILE…]``:
+    status 1 when nothing matched."""
+    try:
+        args, before, after = _context_options(list(ctx.args))
+    except ValueError as exc:
+        await ctx.eprintln(f"grep: {exc}")
+        return 2
+    flags, operands = _split_options(args)
     if not operands:
-        return await ctx.usage("usage: grep [-icloqsvEF] PATTERN [FILE...]") + 1
+        return await ctx.usage("usage: grep [-icloqsvEF] [-ABC NUM] PATTERN [FILE...]") + 1
     pattern, files = operands[0], operands[1:]
     if "F" in flags:
         pattern = re.escape(pattern)
@@ -390,15 +433,15 @@ async def grep(ctx: CommandContext) -> int:
     except (re.error, vfs.FsError) as exc:
         await ctx.eprintln(f"grep: {exc}")
         return 2
-    matched = [line for line in lines if bool(regex.search(line)) != ("v" in flags)]
+    hits = [i for i, line in enumerate(lines) if bool(regex.search(line)) != ("v" in flags)]
     if "q" not in flags:
         if "c" in flags:
-            await ctx.println(str(len(matched)))
+            await ctx.println(str(len(hits)))
         elif "o" in flags:
-            await ctx.println(*(m.group() for line in matched for m in regex.finditer(line)))
+            await ctx.println(*(m.group() for i in hits for m in regex.finditer(lines[i])))
         else:
-            await ctx.out("".join(line if line.endswith("\n") else line + "\n" for line in matched))
-    return 0 if matched else 1
+            await ctx.out(_with_context(lines, hits, before, after))
+    return 0 if hits else 1
 
 
 async def _head_tail(ctx: CommandContext, tail: bool) -> int:

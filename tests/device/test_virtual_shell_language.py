@@ -167,3 +167,16 @@ def test_pushed_files_belong_to_shell_with_their_mode(rig: Rig, tmp_path: Path) 
     assert rig.run("push", str(script), "/sdcard/Download/tool.sh").returncode == 0
     sdcard = rig.run("shell", "ls -l /sdcard/Download/tool.sh").stdout
     assert sdcard.startswith("-rw-rw---- 1 u0_a150 media_rw 10 "), sdcard
+
+
+# ---- grep's context
+
+
+def test_grep_prints_context_as_toybox_does(rig: Rig) -> None:
+    lines = "printf 'a\\nb\\nkey 1\\nc\\nd\\ne\\nkey 2\\nf\\n'"
+    assert rig.run("shell", f"{lines} | grep -A 1 key").stdout == "key 1\nc\n--\nkey 2\nf\n"
+    assert rig.run("shell", f"{lines} | grep -B1 key").stdout == "b\nkey 1\n--\ne\nkey 2\n"
+    assert rig.run("shell", f"{lines} | grep -C 2 key").stdout == "a\nb\nkey 1\nc\nd\ne\nkey 2\nf\n"
+    assert rig.run("shell", f"{lines} | grep -c -A 1 key").stdout == "2\n"
+    wrong = rig.run("shell", f"{lines} | grep -A x key; echo $?")
+    assert wrong.stdout.endswith("2\n") and "context length" in wrong.stderr + wrong.stdout
