@@ -56,6 +56,9 @@ class VirtualRecord(BaseModel):
     """The adb binary bundled with adbutils that serves the phone."""
     pid: int
     seed: int
+    profile: str = "virtual"
+    """The device profile it plays (``--profile``; records written before it: the plain
+    virtual phone)."""
     log: str
     """The child's output (its errors, if it dies)."""
     uid: int

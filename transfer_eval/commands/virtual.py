@@ -126,7 +126,7 @@ def virtual_start_command(
                     virtual_daemon.VirtualRecord(
                         serial=attached.serial, adb_port=attached.adb_port,
                         adb_path=attached.adb.adb_path, pid=os.getpid(),
-                        seed=seed, log=str(record.with_suffix(".log")),
+                        seed=seed, profile=profile, log=str(record.with_suffix(".log")),
                         uid=os.getuid(), process=HostProcess.of(os.getpid()),
                         adb_server=attached.adb.process,
                     ),
@@ -172,10 +172,13 @@ def virtual_list_command() -> None:
         console.print("no detached virtual phone is running")
         return
     table = Table(title="detached virtual phones")
-    for column in ("serial", "adb port", "pid", "seed", "log"):
+    for column in ("serial", "plays", "adb port", "pid", "seed", "log"):
         table.add_column(column)
     for _, phone in phones:
-        table.add_row(phone.serial, str(phone.adb_port), str(phone.pid), str(phone.seed), phone.log)
+        table.add_row(
+            phone.serial, phone.profile, str(phone.adb_port), str(phone.pid), str(phone.seed),
+            phone.log,
+        )  # fmt: skip
     console.print(table)
 
 
