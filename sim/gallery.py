@@ -2,8 +2,9 @@
 
 Each app names its screens (:meth:`sim.app.App.gallery_screens`, recipes of a route, its
 params, overlay and drafts, and actions run through the app's own handlers); the system UI
-adds the home screen, the all-apps drawer, the quick-settings shade and recents, reached by
-the page events a finger would send. Every screen is put on a fresh instance with the
+adds the home screen, the all-apps drawer, the quick-settings shade and recents (and, in a
+skin with one, the Control Center apart from the shade), reached by the page events a
+finger would send. Every screen is put on a fresh instance with the
 system language set (``system.system_locales``), rendered on the simulator's own page
 pool (Chromium, the same path a step takes), photographed, its UI tree read, and checked
 (:mod:`sim.gallery_checks`): string keys or English shown instead of translations, text
@@ -48,7 +49,7 @@ from sim.pickers.formats import picker_strings
 from sim.render import page_template
 from sim.screen import system_strings
 from sim.simulator import SimConfig, Simulator
-from sim.skins import DEFAULT_SKIN, SKINS, check_skin, system_ui_of
+from sim.skins import DEFAULT_SKIN, SKINS, check_skin, has_control_center, system_ui_of
 from sim.state import InstanceState
 
 __all__ = [
@@ -72,7 +73,8 @@ __all__ = [
 LOCALES = {"en": "en-US", "zh": "zh-CN"}
 """The gallery's languages and the ``system.system_locales`` value that selects each."""
 SYSTEM = "system"
-"""The section id of the system UI's screens (home, drawer, shade, recents)."""
+"""The section id of the system UI's screens (home, drawer, shade, recents, and a skin's
+Control Center)."""
 _TOLERANCE_PX = 1
 """How far (CSS px) text may pass its box: layout rounds to fractions of a pixel."""
 _MAX_CJK_CHARS = 600
@@ -174,9 +176,31 @@ class SystemScreen:
     how: str
 
 
-def system_screens(phone: Phone) -> tuple[SystemScreen, ...]:
-    """Home, the all-apps drawer, the shade, and recents with every app started once."""
+def system_screens(phone: Phone, skin: str = DEFAULT_SKIN) -> tuple[SystemScreen, ...]:
+    """Home, the all-apps drawer, the shade, and recents with every app started once; on a
+    skin with a Control Center (HyperOS), the shade is the notifications (a pull on the
+    status bar's left half) and the Control Center (its right half) follows."""
     launches = tuple(ActionEvent(action="os:launch", args={"app": app}) for app in phone.apps)
+    if has_control_center(skin):
+        shade = SystemScreen(
+            GalleryScreen(name="shade", title="Notification shade"),
+            (EdgeEvent(edge="top", x=0.25),),
+            "swipe down from the top edge, left half",
+        )
+        extra: tuple[SystemScreen, ...] = (
+            SystemScreen(
+                GalleryScreen(name="control-center", title="Control Center"),
+                (EdgeEvent(edge="top", x=0.75),),
+                "swipe down from the top edge, right half",
+            ),
+        )
+    else:
+        shade = SystemScreen(
+            GalleryScreen(name="shade", title="Quick settings"),
+            (EdgeEvent(edge="top"),),
+            "swipe down from the top edge",
+        )
+        extra = ()
     return (
         SystemScreen(GalleryScreen(name="home", title="Home screen"), (), "HOME"),
         SystemScreen(
@@ -184,16 +208,13 @@ def system_screens(phone: Phone) -> tuple[SystemScreen, ...]:
             (ActionEvent(action="os:all_apps"),),
             "HOME → swipe up",
         ),
-        SystemScreen(
-            GalleryScreen(name="shade", title="Quick settings"),
-            (EdgeEvent(edge="top"),),
-            "swipe down from the top edge",
-        ),
+        shade,
         SystemScreen(
             GalleryScreen(name="recents", title="Recents"),
             (*launches, ActionEvent(action="os:recents")),
             "open every app → RECENTS",
         ),
+        *extra,
     )
 
 
@@ -347,7 +368,7 @@ def _app_section(phone: Phone, app_id: str, skin: str = DEFAULT_SKIN) -> _Sectio
 def _system_section(phone: Phone, skin: str = DEFAULT_SKIN) -> _Section:
     plans = [
         _Plan(system.screen, system.how, partial(_system_state, phone, system, skin=skin))
-        for system in system_screens(phone)
+        for system in system_screens(phone, skin)
     ]
     package = system_ui_of(skin)
     return _Section(_section_id(SYSTEM, skin), _label("System UI", skin), package, skin, plans)

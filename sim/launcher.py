@@ -209,6 +209,9 @@ class LauncherView:
     query: str
     drawer_apps: list[LauncherEntry]
     """Empty when the drawer is closed."""
+    dock: list[LauncherEntry]
+    """The first row of page 1. A skin with a dock (HyperOS's hotseat) draws it there, on
+    every page, and page 1's grid without it: the pages and what each holds stay the same."""
 
 
 def launcher_view(
@@ -226,4 +229,5 @@ def launcher_view(
         drawer_open=drawer_open,
         query=query,
         drawer_apps=drawer_apps(entries, query) if drawer_open else [],
+        dock=pages[0][: grid.columns],
     )

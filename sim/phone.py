@@ -6,6 +6,11 @@ keyboard, a system dialog's buttons), hardware keys, typed text, focus and scrol
 It holds no instance state itself — every method takes the
 :class:`~sim.state.InstanceState` to change — so one Phone serves any number of instances.
 
+A swipe down from the top edge opens the shade. On a skin with a Control Center
+(:func:`sim.skins.has_control_center`: HyperOS) where it starts decides the panel, as on a
+Redmi: the status bar's right half opens the quick settings alone (the Control Center), its
+left half the notifications; on AOSP a pull anywhere opens the one shade that shows both.
+
 The launcher (home screen) is the OS's too: its pages turn with a horizontal swipe, a swipe
 up opens the all-apps drawer, BACK (or a swipe down at the drawer's top) closes it, HOME
 shows page 1 with the drawer closed, and launching an app closes the drawer. Its layout is
@@ -26,6 +31,7 @@ from sim.launcher import DEFAULT_GRID, Grid, LauncherEntry, drawer_apps, launche
 from sim.launcher import page_count as launcher_page_count
 from sim.radios import set_airplane, toggle_tile
 from sim.render import TemplateRenderer
+from sim.skins import has_control_center
 from sim.state import (
     LAUNCHER_DRAWER_SCROLL,
     LAUNCHER_SEARCH_FIELD,
@@ -82,6 +88,10 @@ class EdgeEvent(_PageEvent):
 
     type: Literal["edge"] = "edge"
     edge: Literal["top", "bottom", "shade_up"]
+    x: float | None = Field(default=None, ge=0.0, le=1.0, allow_inf_nan=False)
+    """Where across the screen the finger started, as a fraction of its width (0 the left
+    edge); None when not known. A pull on the right half (past 0.5) opens HyperOS's Control
+    Center."""
 
 
 PageEvent = Annotated[
@@ -170,7 +180,8 @@ class Phone:
         if state.os.dialog is not None:
             state.os.dialog = None
         elif ui.shade_open or ui.recents_open:
-            ui.shade_open = ui.recents_open = False
+            self.close_shade(state)
+            ui.recents_open = False
         elif ui.keyboard_visible:
             ui.keyboard_visible = False
         elif state.os.foreground is None and state.os.launcher.drawer_open:
@@ -182,8 +193,22 @@ class Phone:
 
     def _close_panels(self, state: InstanceState) -> None:
         ui = state.ui
-        ui.shade_open = ui.recents_open = ui.keyboard_visible = False
+        self.close_shade(state)
+        ui.recents_open = ui.keyboard_visible = False
         ui.focus = None
+
+    # ---- the shade
+    def open_shade(self, state: InstanceState, quick_settings: bool = False) -> None:
+        """Open the shade over whatever is in front (the keyboard goes), showing the
+        notifications or, with ``quick_settings``, the quick settings in full (HyperOS's
+        Control Center)."""
+        ui = state.ui
+        ui.shade_open, ui.quick_settings, ui.keyboard_visible = True, quick_settings, False
+        ui.recents_open = False
+
+    def close_shade(self, state: InstanceState) -> None:
+        """Close the shade (either panel of it)."""
+        state.ui.shade_open = state.ui.quick_settings = False
 
     # ---- page events
     def apply(self, state: InstanceState, event: BaseModel) -> None:
@@ -198,16 +223,16 @@ class Phone:
         elif isinstance(event, ScrolledEvent):
             state.ui.scroll[event.key] = event.top
         elif isinstance(event, EdgeEvent):
-            self._edge(state, event.edge)
+            self._edge(state, event)
         else:
             raise SimError(f"unknown page event {event!r}")
 
-    def _edge(self, state: InstanceState, edge: str) -> None:
-        if edge == "top":
-            state.ui.shade_open = True
-            state.ui.keyboard_visible = False
-        elif edge == "shade_up":
-            state.ui.shade_open = False
+    def _edge(self, state: InstanceState, event: EdgeEvent) -> None:
+        if event.edge == "top":
+            right = event.x is not None and event.x > 0.5
+            self.open_shade(state, quick_settings=right and has_control_center(state.os.skin))
+        elif event.edge == "shade_up":
+            self.close_shade(state)
         else:
             self.home(state)
 

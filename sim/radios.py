@@ -45,7 +45,8 @@ QUICK_TILES: tuple[tuple[str, str], ...] = (
     ("dark", "moon"),
     ("location", "info"),
 )
-"""Quick-settings tiles of the shade: (tile id, icon)."""
+"""Quick-settings tiles of the shade: (tile id, icon). HyperOS's Control Center adds
+``mobile_data``, which AOSP's shade does not have."""
 
 
 def is_on(settings: Settings, tile: str) -> bool:
@@ -53,6 +54,7 @@ def is_on(settings: Settings, tile: str) -> bool:
     g, s = settings["global"], settings["secure"]
     return {
         "wifi": g.get("wifi_on") == 1,
+        "mobile_data": g.get("mobile_data") == 1,
         "bluetooth": g.get("bluetooth_on") == 1,
         "airplane": g.get("airplane_mode_on") == 1,
         "dnd": g.get("zen_mode", 0) != 0,
@@ -142,6 +144,9 @@ def toggle_tile(settings: Settings, tile: str) -> None:
         set_airplane(settings, on)
     elif tile in ("wifi", "bluetooth"):
         set_radio(settings, f"{tile}_on", on)
+    elif tile == "mobile_data":  # disabled in airplane mode, as the Settings switch
+        if g.get("airplane_mode_on") != 1:
+            g["mobile_data"] = int(on)
     elif tile == "dnd":
         g["zen_mode"] = int(on)
     elif tile == "dark":

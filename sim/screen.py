@@ -1,5 +1,10 @@
 """Composing the whole screen of an instance: bars, app or launcher, keyboard, shade, dialog.
 
+The shade is drawn as the skin has it: AOSP's one shade (quick settings over the
+notifications), or on a skin with a Control Center (:func:`sim.skins.has_control_center`)
+the notification shade or, when the quick settings are shown (``ui.quick_settings``), the
+Control Center. Its toggles are the same ``os:tile`` actions in every skin.
+
 Everything here is a pure function of the instance state (and the installed apps), so any
 browser page can render any instance and two renders of one state are byte-identical.
 """
@@ -15,8 +20,8 @@ from markupsafe import Markup
 
 from sim.launcher import launcher_view
 from sim.phone import Phone
-from sim.radios import QUICK_TILES, is_on
-from sim.skins import home_of, system_ui_of
+from sim.radios import QUICK_TILES, connected_ssid, is_on, settings_world
+from sim.skins import has_control_center, home_of, system_ui_of
 from sim.state import LAUNCHER_DRAWER_SCROLL, LAUNCHER_SEARCH_FIELD, InstanceState, SystemDialog
 
 __all__ = ["render_screen", "system_strings"]
@@ -117,7 +122,54 @@ def _keyboard(phone: Phone, state: InstanceState, s: dict[str, str]) -> str:
     return phone.renderer.render("keyboard.html", {"rows": rows}, state.os.skin)
 
 
+_CONTROL_CENTER_ROUND = (
+    ("bluetooth", "bluetooth"),
+    ("airplane", "airplane"),
+    ("location", "location"),
+    ("dnd", "dnd"),
+    ("dark", "moon"),
+)
+"""The Control Center's round toggles under its two big tiles: (tile id, icon)."""
+
+
+def _big_tiles(phone: Phone, state: InstanceState, s: dict[str, str]) -> list[dict[str, Any]]:
+    """The Control Center's two big tiles, mobile data (greyed out in airplane mode, as its
+    switch in Settings) and WLAN (naming the network it is connected to)."""
+    settings = state.os.settings
+    airplane = is_on(settings, "airplane")
+    data_on = is_on(settings, "mobile_data") and not airplane
+    wifi_on = is_on(settings, "wifi")
+    ssid = connected_ssid(state, settings_world(phone))
+    wifi_status = ssid or (s["cc_not_connected"] if wifi_on else s["cc_off"])
+    data = {"id": "mobile_data", "icon": "signal", "label": s["cc_mobile_data"], "on": data_on}
+    wifi = {"id": "wifi", "icon": "wifi", "label": s["cc_wlan"], "on": wifi_on}
+    return [
+        {**data, "enabled": not airplane, "status": s["cc_on"] if data_on else s["cc_off"]},
+        {**wifi, "enabled": True, "status": wifi_status},
+    ]
+
+
+def _control_center(phone: Phone, state: InstanceState, s: dict[str, str]) -> str:
+    settings = state.os.settings
+    tiles = [
+        {"id": tile, "icon": icon, "label": s[f"cc_{tile}"], "on": is_on(settings, tile)}
+        for tile, icon in _CONTROL_CENTER_ROUND
+    ]
+    values = {
+        "big_tiles": _big_tiles(phone, state, s),
+        "tiles": tiles,
+        "brightness": int(settings["system"]["screen_brightness"]),
+        "time": _clock(state),
+        "date": _date(state, s),
+        "system_ui": system_ui_of(state.os.skin),
+        "s": s,
+    }
+    return phone.renderer.render("control_center.html", values, state.os.skin)
+
+
 def _shade(phone: Phone, state: InstanceState, s: dict[str, str]) -> str:
+    if state.ui.quick_settings and has_control_center(state.os.skin):
+        return _control_center(phone, state, s)
     settings = state.os.settings
     tiles = [
         {"id": tile, "icon": icon, "label": s[f"tile_{tile}"], "on": is_on(settings, tile)}
@@ -138,6 +190,9 @@ def _shade(phone: Phone, state: InstanceState, s: dict[str, str]) -> str:
         "tiles": tiles,
         "notifications": notifications,
         "brightness": int(settings["system"]["screen_brightness"]),
+        "time": _clock(state),
+        "date": _date(state, s),
+        "system_ui": system_ui_of(state.os.skin),
         "s": s,
     }
     return phone.renderer.render("shade.html", values, state.os.skin)

@@ -37,6 +37,7 @@ __all__ = [
     "Skin",
     "SkinName",
     "check_skin",
+    "has_control_center",
     "home_of",
     "plan_skin",
     "planning_for",
@@ -53,12 +54,19 @@ class Skin:
     name: str
     system: str
     profile: str
+    control_center: bool = False
+    """Whether its quick settings are a Control Center apart from the notification shade
+    (HyperOS, by default since MIUI 12: a pull on the right half opens it) rather than the
+    top of one shade."""
 
 
 SKINS: dict[str, Skin] = {
     "aosp": Skin("aosp", "AOSP (Android 14)", "aosp"),
     "hyperos": Skin(
-        "hyperos", "Xiaomi HyperOS (as on a Redmi Note 12 Turbo)", "redmi_note_12_turbo"
+        "hyperos",
+        "Xiaomi HyperOS (as on a Redmi Note 12 Turbo)",
+        "redmi_note_12_turbo",
+        control_center=True,
     ),
 }
 """Every skin, by name."""
@@ -71,6 +79,11 @@ def check_skin(name: str) -> str:
     if name not in SKINS:
         raise UnknownSkin(_unknown(name))
     return name
+
+
+def has_control_center(skin: str) -> bool:
+    """Whether a phone in ``skin`` has a Control Center apart from its notification shade."""
+    return SKINS[skin].control_center
 
 
 def home_of(skin: str) -> Component:

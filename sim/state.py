@@ -230,6 +230,11 @@ class UIState(_State):
     fields: dict[str, str] = Field(default_factory=dict)
     scroll: dict[str, int] = Field(default_factory=dict)
     shade_open: bool = False
+    quick_settings: bool = False
+    """The open shade shows the quick settings in full rather than the notifications, as
+    ``cmd statusbar expand-settings`` opens it: AOSP's one shade draws both either way;
+    HyperOS draws its Control Center (a pull on the status bar's right half) apart from its
+    notification shade. False whenever the shade is closed."""
     recents_open: bool = False
     toast: str | None = None
 

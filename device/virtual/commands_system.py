@@ -144,11 +144,13 @@ async def cmd(ctx: CommandContext) -> int:
 
 
 async def _statusbar(ctx: CommandContext, rest: list[str]) -> int:
-    ui = ctx.phone.instance.state.ui
+    """``cmd statusbar expand-notifications|expand-settings|collapse``: the shade showing
+    the notifications or the quick settings in full (on HyperOS its Control Center)."""
+    instance = ctx.phone.instance
     if rest[:1] in (["expand-notifications"], ["expand-settings"]):
-        ui.shade_open, ui.recents_open, ui.keyboard_visible = True, False, False
+        instance.phone.open_shade(instance.state, quick_settings=rest[0] == "expand-settings")
     elif rest[:1] == ["collapse"]:
-        ui.shade_open = False
+        instance.phone.close_shade(instance.state)
     else:
         return await ctx.usage(
             "Status bar commands:\n  expand-notifications\n  expand-settings\n  collapse"

@@ -180,7 +180,7 @@ class U2Service:
             "wakeUp": self.wake_up,
             "sleep": self.sleep,
             "openNotification": self.open_notification,
-            "openQuickSettings": self.open_notification,
+            "openQuickSettings": self.open_quick_settings,
             "setOrientation": self.set_orientation,
             "freezeRotation": self.nothing,
             "getLastTraversedText": self.nothing,
@@ -375,9 +375,19 @@ class U2Service:
         return True
 
     async def open_notification(self) -> bool:
-        """``openNotification`` / ``openQuickSettings``: a swipe down from the top edge."""
-        width, height = self.phone.width_px, self.phone.height_px
-        await self.phone.swipe(width / 2, 1, width / 2, height * 0.6)
+        """``openNotification``: the notification shade, as UiAutomation's global action
+        opens it (no injected touch)."""
+        return self._shade(quick_settings=False)
+
+    async def open_quick_settings(self) -> bool:
+        """``openQuickSettings``: the quick settings in full (on HyperOS, its Control
+        Center, which a pull at the middle of the screen would not open)."""
+        return self._shade(quick_settings=True)
+
+    def _shade(self, quick_settings: bool) -> bool:
+        instance = self.phone.instance
+        instance.phone.open_shade(instance.state, quick_settings=quick_settings)
+        instance.changed()
         return True
 
     # ---- keys and power

@@ -8,9 +8,13 @@ An app that uses the pickers mixes :class:`PickerHost` into its class (before
 :func:`close_picker` first. The picker's state sits in the current route's params under
 ``"picker"`` (UI state: snapshots and forks keep an open picker as it is).
 
+A time picker opens as AOSP's dialog with typed fields, or as wheels (``wheels=True``: the
+app's skin draws miuix's wheel pickers, :mod:`sim.pickers.wheels`) over the same state.
+
 Actions (``data-action`` → handler, ``data-arg-*`` in brackets): ``picker_prev``,
 ``picker_next`` (month arrows), ``picker_day[date]`` (select a day), ``picker_am_pm[half]``
-(``am``/``pm``), ``picker_ok``, ``picker_cancel``.
+(``am``/``pm``), ``picker_wheel[wheel, value]`` (a row of a wheel), ``picker_ok``,
+``picker_cancel``.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from sim.pickers.time_picker import (
     time_texts,
     time_view,
 )
+from sim.pickers.wheels import home_wheels, select_row, settle_wheels, wheels_view
 
 __all__ = [
     "PICKER_PARAM",
@@ -55,13 +60,19 @@ def open_date_picker(ctx: AppContext, target: str, value: date) -> None:
     ctx.route.params[PICKER_PARAM] = date_state(target, value)
 
 
-def open_time_picker(ctx: AppContext, target: str, value: time) -> None:
-    """Open the time picker for ``target``, its fields showing ``value``, the hour focused
-    (the keyboard shows, as in AOSP's keyboard-input mode)."""
-    hour, minute = time_texts(value, is_24_hour(ctx.settings))
+def open_time_picker(ctx: AppContext, target: str, value: time, *, wheels: bool = False) -> None:
+    """Open the time picker for ``target``, its fields showing ``value``: the hour focused
+    (the keyboard shows, as in AOSP's keyboard-input mode), or with ``wheels`` no field
+    focused and every wheel at home (:mod:`sim.pickers.wheels`)."""
+    twenty_four = is_24_hour(ctx.settings)
+    hour, minute = time_texts(value, twenty_four)
     ctx.set_field(hour_key(ctx.app.id), hour)
     ctx.set_field(minute_key(ctx.app.id), minute)
     ctx.route.params[PICKER_PARAM] = time_state(target, value)
+    if wheels:
+        ctx.focus(None)
+        home_wheels(ctx.state.ui.scroll, ctx.app.id, twenty_four)
+        return
     ctx.focus(hour_key(ctx.app.id), submit="picker_ok")
     ctx.state.ui.keyboard_mode = "123"  # the fields are numeric: the IME opens on digits
 
@@ -71,22 +82,30 @@ def close_picker(ctx: AppContext) -> bool:
     state = ctx.route.params.pop(PICKER_PARAM, None)
     if state is None:
         return False
-    ctx.clear_fields(f"{ctx.app.id}.picker.")
+    prefix = f"{ctx.app.id}.picker."
+    ctx.clear_fields(prefix)
+    scroll = ctx.state.ui.scroll
+    for key in [k for k in scroll if k.startswith(prefix)]:  # the wheels' offsets
+        del scroll[key]
     ctx.focus(None)
     if isinstance(state, dict) and state.get("kind") == "time":
         ctx.state.ui.keyboard_mode = "abc"
     return True
 
 
-def picker_view(ctx: AppContext) -> dict[str, Any] | None:
-    """The open picker's template values (``kind`` is ``date`` or ``time``), or None."""
+def picker_view(ctx: AppContext, *, wheels: bool = False) -> dict[str, Any] | None:
+    """The open picker's template values (``kind`` is ``date`` or ``time``), or None; with
+    ``wheels``, a time picker's values have its wheels' too (``wheels`` and the ``time``
+    they show, :func:`sim.pickers.wheels.wheels_view`)."""
     state = _state(ctx)
     if state is None:
         return None
     if state.get("kind") == "date":
         return {"kind": "date", **date_view(state, ctx.lang, ctx.now().date())}
-    ui = ctx.state.ui
-    values = time_view(state, ctx.lang, is_24_hour(ctx.settings), ui.fields, ui.focus, ctx.app.id)
+    ui, twenty_four = ctx.state.ui, is_24_hour(ctx.settings)
+    values = time_view(state, ctx.lang, twenty_four, ui.fields, ui.focus, ctx.app.id)
+    if wheels:
+        values |= wheels_view(state, ctx.lang, twenty_four, ui.fields, ui.scroll, ctx.app.id)
     return {"kind": "time", **values}
 
 
@@ -128,6 +147,19 @@ class PickerHost:
         """Choose AM or PM (12-hour mode)."""
         self._open(ctx, "time")["pm"] = event.arg("half") == "pm"
 
+    @on("picker_wheel")
+    def picker_wheel(self, ctx: AppContext, event: Event) -> None:
+        """A tap on a row of a wheel: its value becomes the wheel's."""
+        state, ui = self._open(ctx, "time"), ctx.state.ui
+        try:
+            index = int(event.arg("value"))
+            twenty_four = is_24_hour(ctx.settings)
+            select_row(
+                state, ui.fields, ui.scroll, ctx.app.id, twenty_four, event.arg("wheel"), index
+            )
+        except ValueError as exc:
+            raise SimError(f"picker_wheel: {exc}: the template offers a row no wheel has") from exc
+
     @on("picker_cancel")
     def picker_cancel(self, ctx: AppContext, event: Event) -> None:
         """Close the picker; nothing changes."""
@@ -145,11 +177,13 @@ class PickerHost:
             close_picker(ctx)
             self.picked_date(ctx, target, value)
             return
+        ui, twenty_four = ctx.state.ui, is_24_hour(ctx.settings)
+        settle_wheels(state, ui.fields, ui.scroll, ctx.app.id, twenty_four)  # a scroll pending
         typed = parse_time(
             ctx.field(hour_key(ctx.app.id)),
             ctx.field(minute_key(ctx.app.id)),
             bool(state.get("pm")),
-            is_24_hour(ctx.settings),
+            twenty_four,
         )
         if typed is None:
             state["error"] = True

@@ -228,7 +228,9 @@
     const dy = y2 - y1;
     const vertical = Math.abs(dy) >= Math.abs(dx);
     const shadeOpen = !!document.querySelector(".shade");
-    if (vertical && y1 <= STATUS_BAR && dy > SWIPE_MIN) return edge("top");
+    // where across the status bar the pull starts: HyperOS opens a panel per half
+    const across = x1 / screenEl().clientWidth;
+    if (vertical && y1 <= STATUS_BAR && dy > SWIPE_MIN) return edge("top", across);
     if (vertical && shadeOpen && dy < -SWIPE_MIN) return edge("shade_up");
     if (vertical && y1 >= screenEl().clientHeight - NAV_BAR && dy < -SWIPE_MIN) return edge("bottom");
     const el = vertical ? scrollContainer(x1, y1, true) : null;
@@ -248,8 +250,9 @@
     return { hit: describe(elementAt(x1, y1)), posted: false, reason: "nothing to scroll" };
   }
 
-  async function edge(which) {
-    await post({ type: "edge", edge: which });
+  async function edge(which, x) {
+    const at = x === undefined ? {} : { x: Math.min(1, Math.max(0, x)) };
+    await post({ type: "edge", edge: which, ...at });
     return { hit: null, posted: true, reason: null, edge: which };
   }
 
@@ -335,10 +338,13 @@
     const nodes = [];
     walk(root, box, null, "android", true, nodes, new Map());
     const dpr = window.devicePixelRatio || 1;
+    // The screen in device pixels: at a fractional ratio (440 dpi is 2.75) the viewport is
+    // a whole number of CSS pixels a fraction wider than the panel, which ends at the floor.
+    const limits = [Math.floor(r.width * dpr), Math.floor(r.height * dpr)];
     for (const node of nodes) {
       const rc = node.rect;  // viewport coordinates; bounds are the screen's
       const edges = [rc.left - r.left, rc.top - r.top, rc.right - r.left, rc.bottom - r.top];
-      node.bounds_px = edges.map((v) => Math.round(v * dpr));
+      node.bounds_px = edges.map((v, i) => Math.min(Math.round(v * dpr), limits[i % 2]));
       delete node.rect;
     }
     return nodes;

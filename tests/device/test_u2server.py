@@ -454,7 +454,11 @@ async def test_click_on_settings_then_home(phone: VirtualPhone) -> None:
     assert phone.current_focus()[0] == "com.android.settings"
     await call(phone, "pressKey", "home")
     assert await call(phone, "openNotification") is True
-    assert phone.instance.state.ui.shade_open
+    assert phone.instance.state.ui.shade_open and not phone.instance.state.ui.quick_settings
+    await call(phone, "pressKey", "back")
+    assert not phone.instance.state.ui.shade_open
+    assert await call(phone, "openQuickSettings") is True  # HyperOS draws its Control Center
+    assert phone.instance.state.ui.shade_open and phone.instance.state.ui.quick_settings
     await call(phone, "pressKey", "back")
     assert not phone.instance.state.ui.shade_open
 

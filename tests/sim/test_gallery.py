@@ -205,6 +205,8 @@ async def test_every_app_and_the_system_ui_show_their_main_screens(
     settings = {"main", "wifi", "display", "sound", "about", "rename-dialog"}
     assert settings <= set(screens["settings"])
     assert screens[SYSTEM] == ["home", "all-apps", "shade", "recents"]
+    # HyperOS adds its Control Center, apart from its (notification) shade
+    assert screens[f"{SYSTEM}@hyperos"] == [*screens[SYSTEM], "control-center"]
     hyperos = ["more_connectivity", "lock_screen", "lock_screen-sleep", "sound-dnd",
                "about-specs", "additional"]  # fmt: skip
     assert screens["settings@hyperos"] == [*screens["settings"], *hyperos]

@@ -4,7 +4,8 @@ Routes: ``/`` (DeskClock; ``tab``) and ``/cities`` (the city list). Actions
 (``data-action`` → handler, ``data-arg-*`` in brackets):
 
 * tabs: ``set_tab[tab]``;
-* alarms: ``add_alarm`` (the FAB: time picker), ``pick_alarm_time[id]`` (the row's time),
+* alarms: ``add_alarm`` (the FAB: time picker; under HyperOS the add-alarm page with its
+  wheels), ``pick_alarm_time[id]`` (the row's time: the edit-alarm page under HyperOS),
   ``toggle_alarm[id]`` (the switch), ``expand[id]`` (the row: repeat days, label, delete),
   ``toggle_day[id, day]``, ``edit_label[id]`` (dialog), ``label_ok``, ``delete_alarm[id]``
   (with an Undo snackbar), ``undo_delete``, ``dialog_cancel``;
@@ -43,8 +44,10 @@ from sim.providers.table import Provider
 
 __all__ = ["ClockApp"]
 
-_NEW = "new"
-"""The time picker's target for a new alarm (an existing alarm's is its id)."""
+
+def _pick_time(ctx: AppContext, target: str, value: time) -> None:
+    """Open the time picker on ``value``: AOSP's dialog, or a wheel skin's alarm page."""
+    open_time_picker(ctx, target, value, wheels=ctx.skin in screens.WHEEL_SKINS)
 
 
 class ClockApp(PickerHost, App):
@@ -134,7 +137,7 @@ class ClockApp(PickerHost, App):
 
     def picked_time(self, ctx: AppContext, target: str, value: time) -> None:
         """OK in the time picker: a new alarm (on, one-time) or a new time for one."""
-        if target == _NEW:
+        if target == screens.NEW_ALARM:
             created = put_alarm(
                 self.world, ctx.data, {"hour": value.hour, "minute": value.minute, "enabled": True}
             )
@@ -152,14 +155,14 @@ class ClockApp(PickerHost, App):
     def add_alarm(self, ctx: AppContext, event: Event) -> None:
         """The FAB: the time picker for a new alarm, on the current time."""
         now = ctx.now()
-        open_time_picker(ctx, _NEW, time(now.hour, now.minute))
+        _pick_time(ctx, screens.NEW_ALARM, time(now.hour, now.minute))
 
     @on("pick_alarm_time")
     def pick_alarm_time(self, ctx: AppContext, event: Event) -> None:
         """The row's time: the time picker on that alarm's time."""
         alarm = get_alarm(self.world, ctx.data, int(event.arg("id")))
         if alarm is not None:
-            open_time_picker(ctx, str(alarm["id"]), time(alarm["hour"], alarm["minute"]))
+            _pick_time(ctx, str(alarm["id"]), time(alarm["hour"], alarm["minute"]))
 
     def _update(self, ctx: AppContext, alarm_id: str, **changes: Any) -> None:
         alarm = get_alarm(self.world, ctx.data, int(alarm_id))

@@ -6,6 +6,10 @@ Routes: ``/`` (AOSP's DeskClock; param ``tab``: ``alarm``, the default, ``clock`
 list). UI state lives in the route's params: the alarm expanded (``expanded``), an open
 dialog (``dialog``: ``{"name": "label"|"remove_city", "id": …}``), the alarm just deleted
 (``deleted``, for the snackbar's Undo) and an open time picker (:mod:`sim.pickers`).
+
+A skin in :data:`WHEEL_SKINS` (HyperOS) sets an alarm's time on a page of its own, the
+add/edit-alarm page with miuix's wheel pickers inline (:mod:`sim.pickers.wheels`), instead of
+AOSP's dialog: the same open time picker, drawn otherwise (``editor`` below).
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from sim.app import AppContext
-from sim.apps.clock.alarms import alarm_rows
+from sim.apps.clock.alarms import alarm_rows, get_alarm, next_trigger
 from sim.apps.clock.cities import city_time, search_cities, selected_cities
 from sim.apps.clock.labels import day_names, repeat_summary, world_line
 from sim.apps.clock.state import StopwatchState, TimerState, clock_state
@@ -25,14 +29,16 @@ from sim.apps.clock.timers import (
     timer_left,
     timer_text,
 )
-from sim.pickers import picker_view
+from sim.pickers import PICKER_PARAM, picker_view
 from sim.pickers.formats import date_header, is_24_hour, time_text
 from sim.state import TIME_ZONE
 
 __all__ = [
     "CITY_SEARCH_KEY",
     "LABEL_KEY",
+    "NEW_ALARM",
     "TABS",
+    "WHEEL_SKINS",
     "cities_values",
     "main_values",
     "overlay",
@@ -45,6 +51,11 @@ LABEL_KEY = "clock.label"
 """Draft key of the label dialog's text field."""
 CITY_SEARCH_KEY = "clock.city_search"
 """Draft key of the city list's search box."""
+NEW_ALARM = "new"
+"""The time picker's target for a new alarm (an existing alarm's is its id)."""
+WHEEL_SKINS = frozenset({"hyperos"})
+"""The skins whose Clock sets a time with wheels on the alarm's page (HyperOS's DeskClock
+bundles ``miuix.pickerwidget``), not with AOSP's dialog."""
 
 Values = dict[str, Any]
 
@@ -182,8 +193,34 @@ def stopwatch_values(ctx: AppContext) -> Values:
     }
 
 
+def _span(minutes: int, ctx: AppContext) -> str:
+    """``13 h 5 min`` / ``13小时5分钟``, ``1 d``, ``5 min``: the parts that are not zero."""
+    days, rest = divmod(minutes, 24 * 60)
+    hours, minutes = divmod(rest, 60)
+    parts = [(days, "span_days"), (hours, "span_hours"), (minutes, "span_minutes")]
+    shown = [ctx.t(key, n=n) for n, key in parts if n] or [ctx.t("span_minutes", n=0)]
+    return ctx.t("span_sep").join(shown)
+
+
+def editor_values(ctx: AppContext, picker: Mapping[str, Any]) -> Values:
+    """The add/edit-alarm page of a wheel skin: its title, and when the time the wheels show
+    would ring (the alarm's own repeat days honoured)."""
+    state = ctx.route.params.get(PICKER_PARAM)
+    target = str(state.get("target")) if isinstance(state, dict) else NEW_ALARM
+    alarm = None if target == NEW_ALARM else get_alarm(ctx.world, overlay(ctx), int(target))
+    picked, now = picker["time"], ctx.now()
+    days = alarm["days"] if alarm is not None else []
+    ring = next_trigger({"hour": picked.hour, "minute": picked.minute, "days": days}, now)
+    minutes = -(-int((ring - now).total_seconds()) // 60)  # a part of a minute is one
+    return {
+        "title": ctx.t("add_alarm_title" if alarm is None else "edit_alarm_title"),
+        "subtitle": ctx.t("rings_in", span=_span(minutes, ctx)),
+    }
+
+
 def main_values(ctx: AppContext) -> Values:
-    """Everything ``main.html`` shows: the tabs and the tab on show."""
+    """Everything ``main.html`` shows: the tabs and the tab on show; under a wheel skin with
+    the time picker open, the alarm's page (``editor``)."""
     tab = selected_tab(ctx)
     builders = {
         "alarm": alarm_values,
@@ -191,10 +228,16 @@ def main_values(ctx: AppContext) -> Values:
         "timer": timer_values,
         "stopwatch": stopwatch_values,
     }
+    wheels = ctx.skin in WHEEL_SKINS
+    picker = picker_view(ctx, wheels=wheels)
+    editor = None
+    if wheels and picker is not None and picker["kind"] == "time":
+        editor = editor_values(ctx, picker)
     return {
         "tab": tab,
         "tabs": [{"id": name, "label": ctx.t(f"tab_{name}")} for name in TABS],
-        "picker": picker_view(ctx),
+        "picker": picker,
+        "editor": editor,
         **builders[tab](ctx),
     }
 

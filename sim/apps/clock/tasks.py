@@ -17,7 +17,8 @@ How a phone judges them:
   alarm at the same time first) with a distinctive label, and watches every alarm row.
 
 The phone shows a 24-hour clock during a task (``system.time_12_24`` ``24``): oracles type
-times into the time picker's hour and minute boxes.
+times into the time picker's hour and minute boxes, or turn HyperOS's wheels from what they
+show (:mod:`sim.apps.clock.plans`).
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ from sim.apps.calendar.tasks import later
 from sim.apps.clock.app import ClockApp
 from sim.apps.clock.cities import find_city
 from sim.apps.clock.labels import day_names
+from sim.apps.clock.plans import set_time_steps
 from sim.state import DEFAULT_CLOCK_MS, TIME_ZONE
 from sim.tasks.base import AnswerSpec, P, TaskTemplate, WrongPlan, put
 from sim.tasks.params import Choice, Integer, NoParams, TaskParams
@@ -178,13 +180,12 @@ def _open_clock() -> Plan:
 
 
 def add_alarm_plan(at: str, lang: str) -> Plan:
-    """Open Clock and add an alarm for ``at`` with the time picker (the new row opens)."""
-    hour, minute = at.split(":")
+    """Open Clock and add an alarm for ``at`` with the time picker (the new row opens): its
+    boxes typed into, or under HyperOS its wheels turned (:func:`set_time_steps`)."""
     return [
         *_open_clock(),
         TapStep(on=Selector(desc=clock_text("add_alarm", lang))),
-        TypeStep(text=hour, into=Selector(resource_id="input_hour")),
-        TypeStep(text=minute, into=Selector(resource_id="input_minute")),
+        *set_time_steps(at, lang),
         TapStep(on=Selector(resource_id="button1")),
     ]
 
