@@ -22,6 +22,8 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
+import cv2
+import numpy as np
 from playwright.async_api import Browser, BrowserContext, Page
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeout
@@ -56,6 +58,30 @@ class SimProfile(BaseModel):
     def css_size(self) -> tuple[float, float]:
         """The viewport in CSS pixels."""
         return (self.width_px / self.dpr, self.height_px / self.dpr)
+
+    @property
+    def overhang(self) -> bool:
+        """Whether the viewport (a whole number of CSS pixels) is larger than the screen:
+        at 440 dpi, 1080 px are 392.7 CSS pixels and the viewport is 393, whose capture is
+        1081 px wide (:func:`_cropped` cuts it to the screen)."""
+        width, height = self.css_size
+        return width != round(width) or height != round(height)
+
+
+def _cropped(data: bytes, image_format: str, quality: int, profile: SimProfile) -> bytes:
+    """A capture of an overhanging viewport cut to the screen's pixels (Chromium's own clip
+    rounds a fractional CSS rectangle differently from page to page)."""
+    image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+    if image is None:
+        raise EnvError(f"the simulator's page gave {len(data)} bytes that are not an image")
+    screen = image[: profile.height_px, : profile.width_px]
+    if image_format == "png":
+        ok, encoded = cv2.imencode(".png", screen)
+    else:
+        ok, encoded = cv2.imencode(".jpg", screen, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    if not ok:
+        raise EnvError(f"could not encode a {screen.shape} screen as {image_format}")
+    return encoded.tobytes()
 
 
 @dataclass
@@ -135,6 +161,8 @@ class PooledPage:
             data = await self.page.screenshot(type="jpeg", quality=quality, scale="device")
         else:
             data = await self.page.screenshot(type="png", scale="device")
+        if self.profile.overhang:
+            data = _cropped(data, image_format, quality, self.profile)
         if key is not None:
             self.frames.put(key, data)
         return data

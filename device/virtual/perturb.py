@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from bridge.app_catalog import app_catalog
 from device.errors import ProfileError
 from device.profiles import VIRTUAL_PROFILE, DeviceProfile, load_profile, profile_names
+from sim.pages import SimProfile
 from sim.skins import SKINS
 from sim.state import SystemDialog
 
@@ -122,8 +123,18 @@ class Perturbations(BaseModel):
         """The skin the phone shows: its profile's."""
         return load_profile(self.profile).skin
 
+    @property
+    def screen(self) -> SimProfile:
+        """The screen the phone draws: its profile's pixels and density (the virtual Redmi
+        draws 1080×2400 at 440 dpi, a Redmi Note 12 Turbo's, so its pages are laid out on a
+        wider screen in dp than the simulator's 480-dpi one)."""
+        played = load_profile(self.profile)
+        return SimProfile(
+            width_px=played.width_px, height_px=played.height_px, density_dpi=played.density_dpi
+        )
+
     def _played(self) -> str:
-        return f"{SKINS[self.skin].system} screens and ways"
+        return f"{SKINS[self.skin].system} screens and ways ({self.screen.density_dpi} dpi)"
 
 
 _TEXTS: dict[str, tuple[SystemDialog, SystemDialog]] = {

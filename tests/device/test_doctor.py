@@ -87,6 +87,10 @@ async def test_the_driver_on_a_fresh_redmi(fresh_redmi: AttachedVirtualPhone) ->
         assert "exit=1" in shell and "theme_compatibility.xml" in shell  # as MIUI does
         tree = parse_hierarchy(await session.uiautomator_dump())  # the file, not the code
         assert any(node.package == "com.miui.home" for node in tree.nodes)
+        assert "Physical density: 440" in await session.shell("wm density")  # a Redmi's
+        frame = await AndroidDriver(session).screenshot()
+        assert (frame.width, frame.height) == (1080, 2400)
+        assert tree.screen_bounds() == (0, 0, 1080, 2400)  # laid out at 440 dpi, drawn at 1080
         await session.shell("su 0 setprop persist.security.adbinput 0")  # as from the box
         with pytest.raises(InjectEventsDenied, match=re.escape(SWITCH)):
             await AndroidDriver(session).tap(500, 500)  # one clear error, not a retry loop

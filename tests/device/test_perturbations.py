@@ -104,8 +104,9 @@ async def test_a_virtual_redmi_keeps_its_skin_across_resets() -> None:
     screen = render_screen(sim.phone, state)
     assert "More connectivity options" in screen and ">WLAN<" in screen
     assert knobs.describe() == (
-        "text x1.2, Xiaomi HyperOS (as on a Redmi Note 12 Turbo) screens and ways"
+        "text x1.2, Xiaomi HyperOS (as on a Redmi Note 12 Turbo) screens and ways (440 dpi)"
     )
+    assert (knobs.screen.width_px, knobs.screen.density_dpi) == (1080, 440)
     assert phone.current_focus() == ("com.android.settings", "com.android.settings.MainSettings")
 
 
