@@ -1,6 +1,7 @@
 """GRPO benchmark: the measured gain of the learned policy; prints one JSON object.
 
     .venv/bin/python benchmarks/train_bench.py [--quick] [--out DIR] [--virtual]
+        [--skins aosp,hyperos] [--profile redmi_note_12_turbo]
     .venv/bin/python benchmarks/train_bench.py --virtual-only INIT TRAINED [--quick]
 
 The full version is the acceptance run: split ``all-l1`` (every L1 template, English and
@@ -12,6 +13,10 @@ held-out instances greedily with the initialization and the trained weights on t
 phone behind the real adb server (one episode at a time, as on a phone): the gain measured
 in the other world. ``--virtual-only INIT TRAINED`` measures that for two existing
 checkpoints (the shipped ones: ``checkpoints/base checkpoints/trained``) without training.
+``--skins`` trains (and evaluates) across skins, each group's drawn per episode, seeded;
+``--profile`` names the device profile the virtual phone plays (``redmi_note_12_turbo``: the
+virtual Redmi, in HyperOS's skin). The paired number for a trained checkpoint against the
+shipped base is ``transfer-eval --trained learned:DIR``.
 """
 
 from __future__ import annotations
@@ -26,7 +31,9 @@ from typing import Any
 
 from device.adb import AdbTarget
 from device.env import AndroidEnv, AndroidEnvConfig
+from device.profiles import VIRTUAL_PROFILE
 from device.virtual.attach import attach_virtual_phone
+from device.virtual.perturb import Perturbations
 from policies.grpo import EvalResult, GRPOConfig, evaluate
 from policies.learned import LearnedPolicy
 from policies.learned.prior import initial_weights
@@ -40,9 +47,9 @@ QUICK = TrainOptions(
 )
 
 
-def run(quick: bool, out: Path) -> dict[str, Any]:
-    """Train and evaluate; the figures of the run as a JSON-ready dict."""
-    options = (QUICK if quick else FULL).model_copy(update={"out": out})
+def run(quick: bool, out: Path, skins: tuple[str, ...] = ("aosp",)) -> dict[str, Any]:
+    """Train and evaluate (in ``skins``); the figures of the run as a JSON-ready dict."""
+    options = (QUICK if quick else FULL).model_copy(update={"out": out, "skins": skins})
     report = asyncio.run(run_training(options))
     steps = report.train_steps + report.eval_steps
     return {
@@ -65,11 +72,15 @@ def run(quick: bool, out: Path) -> dict[str, Any]:
     }
 
 
-def on_virtual_phone(split: str, init: Path, trained: Path) -> dict[str, Any]:
-    """Held-out success of both checkpoints on the virtual phone (through adb)."""
+def on_virtual_phone(
+    split: str, init: Path, trained: Path, profile: str = VIRTUAL_PROFILE
+) -> dict[str, Any]:
+    """Held-out success of both checkpoints on the virtual phone playing ``profile``
+    (through adb)."""
     _, held_out = split_instances(load_split(split), default_registry())
     started = time.perf_counter()
-    with attach_virtual_phone(seed=0) as phone:
+    knobs = Perturbations(profile=profile)
+    with attach_virtual_phone(seed=0, perturbations=knobs) as phone:
         target = AdbTarget(port=phone.adb_port, serial=phone.serial)
 
         async def make_env() -> AndroidEnv:
@@ -96,22 +107,31 @@ def on_virtual_phone(split: str, init: Path, trained: Path) -> dict[str, Any]:
     }
 
 
+def _value(argv: list[str], option: str) -> str | None:
+    return argv[argv.index(option) + 1] if option in argv else None
+
+
 def main(argv: list[str]) -> None:
-    """Parse ``--quick``, ``--out DIR`` (default: a temporary directory) and ``--virtual``."""
+    """Parse ``--quick``, ``--out DIR`` (default: a temporary directory), ``--virtual``,
+    ``--skins`` and ``--profile``."""
     quick, virtual = "--quick" in argv, "--virtual" in argv
     split = (QUICK if quick else FULL).split
+    skins = tuple((_value(argv, "--skins") or "aosp").split(","))
+    profile = _value(argv, "--profile") or VIRTUAL_PROFILE
     if "--virtual-only" in argv:
         at = argv.index("--virtual-only")
         init, trained = Path(argv[at + 1]), Path(argv[at + 2])
-        print(json.dumps({"virtual_phone": on_virtual_phone(split, init, trained)}, indent=2))
+        figures = {"virtual_phone": on_virtual_phone(split, init, trained, profile)}
+        print(json.dumps(figures, indent=2))
         return
     with tempfile.TemporaryDirectory(prefix="train-bench-") as tmp:
-        out = Path(argv[argv.index("--out") + 1]) if "--out" in argv else Path(tmp) / "trained"
-        figures = run(quick, out)
+        given = _value(argv, "--out")
+        out = Path(given) if given is not None else Path(tmp) / "trained"
+        figures = run(quick, out, skins)
         if virtual:
             init = out.parent / f"{out.name}-init"
             LearnedPolicy(initial_weights("prior")).save(init, training={"init": "prior"})
-            figures["virtual_phone"] = on_virtual_phone(split, init, out)
+            figures["virtual_phone"] = on_virtual_phone(split, init, out, profile)
         print(json.dumps(figures, indent=2))
 
 

@@ -128,7 +128,7 @@ def test_a_detached_virtual_phone_runs_until_stopped(
         timeout=60,
     )
     assert size.stdout.strip() == "Physical size: 1080x2400"
-    listed = runner.invoke(device_app, ["virtual", "list"], terminal_width=200)
+    listed = runner.invoke(device_app, ["virtual", "list"])  # 80 columns off a terminal
     assert phone.serial in listed.output and "redmi_note_12_turbo" in listed.output
     stopped = runner.invoke(device_app, ["virtual", "stop"])
     assert stopped.exit_code == 0 and f"stopped {phone.serial}" in stopped.output

@@ -173,7 +173,7 @@ def virtual_list_command() -> None:
         return
     table = Table(title="detached virtual phones")
     for column in ("serial", "plays", "adb port", "pid", "seed", "log"):
-        table.add_column(column)
+        table.add_column(column, no_wrap=column != "log")  # the log's path may fold
     for _, phone in phones:
         table.add_row(
             phone.serial, phone.profile, str(phone.adb_port), str(phone.pid), str(phone.seed),
