@@ -30,7 +30,9 @@ from typing import TYPE_CHECKING
 
 from fastapi import FastAPI, Request, Response
 from fastapi.routing import APIRoute, APIRouter
+from starlette.datastructures import MutableHeaders
 from starlette.routing import BaseRoute
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from sim.api_errors import error_response
 
@@ -39,8 +41,11 @@ if TYPE_CHECKING:
 
 __all__ = [
     "RETRY_AFTER_S",
+    "HeaderHook",
     "MethodTable",
+    "RequestCheck",
     "documented_methods",
+    "guard_requests",
     "host_name",
     "install_guards",
     "is_loopback_name",
@@ -130,6 +135,71 @@ def _is_json(content_type: str) -> bool:
     return content_type.split(";", 1)[0].strip().lower() == "application/json"
 
 
+RequestCheck = Callable[[Request], Awaitable[Response | None]]
+"""A check run on every HTTP request before any route: a response refuses it, None lets
+it through."""
+HeaderHook = Callable[[Request, MutableHeaders], None]
+"""Adds headers to the response of a request that passed (a cookie, say)."""
+
+
+class _RequestGuard:
+    """Pure ASGI middleware running a :data:`RequestCheck`. Starlette's
+    ``@app.middleware("http")`` (``BaseHTTPMiddleware``) costs a task group and two memory
+    streams per request, ~10% of a simulator step whose gesture the page posts here; this
+    costs a function call. A body the check read is handed on to the route unchanged."""
+
+    def __init__(self, app: ASGIApp, check: RequestCheck, headers: HeaderHook | None) -> None:
+        self.app, self.check, self.headers = app, check, headers
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        read: list[Message] = []  # what the check took from the body, given again below
+
+        async def recording() -> Message:
+            message = await receive()
+            read.append(message)
+            return message
+
+        request = Request(scope, recording)
+        refusal = await self.check(request)
+        if refusal is not None:
+            await refusal(scope, receive, send)
+            return
+        replay = _replaying(read, receive)
+        hook = self.headers
+        if hook is None:
+            await self.app(scope, replay, send)
+            return
+
+        async def with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                hook(request, MutableHeaders(scope=message))
+            await send(message)
+
+        await self.app(scope, replay, with_headers)
+
+
+def _replaying(read: list[Message], receive: Receive) -> Receive:
+    """``receive`` giving what was already read from it first (then, as before, more
+    of the body or a disconnect)."""
+    if not read:
+        return receive
+    pending = list(read)
+
+    async def again() -> Message:
+        return pending.pop(0) if pending else await receive()
+
+    return again
+
+
+def guard_requests(app: FastAPI, check: RequestCheck, headers: HeaderHook | None = None) -> None:
+    """Run ``check`` on every HTTP request of ``app`` before its routes (the guard added
+    last runs first); ``headers`` adds to the responses of the requests it let through."""
+    app.add_middleware(_RequestGuard, check=check, headers=headers)
+
+
 def install_guards(
     app: FastAPI,
     sim: Simulator,
@@ -151,10 +221,7 @@ def install_guards(
     def methods() -> MethodTable:
         return documented_methods([*app.routes, *(r for one in routers for r in one.routes)])
 
-    @app.middleware("http")
-    async def guard(
-        request: Request, call_next: Callable[[Request], Awaitable[Response]]
-    ) -> Response:
+    async def guard(request: Request) -> Response | None:
         client = request.client.host if request.client else ""
         host = host_name(request.headers.get("host", "")).lower()
         if is_loopback_name(client) and not (is_loopback_name(host) or host in allowed):
@@ -194,4 +261,6 @@ def install_guards(
                 "not-ready",
                 headers={"Retry-After": str(RETRY_AFTER_S)},
             )
-        return await call_next(request)
+        return None
+
+    guard_requests(app, guard)

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import ipaddress
 import secrets
-from collections.abc import Awaitable, Callable
 from functools import cache
 from importlib import resources
 from typing import TYPE_CHECKING, Literal
@@ -29,11 +28,12 @@ from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html
 from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict
+from starlette.datastructures import MutableHeaders
 
 from bridge.records import TaskInstance
 from bridge.schema import Foreground, Verdict
 from sim.api_errors import error_response, error_responses, install_error_handlers
-from sim.api_guard import install_guards
+from sim.api_guard import guard_requests, install_guards
 from sim.env_api import ResetRequest, guarded, health_router, judged, posed, requested_task
 from sim.env_api_models import RequestBody
 from sim.env_table import EnvTable
@@ -321,11 +321,10 @@ def require_token(app: FastAPI, token: str | None) -> None:
     The token comes as a Bearer header, a ``?token=`` or the cookie a page opened with a
     valid ``?token=`` is given, so the page's own scripts and requests pass too."""
 
-    @app.middleware("http")
-    async def check(request: Request, call_next: Callable[[Request], Awaitable[Response]]):
+    async def check(request: Request) -> Response | None:
         client = request.client.host if request.client else ""
         if client in _LOOPBACK:
-            return await call_next(request)
+            return None
         queried = request.query_params.get("token", "")
         given = request.headers.get("authorization", "").removeprefix("Bearer ").strip()
         given = given or queried or request.cookies.get(TOKEN_COOKIE, "")
@@ -333,10 +332,15 @@ def require_token(app: FastAPI, token: str | None) -> None:
             return error_response(
                 401, "a token is required from this address: send it as Bearer or ?token="
             )
-        response = await call_next(request)
-        if queried:
-            response.set_cookie(TOKEN_COOKIE, token, httponly=True, samesite="strict")
-        return response
+        return None
+
+    def cookie(request: Request, headers: MutableHeaders) -> None:
+        if token is not None and request.query_params.get("token"):
+            given = Response()
+            given.set_cookie(TOKEN_COOKIE, token, httponly=True, samesite="strict")
+            headers.append("set-cookie", given.headers["set-cookie"])
+
+    guard_requests(app, check, cookie)
 
 
 def _instance(sim: Simulator, instance_id: str) -> Instance:
