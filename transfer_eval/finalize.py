@@ -19,6 +19,8 @@ from bridge.durable import write_atomic
 from bridge.records import EpisodeRecord
 from bridge.trajectory import RunStore
 from mobilegym.source import is_mobilegym
+from sim.pages import SimProfile
+from sim.skins import DEFAULT_SKIN, SKINS
 from transfer_eval.cells import MissingCell, Outcome
 from transfer_eval.paired import ROLES, WORLDS, Cell, PairedConfig, cell_id
 from transfer_eval.policy_factory import report_fingerprints
@@ -154,6 +156,22 @@ def device_title(config: PairedConfig, backend: str, device_model: str | None) -
     return f"Virtual phone ({gap})" if gap else "Virtual phone"
 
 
+def looks_apart(config: PairedConfig, backend: str) -> str | None:
+    """How the checked world's screens look other than the simulator's, so that a first
+    screen is compared by its app and not node by node; None when both draw the same (the
+    virtual phone in AOSP's skin at the simulator's density, its text unscaled)."""
+    if backend == "mobilegym" or is_mobilegym(config.sim):
+        return "MobileGym draws its own screens"
+    if backend != "virtual":
+        return "a phone draws its own screens"
+    gap, drawn = config.gap, []
+    if gap.skin != DEFAULT_SKIN or gap.screen != SimProfile():
+        drawn.append(f"{SKINS[gap.skin].system} screens at {gap.screen.density_dpi} dpi")
+    if gap.font_scale is not None:
+        drawn.append(f"text x{gap.font_scale:g}")
+    return f"the virtual phone draws {' with '.join(drawn)}" if drawn else None
+
+
 def _pairs(cells: Sequence[Cell]) -> list[tuple[str, str, int, str, str]]:
     """Each pair of the grid: (label, policy, repeat, simulator cell, phone cell)."""
     return [
@@ -188,7 +206,7 @@ def write_reports(
         replays=links,
         device_gap=gap,
         fingerprint=report_fingerprints(store),
-        start=start_parity(store, _pairs(cells)),
+        start=start_parity(store, _pairs(cells), looks_apart(config, backend)),
         sim_backend="mobilegym" if is_mobilegym(config.sim) else "sim",
         not_posed=not_posed,
     )

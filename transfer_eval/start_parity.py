@@ -3,9 +3,12 @@
 A pair (one suite entry, one policy, one repeat, a simulator cell and a phone cell) measures
 transfer only if both cells start alike. Two things are compared, both recorded by the runs
 themselves: the observable state the task was posed in (``EpisodeRecord.start_state``:
-settings, the watched provider rows, the task folders) and the UI tree of the first screen
-(``trees/0000.xml``). Keys Android rewrites by itself (the volatile settings) are left out.
-A pair whose either side has no record of its start is ``unknown``, never counted as equal.
+settings, the watched provider rows, the task folders) and the first screen: node by node
+(``trees/0000.xml``) when both worlds draw the same screens, else by the app in front
+(a virtual Redmi draws HyperOS's screens at 440 dpi, a real phone and MobileGym their own:
+no node of theirs is the simulator's, and that is the look, not the start). Keys Android
+rewrites by itself (the volatile settings) are left out. A pair whose either side has no
+record of its start is ``unknown``, never counted as equal.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from bridge.errors import TrajectoryError
 from bridge.observed import volatile_settings
-from bridge.records import EpisodeRecord
+from bridge.records import EpisodeRecord, StepRecord
 from bridge.schema import ObservedState, UINode
 from bridge.trajectory import RunStore
 from bridge.uitree import parse_hierarchy
@@ -28,6 +31,7 @@ __all__ = [
     "PairStart",
     "StartParity",
     "StartParitySummary",
+    "app_differences",
     "start_parity",
     "state_differences",
     "tree_differences",
@@ -60,6 +64,9 @@ class StartParity(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     pairs: list[PairStart] = Field(default_factory=list)
+    looks: str | None = None
+    """Why the first screens were compared by the app in front, not node by node (how the
+    phone's screens look other than the simulator's); None: node by node."""
 
     @property
     def compared(self) -> int:
@@ -93,16 +100,23 @@ class StartParitySummary(BaseModel):
     rate: float | None
     different: list[PairStart] = Field(default_factory=list)
     unknown: list[PairStart] = Field(default_factory=list)
+    looks: str | None = None
+    """See :attr:`StartParity.looks`."""
 
     def sentence(self) -> str:
         """The figure in words, as report.md and report.html say it."""
         if self.rate is None:
             return "Start-state parity: no pair recorded its start (runs made before it)."
         unknown = f"; {len(self.unknown)} could not be compared" if self.unknown else ""
+        screen = (
+            "the same first screen"
+            if self.looks is None
+            else f"the same app in front ({self.looks}: first screens compared by their app)"
+        )
         return (
             f"start-state parity {100 * self.rate:.0f}%: {self.same} of {self.compared} pairs "
             "started from the same observable state (settings, the watched rows and task "
-            f"folders) and the same first screen in both worlds{unknown}."
+            f"folders) and {screen} in both worlds{unknown}."
         )
 
     def rows(self) -> list[tuple[str, str, str]]:
@@ -127,6 +141,7 @@ class StartParitySummary(BaseModel):
             rate=parity.rate,
             different=parity.different,
             unknown=unknown,
+            looks=parity.looks,
         )
 
 
@@ -207,21 +222,32 @@ def tree_differences(sim: Sequence[UINode], phone: Sequence[UINode]) -> list[str
     return found
 
 
-def _first_tree(store: RunStore, record: EpisodeRecord) -> list[UINode] | None:
+def _first_step(store: RunStore, record: EpisodeRecord) -> StepRecord | None:
     try:
         steps = store.read_steps(record.episode_id)
     except TrajectoryError:
         return None
-    if not steps or steps[0].tree is None:
+    return steps[0] if steps else None
+
+
+def _first_tree(store: RunStore, record: EpisodeRecord) -> list[UINode] | None:
+    step = _first_step(store, record)
+    if step is None or step.tree is None:
         return None
-    path = store.episode_dir(record.episode_id) / steps[0].tree
+    path = store.episode_dir(record.episode_id) / step.tree
     if not path.is_file():
         return None
     return parse_hierarchy(path.read_text("utf-8")).nodes
 
 
+def app_differences(sim: StepRecord, phone: StepRecord) -> list[str]:
+    """Whether the first screens show the same app (the launcher when none is in front)."""
+    apps = [step.observation.foreground.app or "the home screen" for step in (sim, phone)]
+    return [] if apps[0] == apps[1] else [f"sim shows {apps[0]}; phone shows {apps[1]}"]
+
+
 def _pair(
-    store: RunStore, sim: EpisodeRecord | None, phone: EpisodeRecord | None
+    store: RunStore, sim: EpisodeRecord | None, phone: EpisodeRecord | None, by_app: bool
 ) -> tuple[Literal["same", "different", "unknown"], list[str], list[str], str | None]:
     if sim is None or phone is None:
         return "unknown", [], [], "a cell of the pair has not run"
@@ -233,19 +259,33 @@ def _pair(
             "a cell did not record its start (an infra error, or a world that cannot observe it)",
         )
     state = state_differences(sim.start_state, phone.start_state)
-    trees = _first_tree(store, sim), _first_tree(store, phone)
-    if trees[0] is None or trees[1] is None:
-        return "unknown", state, [], "a cell saved no first screen"
-    tree = tree_differences(trees[0], trees[1])
+    if by_app:
+        steps = _first_step(store, sim), _first_step(store, phone)
+        if steps[0] is None or steps[1] is None:
+            return "unknown", state, [], "a cell saved no first screen"
+        tree = app_differences(steps[0], steps[1])
+    else:
+        trees = _first_tree(store, sim), _first_tree(store, phone)
+        if trees[0] is None or trees[1] is None:
+            return "unknown", state, [], "a cell saved no first screen"
+        tree = tree_differences(trees[0], trees[1])
     return ("different" if state or tree else "same"), state, tree, None
 
 
-def start_parity(store: RunStore, pairs: Iterable[tuple[str, str, int, str, str]]) -> StartParity:
-    """The start of every pair ``(label, role, repeat, sim episode id, phone episode id)``."""
+def start_parity(
+    store: RunStore,
+    pairs: Iterable[tuple[str, str, int, str, str]],
+    looks: str | None = None,
+) -> StartParity:
+    """The start of every pair ``(label, role, repeat, sim episode id, phone episode id)``;
+    ``looks``: how the phone's screens look other than the simulator's (first screens are
+    then compared by the app in front), None when both draw the same."""
     done = store.completed()
     found = []
     for label, role, repeat, sim_id, phone_id in pairs:
-        verdict, state, tree, why = _pair(store, done.get(sim_id), done.get(phone_id))
+        verdict, state, tree, why = _pair(
+            store, done.get(sim_id), done.get(phone_id), looks is not None
+        )
         found.append(
             PairStart(
                 label=label,
@@ -257,4 +297,4 @@ def start_parity(store: RunStore, pairs: Iterable[tuple[str, str, int, str, str]
                 why=why,
             )
         )
-    return StartParity(pairs=found)
+    return StartParity(pairs=found, looks=looks)

@@ -3,8 +3,20 @@ are not, and a pair without a recorded start is unknown, never "the same"."""
 
 from __future__ import annotations
 
-from bridge.schema import ObservedState, UINode
-from transfer_eval.start_parity import PairStart, StartParity, state_differences, tree_differences
+from pathlib import Path
+
+from bridge.actions import FinishAction
+from bridge.records import StepRecord
+from bridge.schema import Foreground, ObservedState, PolicyOutput, UINode
+from tests.bridge.toy_env import screen_observation
+from transfer_eval.start_parity import (
+    PairStart,
+    StartParity,
+    StartParitySummary,
+    app_differences,
+    state_differences,
+    tree_differences,
+)
 
 
 def _state(**settings: str) -> ObservedState:
@@ -83,3 +95,42 @@ def test_unknown_pairs_are_neither_same_nor_counted() -> None:
     assert (parity.same, parity.compared, parity.rate) == (1, 2, 0.5)
     assert [p.label for p in parity.different] == ["b"]
     assert StartParity().rate is None
+
+
+def _first(app: str | None) -> StepRecord:
+    seen = screen_observation(0).model_copy(update={"foreground": Foreground(app=app)})
+    return StepRecord(step=0, observation=seen, output=PolicyOutput(action=FinishAction()))
+
+
+def test_screens_of_another_look_are_compared_by_their_app() -> None:
+    assert app_differences(_first(None), _first(None)) == []
+    assert app_differences(_first("settings"), _first(None)) == [
+        "sim shows settings; phone shows the home screen"
+    ]
+    looks = "the virtual phone draws HyperOS screens at 440 dpi"
+    summary = StartParitySummary.of(
+        StartParity(
+            pairs=[PairStart(label="a", role="base", repeat=0, verdict="same")], looks=looks
+        )
+    )
+    assert f"the same app in front ({looks}: first screens compared by their app)" in (
+        summary.sentence()
+    )
+    same = StartParity(pairs=[PairStart(label="a", role="base", repeat=0, verdict="same")])
+    assert "and the same first screen in both worlds" in StartParitySummary.of(same).sentence()
+
+
+def test_the_looks_apart_are_named_from_the_run() -> None:
+    from device.virtual.perturb import Perturbations
+    from transfer_eval.finalize import looks_apart
+    from transfer_eval.paired import PairedConfig
+
+    plain = PairedConfig(out=Path("x"))
+    assert looks_apart(plain, "virtual") is None  # the simulator's own screens, twice
+    redmi = plain.model_copy(update={"gap": Perturbations(profile="redmi_note_12_turbo")})
+    assert looks_apart(redmi, "virtual") == (
+        "the virtual phone draws Xiaomi HyperOS (as on a Redmi Note 12 Turbo) screens at 440 dpi"
+    )
+    zoomed = plain.model_copy(update={"gap": Perturbations(font_scale=1.15)})
+    assert looks_apart(zoomed, "virtual") == "the virtual phone draws text x1.15"
+    assert looks_apart(plain, "device") == "a phone draws its own screens"
