@@ -35,14 +35,12 @@ def _suite(tmp: Path, *task_ids: str) -> Path:
 
 @pytest.fixture(scope="module")
 def run_dir(tmp_path_factory: pytest.TempPathFactory, mobilegym_build: str) -> Path:
-    """One paired run, our simulator → MobileGym, shared by this file's tests (both policies
-    scripted: a random base would play out its whole step budget in MobileGym, ~1 s a step,
-    and nothing here is about what it does)."""
+    """One paired run, our simulator → MobileGym, shared by this file's tests."""
     tmp = tmp_path_factory.mktemp("te-mg")
     suite = _suite(tmp, *POSED, NOT_POSED)
     config = PairedConfig(
         device=mobilegym_build,
-        base="scripted",
+        base="random:1",
         trained="scripted",
         suite=str(suite),
         out=tmp / "run",
