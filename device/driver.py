@@ -33,12 +33,12 @@ from pydantic import BaseModel, ConfigDict, Field
 from bridge.actions import KeyName
 from bridge.coords import ScreenGeometry
 from bridge.errors import UITreeError
+from bridge.images import decode_at_least, image_size
 from bridge.schema import ScreenSpec, UIStatus
 from bridge.uitree import UITree, parse_hierarchy
 from device.adb import mentions_inject_events
 from device.app_shell import foreground_activity, start_app
 from device.errors import DeviceError, InjectEventsDenied, UiAutomatorError
-from device.images import decode_at_least, image_size
 
 __all__ = [
     "KEYCODES",
@@ -110,7 +110,7 @@ class DeviceLink(Protocol):
 class Frame:
     """A screenshot: the encoded bytes as captured, their size, and the pixels at a reduced
     size (:data:`THUMB_WIDTH` wide or more: what comparing frames and the black check
-    need); the full pixels are decoded on first use (:mod:`device.images`)."""
+    need); the full pixels are decoded on first use (:mod:`bridge.images`)."""
 
     data: bytes
     format: Literal["jpeg", "png"]

@@ -22,14 +22,13 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
-import cv2
-import numpy as np
 from playwright.async_api import Browser, BrowserContext, Page
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 from pydantic import BaseModel, ConfigDict, Field
 
 from bridge.errors import EnvError, EnvTimeout
+from bridge.images import decode_image, encode_image
 from sim.instance import Instance, ScreenPayload
 
 __all__ = ["PHONE_PAGE", "PagePool", "PooledPage", "SimProfile"]
@@ -71,17 +70,12 @@ class SimProfile(BaseModel):
 def _cropped(data: bytes, image_format: str, quality: int, profile: SimProfile) -> bytes:
     """A capture of an overhanging viewport cut to the screen's pixels (Chromium's own clip
     rounds a fractional CSS rectangle differently from page to page)."""
-    image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
-    if image is None:
-        raise EnvError(f"the simulator's page gave {len(data)} bytes that are not an image")
-    screen = image[: profile.height_px, : profile.width_px]
-    if image_format == "png":
-        ok, encoded = cv2.imencode(".png", screen)
-    else:
-        ok, encoded = cv2.imencode(".jpg", screen, [cv2.IMWRITE_JPEG_QUALITY, quality])
-    if not ok:
-        raise EnvError(f"could not encode a {screen.shape} screen as {image_format}")
-    return encoded.tobytes()
+    try:
+        image = decode_image(data)
+        screen = image[: profile.height_px, : profile.width_px]
+        return encode_image(screen, "png" if image_format == "png" else "jpeg", quality)
+    except ValueError as exc:
+        raise EnvError(f"the simulator's page gave a capture that is no image: {exc}") from exc
 
 
 @dataclass

@@ -23,10 +23,10 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from bridge.images import decode_image
 from device.virtual import vfs
 from device.virtual.commands_log import wait_for_hangup
 from device.virtual.errors import ScreenrecordUsage
-from device.virtual.perturb import decode_image
 from device.virtual.shell_context import CommandContext, CommandFn
 
 __all__ = ["COMMANDS", "FRAME_INTERVAL_S"]

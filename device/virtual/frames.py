@@ -19,8 +19,7 @@ from typing import Literal
 
 import numpy as np
 
-from device.images import decode_at_least
-from device.virtual.perturb import decode_image
+from bridge.images import decode_at_least, decode_image
 
 __all__ = ["FrameCache", "RenderedFrame"]
 

@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import Literal
 
-import cv2
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -29,8 +27,6 @@ __all__ = [
     "Perturbations",
     "PopupSource",
     "Transition",
-    "decode_image",
-    "encode_image",
     "playable_profiles",
 ]
 
@@ -315,22 +311,3 @@ class Transition:
         frame[top:bottom, :seam] = self.before[top:bottom, :seam]
         frame[top:bottom, seam:] = after[top:bottom, : width - seam]
         return frame
-
-
-def decode_image(data: bytes) -> np.ndarray:
-    """Encoded PNG/JPEG bytes as BGR pixels."""
-    image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
-    if image is None:
-        raise ValueError(f"{len(data)} bytes that are not a PNG or JPEG image")
-    return image
-
-
-def encode_image(image: np.ndarray, image_format: Literal["png", "jpeg"], quality: int) -> bytes:
-    """BGR pixels as PNG, or as JPEG at ``quality`` (what ``screencap`` / u2 return)."""
-    if image_format == "png":
-        ok, data = cv2.imencode(".png", image)
-    else:
-        ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])
-    if not ok:
-        raise ValueError(f"could not encode a {image.shape} frame as {image_format}")
-    return data.tobytes()

@@ -20,13 +20,14 @@ import cv2
 import numpy as np
 
 from bridge.app_catalog import Component
+from bridge.images import encode_image
 from bridge.schema import UINode
 from bridge.uitree import to_xml
 from device.profiles import DeviceProfile, load_profile
 from device.virtual.errors import SecurityRefused
 from device.virtual.frames import FrameCache, RenderedFrame
 from device.virtual.logbuffer import note_activity_start, observe_starts
-from device.virtual.perturb import Perturbations, PopupSource, Transition, encode_image
+from device.virtual.perturb import Perturbations, PopupSource, Transition
 from device.virtual.vfs import PhoneFiles
 from sim.actuate import PageTouch
 from sim.device_props import DeviceIdentity

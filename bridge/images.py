@@ -1,4 +1,6 @@
-"""Screenshots as pixels, decoded no larger than their use needs.
+"""Screenshots as bytes and pixels: PNG/JPEG in and out (opencv), and decoded no larger
+than their use needs. One home for every world's images: the simulator cuts captures to the
+screen, the virtual phone scales and animates its frames, the phone driver compares them.
 
 A phone's screenshot is 1080×2400 or so, but settling compares frames as 180-pixel-wide
 thumbnails and a small probe is a quarter of the screen: a JPEG decoded at a reduced size
@@ -9,10 +11,12 @@ knows its dimensions without decoding them.
 
 from __future__ import annotations
 
+from typing import Literal
+
 import cv2
 import numpy as np
 
-__all__ = ["decode_at_least", "image_size"]
+__all__ = ["decode_at_least", "decode_image", "encode_image", "image_size"]
 
 _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 _JPEG_FRAME_MARKERS = frozenset(range(0xC0, 0xD0)) - {0xC4, 0xC8, 0xCC}
@@ -54,3 +58,22 @@ def decode_at_least(data: bytes, width: int) -> np.ndarray | None:
             if -(-size[0] // factor) >= width:  # libjpeg rounds a reduced size up
                 return cv2.imdecode(buffer, flag)
     return cv2.imdecode(buffer, cv2.IMREAD_COLOR)
+
+
+def decode_image(data: bytes) -> np.ndarray:
+    """Encoded PNG/JPEG bytes as BGR pixels; ValueError for bytes that are not an image."""
+    image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+    if image is None:
+        raise ValueError(f"{len(data)} bytes that are not a PNG or JPEG image")
+    return image
+
+
+def encode_image(image: np.ndarray, image_format: Literal["png", "jpeg"], quality: int) -> bytes:
+    """BGR pixels as PNG, or as JPEG at ``quality`` (what ``screencap`` / u2 return)."""
+    if image_format == "png":
+        ok, data = cv2.imencode(".png", image)
+    else:
+        ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    if not ok:
+        raise ValueError(f"could not encode a {image.shape} frame as {image_format}")
+    return data.tobytes()

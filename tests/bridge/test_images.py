@@ -6,9 +6,9 @@ import cv2
 import numpy as np
 import pytest
 
+from bridge.images import decode_at_least, decode_image, encode_image, image_size
 from device.driver import THUMB_WIDTH, decode_frame, frame_change
 from device.errors import DeviceError
-from device.images import decode_at_least, image_size
 
 
 def _screen(width: int = 1080, height: int = 2400) -> np.ndarray:
@@ -65,3 +65,11 @@ def test_a_frame_compares_as_the_full_image_would() -> None:
 def test_bytes_that_are_no_image_are_a_device_error() -> None:
     with pytest.raises(DeviceError, match="is not an image"):
         decode_frame(b"\xff\xd8\xff\xc0" + bytes(20), "jpeg")
+
+
+def test_pixels_round_trip_as_png_and_refuse_what_is_no_image() -> None:
+    image = _screen(90, 200)
+    assert (decode_image(encode_image(image, "png", 80)) == image).all()
+    assert decode_image(encode_image(image, "jpeg", 80)).shape == image.shape
+    with pytest.raises(ValueError, match="not a PNG or JPEG"):
+        decode_image(b"nope")
