@@ -12,6 +12,7 @@ browser page can render any instance and two renders of one state are byte-ident
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -149,32 +150,42 @@ def _big_tiles(phone: Phone, state: InstanceState, s: dict[str, str]) -> list[di
     ]
 
 
-def _control_center(phone: Phone, state: InstanceState, s: dict[str, str]) -> str:
+def _tiles(
+    state: InstanceState, s: dict[str, str], table: Sequence[tuple[str, str]], prefix: str
+) -> list[dict[str, Any]]:
+    """Quick toggles of ``table`` ((tile id, icon)), labelled by the strings ``prefix`` + id."""
     settings = state.os.settings
-    tiles = [
-        {"id": tile, "icon": icon, "label": s[f"cc_{tile}"], "on": is_on(settings, tile)}
-        for tile, icon in _CONTROL_CENTER_ROUND
+    return [
+        {"id": tile, "icon": icon, "label": s[f"{prefix}{tile}"], "on": is_on(settings, tile)}
+        for tile, icon in table
     ]
-    values = {
-        "big_tiles": _big_tiles(phone, state, s),
-        "tiles": tiles,
-        "brightness": int(settings["system"]["screen_brightness"]),
+
+
+def _panel(state: InstanceState, s: dict[str, str], **values: Any) -> dict[str, Any]:
+    """What every pulled-down panel shows besides its own ``values``."""
+    return {
+        **values,
+        "brightness": int(state.os.settings["system"]["screen_brightness"]),
         "time": _clock(state),
         "date": _date(state, s),
         "system_ui": system_ui_of(state.os.skin),
         "s": s,
     }
+
+
+def _control_center(phone: Phone, state: InstanceState, s: dict[str, str]) -> str:
+    values = _panel(
+        state,
+        s,
+        big_tiles=_big_tiles(phone, state, s),
+        tiles=_tiles(state, s, _CONTROL_CENTER_ROUND, "cc_"),
+    )
     return phone.renderer.render("control_center.html", values, state.os.skin)
 
 
 def _shade(phone: Phone, state: InstanceState, s: dict[str, str]) -> str:
     if state.ui.quick_settings and has_control_center(state.os.skin):
         return _control_center(phone, state, s)
-    settings = state.os.settings
-    tiles = [
-        {"id": tile, "icon": icon, "label": s[f"tile_{tile}"], "on": is_on(settings, tile)}
-        for tile, icon in QUICK_TILES
-    ]
     lang = state.os.lang
     notifications = [
         {
@@ -186,15 +197,9 @@ def _shade(phone: Phone, state: InstanceState, s: dict[str, str]) -> str:
         }
         for n in reversed(state.os.notifications)
     ]
-    values = {
-        "tiles": tiles,
-        "notifications": notifications,
-        "brightness": int(settings["system"]["screen_brightness"]),
-        "time": _clock(state),
-        "date": _date(state, s),
-        "system_ui": system_ui_of(state.os.skin),
-        "s": s,
-    }
+    values = _panel(
+        state, s, tiles=_tiles(state, s, QUICK_TILES, "tile_"), notifications=notifications
+    )
     return phone.renderer.render("shade.html", values, state.os.skin)
 
 
