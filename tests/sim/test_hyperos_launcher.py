@@ -6,10 +6,8 @@ One Chromium for the module; the paging is checked on the HTML, without a browse
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator
 
 import pytest
-import pytest_asyncio
 
 from bridge.schema import (
     Action,
@@ -26,21 +24,16 @@ from sim.env import SimEnv
 from sim.launcher import drawer_apps
 from sim.phone import ActionEvent, Phone
 from sim.screen import render_screen
-from sim.simulator import SimConfig, Simulator
+from sim.simulator import Simulator
 from sim.state import InstanceState
 from tests.sim.launcher_fixture import synthetic_apps
 
 pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.browser]
 
 MIUI = "com.miui.home"
+SIM_PAGES = 1
+"""The shared ``sim`` fixture's pool (tests/conftest.py): one page."""
 LOCALES = {"en": "en-US", "zh": "zh-CN"}
-
-
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def sim() -> AsyncIterator[Simulator]:
-    """A simulator with the real apps (one page of the pool)."""
-    async with Simulator(SimConfig(pages=1)) as simulator:
-        yield simulator
 
 
 async def _env(sim: Simulator, lang: str, skin: str = "hyperos") -> SimEnv:
