@@ -118,19 +118,21 @@ def test_a_detached_virtual_phone_runs_until_stopped(
         ["virtual", "start", "--detach", "--seed", "2", "--profile", "redmi_note_12_turbo"],
     )
     assert started.exit_code == 0, started.output
-    [(_, phone)] = running()
-    assert phone.serial in started.output and phone.seed == 2
-    assert phone.profile == "redmi_note_12_turbo"
-    size = subprocess.run(
-        shlex.split(phone.adb_command("shell", "wm", "size")),
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert size.stdout.strip() == "Physical size: 1080x2400"
-    listed = runner.invoke(device_app, ["virtual", "list"])  # 80 columns off a terminal
-    assert phone.serial in listed.output and "redmi_note_12_turbo" in listed.output
-    stopped = runner.invoke(device_app, ["virtual", "stop"])
+    try:  # a failed check must not leave the background phone running
+        [(_, phone)] = running()
+        assert phone.serial in started.output and phone.seed == 2
+        assert phone.profile == "redmi_note_12_turbo"
+        size = subprocess.run(
+            shlex.split(phone.adb_command("shell", "wm", "size")),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert size.stdout.strip() == "Physical size: 1080x2400"
+        listed = runner.invoke(device_app, ["virtual", "list"])  # 80 columns off a terminal
+        assert phone.serial in listed.output and "redmi_note_12_turbo" in listed.output
+    finally:
+        stopped = runner.invoke(device_app, ["virtual", "stop"])
     assert stopped.exit_code == 0 and f"stopped {phone.serial}" in stopped.output
     assert running() == [] and not list(tmp_path.iterdir())
     try:
