@@ -26,7 +26,7 @@ from datetime import time
 from typing import Any
 
 from sim.pickers.formats import picker_strings
-from sim.pickers.time_picker import hour_key, minute_key
+from sim.pickers.time_picker import hour_key, minute_key, time_texts
 
 __all__ = [
     "BAND_PX",
@@ -178,8 +178,8 @@ def _write(
 ) -> None:
     """Store ``indices`` in the drafts (as the dialog's fields hold a time) and home every
     wheel."""
-    fields[hour_key(app_id)] = wheel_text("hour", indices["hour"], twenty_four, "en")
-    fields[minute_key(app_id)] = wheel_text("minute", indices["minute"], twenty_four, "en")
+    value = wheel_time(indices, twenty_four)
+    fields[hour_key(app_id)], fields[minute_key(app_id)] = time_texts(value, twenty_four)
     if not twenty_four:
         state["pm"] = bool(indices["am_pm"])
     home_wheels(scroll, app_id, twenty_four)
