@@ -27,7 +27,6 @@ from mobilegym.errors import MobileGymSourceError
 from mobilegym.poseable import mobilegym_refusal
 from mobilegym.source import MobileGymSource, is_mobilegym, parse_source
 from mobilegym.world import MobileGym
-from sim.tasks.registry import TaskRegistry, default_registry
 from transfer_eval.sim_source import SimEnvs, SimSource, sim_envs
 
 __all__ = [
@@ -104,12 +103,11 @@ def pair_refusal(task: TaskInstance, gain: GainWorld, checked: CheckedWorld) -> 
 
 @dataclass(frozen=True)
 class GainSide:
-    """The world the gain was made in, as the grid uses it: the task catalogue and a
-    maker of new envs (``base``: a phone's state our simulator starts from, see
-    :mod:`transfer_eval.phone_twin`; only our local simulator takes one)."""
+    """The world the gain was made in, as the grid uses it: a maker of new envs (``base``:
+    a phone's state our simulator starts from, see :mod:`transfer_eval.phone_twin`; only
+    our local simulator takes one)."""
 
     kind: GainWorld
-    tasks: TaskRegistry
     make_env: Callable[[], Awaitable[Env]]
     takes_base: bool
     sims: SimEnvs | None = None
@@ -137,11 +135,11 @@ async def gain_side(
     hosts, ``pages`` at once) or a MobileGym build."""
     if gain_world(sim) == "mobilegym":
         async with mobilegym_envs(parse_source(sim), step_timeout_s) as make:
-            yield GainSide("mobilegym", default_registry(), make, takes_base=False)
+            yield GainSide("mobilegym", make, takes_base=False)
         return
     async with sim_envs(source, pages=pages) as sims:
 
         async def make_sim() -> Env:
             return await sims.env()
 
-        yield GainSide("sim", sims.tasks, make_sim, takes_base=source.local, sims=sims)
+        yield GainSide("sim", make_sim, takes_base=source.local, sims=sims)

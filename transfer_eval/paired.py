@@ -370,18 +370,18 @@ async def _checked_envs(
 
 async def _run_grid(
     config: PairedConfig,
-    suite: Suite,
+    cells: Sequence[Cell],
     store: RunStore,
     phone: _Phone,
-    lang: str | None,
     skip: Mapping[str, str],
     on_done: Callable[[EpisodeRecord], None] | None,
-) -> list[Cell]:
+) -> None:
+    """Run the grid's missing ``cells`` in both worlds (the ones ``skip`` names are left
+    out of both, said once)."""
     for label, why in skip.items():
         log.warning("%s is left out of both worlds: %s", label, why)
     gain_ctx = gain_side(config.sim, config.source, config.sim_pages, config.step_timeout_s)
     async with gain_ctx as gain, _checked_envs(config, phone) as checked_env:
-        cells = _cells(gain.tasks, suite, config.repeats, lang, skip)
         base = await _twin_base(config, phone, gain)
 
         async def sim_env() -> Env:
@@ -419,7 +419,6 @@ async def _run_grid(
             await gather_or_cancel([asyncio.ensure_future(world) for world in worlds])
             if not any(r.outcome == "infra_error" for r in store.completed().values()):
                 break
-    return cells
 
 
 _CHECKOUT = Path(__file__).resolve().parents[1]
@@ -595,7 +594,7 @@ async def run_paired(
         if not store.pending([cell.episode_id for cell in cells]):
             return PairedRun(store, cells, _backend(config), skip)  # nothing to start
         with _phone(config, checked) as phone:
-            cells = await _run_grid(config, suite, store, phone, lang, skip, on_done)
+            await _run_grid(config, cells, store, phone, skip, on_done)
     except BaseException:
         store.close()
         raise
