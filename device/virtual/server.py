@@ -79,7 +79,9 @@ class VirtualPhoneServer:
         seed: seed of the simulator instance (same seed, same phone).
         port: adbd's TCP port on ``host``; 0 picks a free one.
         host: address to bind (loopback).
-        sim_config: simulator settings (default: 2 pages, the screen of the profile played).
+        sim_config: simulator settings (default: the screen of the profile played, one page:
+            the phone draws one screen at a time, and a page that keeps showing it need not
+            load it again).
         perturbations: reality-gap knobs of the phone (the profile it plays among them).
         ready: whether the phone is set up for runs as a person prepares one (the input
             switch of its profile on); False is the phone as it comes from the box.
@@ -99,7 +101,7 @@ class VirtualPhoneServer:
         self.port = port
         self.host = host
         self.perturbations = perturbations or Perturbations()
-        self.sim_config = sim_config or SimConfig(pages=2, profile=self.perturbations.screen)
+        self.sim_config = sim_config or SimConfig(pages=1, profile=self.perturbations.screen)
         self.adbd: Adbd | None = None
         self._sim: Simulator | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
