@@ -29,6 +29,7 @@ __all__ = [
     "Recall",
     "ScrollStep",
     "Selector",
+    "SwitchStep",
     "TapStep",
     "TypeStep",
     "WaitStep",
@@ -102,6 +103,36 @@ class TapStep(ContractModel):
     on: Selector
     scroll: bool = True
     at: tuple[float, float] | None = None
+
+
+class SwitchStep(ContractModel):
+    """Turn a switch (or check box) on or off: tap it when its checked state is not ``on``,
+    and do nothing when it already is (scrolling the largest list to find it when
+    ``scroll``). A plan that must reach a state from a start it does not know reads the
+    switch as a phone shows it, in the tree's ``checked``."""
+
+    type: Literal["switch"] = "switch"
+    on: Selector
+    to: bool
+    scroll: bool = True
+
+    def state(self, nodes: list[UINode]) -> bool | None:
+        """The checked state of the switch ``on`` names: the node itself when checkable,
+        else the first checkable node inside it (a settings row and its switch widget); None
+        when it is not on screen or holds no switch."""
+        row = self.on.find(nodes)
+        if row is None:
+            return None
+        if row.checkable:
+            return row.checked
+        inside = {row.id}
+        for node in nodes[row.id + 1 :]:  # document order: descendants follow their row
+            if node.parent not in inside:
+                continue
+            if node.checkable:
+                return node.checked
+            inside.add(node.id)
+        return None
 
 
 class LongPressStep(ContractModel):
@@ -257,6 +288,7 @@ class FinishStep(ContractModel):
 
 PlanStep = Annotated[
     TapStep
+    | SwitchStep
     | LongPressStep
     | TypeStep
     | KeyStep

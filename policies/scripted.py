@@ -38,6 +38,7 @@ from bridge.plans import (
     PlanStep,
     ScrollStep,
     Selector,
+    SwitchStep,
     TapStep,
     TypeStep,
     WaitStep,
@@ -105,6 +106,8 @@ class PlanPolicy:
                 self._index += 1
             elif isinstance(step, EachStep):  # unrolled in place over what the notes saw
                 self._plan[self._index : self._index + 1] = step.expand(self._notes)
+            elif isinstance(step, SwitchStep) and _already(step, observation):
+                self._advance()  # the switch is as wanted: nothing to tap
             else:
                 break
         if self._index >= len(self._plan):
@@ -120,6 +123,11 @@ class PlanPolicy:
         self._last = None
 
     def _action(self, step: PlanStep, obs: Observation) -> tuple[Action, str]:
+        if isinstance(step, SwitchStep):  # not as wanted (act() passed it over otherwise)
+            if step.on.find(obs.ui) is not None and step.state(obs.ui) is None:
+                message = f"{step.on.model_dump(exclude_defaults=True)} holds no switch"
+                return FinishAction(status="abort", message=message), message
+            return self._on_node(TapStep(on=step.on, scroll=step.scroll), obs)
         if isinstance(step, TapStep | LongPressStep | TypeStep):
             return self._on_node(step, obs)
         self._advance()
@@ -190,6 +198,11 @@ class PlanPolicy:
         assert scrollable is not None
         target = Target.node(scrollable.id)
         return ScrollAction(direction=self._direction, target=target), "scroll to find"
+
+
+def _already(step: SwitchStep, obs: Observation) -> bool:
+    """Whether the step's switch is on screen and already in the state it asks for."""
+    return step.state(obs.ui) == step.to
 
 
 def _inside(node: UINode, at: tuple[float, float], obs: Observation) -> Point:

@@ -10,6 +10,7 @@ from bridge.plans import (
     OpenAppStep,
     Recall,
     Selector,
+    SwitchStep,
     TapStep,
     TypeStep,
 )
@@ -198,3 +199,36 @@ def test_a_note_without_its_section_notes_nothing_and_numbers_are_parsed() -> No
     assert Recall(key="k", op="text").value({}) == ""
     assert Recall(key="k", op="number").value({"k": ["Android 14", "x"]}) == 14
     assert Recall(key="k", op="number").value({"k": ["v2.5"]}) == 2.5
+
+
+def _switch_row(rid: str, checked: bool, first: int = 0) -> list[UINode]:
+    """A settings row ``rid`` (not checkable) whose switch widget, a grandchild, is."""
+    return [
+        UINode(id=first, resource_id=rid, bounds_px=(0, 300, 1080, 450), clickable=True),
+        UINode(id=first + 1, parent=first, class_name="android.widget.LinearLayout",
+               bounds_px=(900, 300, 1080, 450)),
+        UINode(id=first + 2, parent=first + 1, class_name="android.widget.Switch",
+               resource_id="android:id/switch_widget", bounds_px=(920, 340, 1040, 410),
+               checkable=True, checked=checked),
+    ]  # fmt: skip
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("checked", [True, False])
+async def test_a_switch_step_taps_only_a_switch_in_the_other_state(checked: bool) -> None:
+    step = SwitchStep(on=Selector(resource_id="silent_mode"), to=True)
+    policy = PlanPolicy([step])
+    await policy.reset("Silent mode on", PolicyContext())
+    output = await policy.act(_obs(*_switch_row("silent_mode", checked)))
+    assert output.action is not None
+    assert output.action.type == ("finish" if checked else "tap")  # already on: nothing
+    assert step.state(_switch_row("silent_mode", checked)) is checked
+
+
+@pytest.mark.asyncio
+async def test_a_switch_step_on_a_row_without_a_switch_gives_up_saying_so() -> None:
+    policy = PlanPolicy([SwitchStep(on=Selector(text="Wi-Fi"), to=False)])
+    await policy.reset("Wi-Fi off", PolicyContext())
+    output = await policy.act(_obs(*_list("Wi-Fi")))
+    assert output.action is not None and output.action.type == "finish"
+    assert output.action.status == "abort" and "holds no switch" in (output.action.message or "")
