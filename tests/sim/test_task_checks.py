@@ -226,11 +226,11 @@ def test_switches_pass_only_at_the_target_in_android_encodings(posing: Posing) -
 
 
 def test_choice_tasks_compare_options_not_raw_values(posing: Posing) -> None:
-    as_printed = "1.1500000357627869"  # a phone's 1.15
-    large = posing("settings/SetFontSize-v1", value="large")
-    assert large.put("system", "font_scale", as_printed).passed() == [True]
-    largest = posing("settings/SetFontSize-v1", value="largest")
-    assert largest.put("system", "font_scale", as_printed).passed() == [False]
+    small = posing("settings/SetFontSize-v1", value="small")  # starts at default
+    # a phone's 0.85 (AOSP's small) and HyperOS's small (0.86) are small; 1.0 is not
+    printed = {"0.8500000238418579": True, "0.8600000143051147": True, "1.0": False}
+    for as_printed, passed in printed.items():
+        assert small.put("system", "font_scale", as_printed).passed() == [passed], as_printed
     ringer = posing("settings/SetRingerMode-v1", value="vibrate")
     assert ringer.passed() == [False] and ringer.put("global", "mode_ringer", 1).passed() == [True]
 

@@ -15,8 +15,8 @@ settings keys:
 Actions (``data-action`` → handler; ``data-arg-*`` in brackets): ``open[page]``,
 ``toggle_airplane``, ``toggle_wifi``, ``toggle_bluetooth``, ``toggle_mobile_data``,
 ``toggle_dark_theme``, ``toggle_dnd``, ``set_brightness[frac]``, ``set_ring_volume[frac]``,
-``set_timeout[ms]``, ``set_font_scale[size]``, ``set_ringer[mode]``, ``set_zen[mode]``
-(HyperOS), ``set_locale[locale]``,
+``set_timeout[ms]``, ``set_font_scale[size]``, ``set_ringer[mode]``, ``set_zen[mode]``,
+``toggle_silent_mode`` and ``toggle_vibrate_in_silent`` (HyperOS), ``set_locale[locale]``,
 ``wifi_network[ssid]``, ``rename``, ``rename_ok``, ``rename_cancel``.
 """
 
@@ -98,8 +98,8 @@ class SettingsApp(App):
         return html
 
     def gallery_screens(self) -> tuple[GalleryScreen, ...]:
-        """The main list, the radio, display, sound, language and about pages, and the
-        device-name dialog (keyboard up)."""
+        """The main list, the radio, display, font-size, sound, language and about pages,
+        and the device-name dialog (keyboard up)."""
         pages = (
             ("wifi", "Wi-Fi"),
             ("bluetooth", "Bluetooth"),
@@ -111,6 +111,7 @@ class SettingsApp(App):
         return (
             GalleryScreen(name="main", title="Settings"),
             *(GalleryScreen(name=name, title=title, path=f"/{name}") for name, title in pages),
+            GalleryScreen(name="font", title="Font size", path="/display/font"),
             GalleryScreen(
                 name="rename-dialog",
                 title="Device name dialog",
@@ -204,9 +205,16 @@ class SettingsApp(App):
 
     @on("set_font_scale")
     def set_font_scale(self, ctx: AppContext, event: Event) -> None:
-        """Font size: ``system.font_scale`` from the choice named ``size``."""
-        size = _choice(event, "size", model.FONT_SCALES)
-        ctx.settings.setdefault("system", {})["font_scale"] = model.FONT_SCALES[size]
+        """Font size: ``system.font_scale`` from the choice named ``size``, one of the skin's
+        own sizes; a skin with MIUI's size codes writes ``system.ui_mode_scale`` too, as MIUI
+        does (:data:`~sim.apps.settings.model.UI_MODE_SCALES_BY_SKIN`)."""
+        sizes = model.FONT_SCALES_BY_SKIN[ctx.skin]
+        size = _choice(event, "size", sizes)
+        system = ctx.settings.setdefault("system", {})
+        system["font_scale"] = sizes[size]
+        codes = model.UI_MODE_SCALES_BY_SKIN.get(ctx.skin)
+        if codes is not None:
+            system["ui_mode_scale"] = codes[size]
 
     # ---- sound
     @on("set_ring_volume")
@@ -230,9 +238,33 @@ class SettingsApp(App):
 
     @on("set_ringer")
     def set_ringer(self, ctx: AppContext, event: Event) -> None:
-        """Ringer mode: ``global.mode_ringer`` from the choice named ``mode``."""
+        """Ringer mode (AOSP's list; HyperOS has MIUI's silent mode instead):
+        ``global.mode_ringer`` from the choice named ``mode``."""
         mode = _choice(event, "mode", model.RINGER_MODES)
         ctx.settings.setdefault("global", {})["mode_ringer"] = model.RINGER_MODES[mode]
+
+    @on("toggle_silent_mode")
+    def toggle_silent_mode(self, ctx: AppContext, event: Event) -> None:
+        """MIUI's *Silent mode* switch (HyperOS), its ``setSilenceModeOn``: on is
+        ``global.mode_ringer`` 1 (vibrate) if ``system.vibrate_in_silent`` is on (unset: on),
+        else 0 (silent); off is 2 (normal). It is on while the ringer is not normal."""
+        g = ctx.settings.setdefault("global", {})
+        on = not model.is_silent_mode(g.get("mode_ringer", model.RINGER_MODES["sound"]))
+        vibrate = model.vibrates_in_silent(ctx.settings.get("system", {}))
+        g["mode_ringer"] = model.silent_mode_ringer(on, vibrate)
+
+    @on("toggle_vibrate_in_silent")
+    def toggle_vibrate_in_silent(self, ctx: AppContext, event: Event) -> None:
+        """MIUI's *Vibrate in silent mode* switch (HyperOS): ``system.vibrate_in_silent`` 1/0.
+        While silent mode is on, the ringer follows (1 vibrate or 0 silent), as if silent mode
+        were turned on again: our inference from ``setSilenceModeOn``, which reads the setting
+        when silent mode turns on; the public code does not show the switch doing it."""
+        system = ctx.settings.setdefault("system", {})
+        vibrate = not model.vibrates_in_silent(system)
+        system["vibrate_in_silent"] = int(vibrate)
+        g = ctx.settings.setdefault("global", {})
+        if model.is_silent_mode(g.get("mode_ringer", model.RINGER_MODES["sound"])):
+            g["mode_ringer"] = model.silent_mode_ringer(True, vibrate)
 
     # ---- language
     @on("set_locale")

@@ -11,18 +11,26 @@ keys and encodings, so ``adb shell settings get`` on a phone reads the same numb
   back when the mode ends, a hand-switched radio keeping the user's choice).
 * ``system.screen_brightness`` 0–255, ``system.volume_ring`` 0–15 (from a slider fraction).
 * ``secure.ui_night_mode`` 2 on / 1 off; ``global.zen_mode`` 1 on / 0 off (any non-zero
-  value reads as on); ``global.mode_ringer`` 2 sound / 1 vibrate / 0 silent.
-* ``system.screen_off_timeout`` in ms, ``system.font_scale`` a float, ``system.system_locales``
-  a BCP 47 tag list such as ``"zh-CN"``.
+  value reads as on); ``global.mode_ringer`` 2 sound / 1 vibrate / 0 silent;
+  ``system.vibrate_in_silent`` 1/0 (unset: 1), which MIUI's silent mode reads.
+* ``system.screen_off_timeout`` in ms, ``system.font_scale`` a float (and on HyperOS
+  ``system.ui_mode_scale``, MIUI's size code), ``system.system_locales`` a BCP 47 tag list such
+  as ``"zh-CN"``.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
+
+from sim.skins import DEFAULT_SKIN
 
 __all__ = [
     "FONT_SCALES",
+    "FONT_SCALES_BY_SKIN",
+    "FONT_SCALE_TOLERANCE",
+    "FONT_SIZES_EVERY_SKIN",
     "LOCALES",
     "NIGHT_MODE_OFF",
     "NIGHT_MODE_ON",
@@ -32,16 +40,22 @@ __all__ = [
     "TIMEOUT_CHOICES_EVERY_SKIN",
     "TIMEOUT_CHOICES_MS",
     "TIMEOUT_NEVER_MS",
+    "UI_MODE_SCALES_BY_SKIN",
+    "VIBRATE_IN_SILENT_DEFAULT",
     "ZEN_MODES",
     "brightness_from_frac",
     "font_scale_name",
+    "font_size_name",
     "is_on",
+    "is_silent_mode",
     "locale_choice",
     "longest_timeout",
     "night_mode_value",
     "ring_volume_from_frac",
+    "silent_mode_ringer",
     "timeout_label",
     "value_from_frac",
+    "vibrates_in_silent",
     "zen_mode_value",
 ]
 
@@ -75,10 +89,53 @@ ZEN_MODES: dict[str, int] = {"off": 0, "priority": 1, "total": 2}
 exceptions* (important interruptions) and *Silence all* (no interruptions)."""
 
 FONT_SCALES: dict[str, float] = {"small": 0.85, "default": 1.0, "large": 1.15, "largest": 1.3}
-"""Font-size choices (name → ``system.font_scale``), smallest first."""
+"""AOSP's font-size choices (name → ``system.font_scale``), smallest first."""
+
+FONT_SCALES_BY_SKIN: dict[str, dict[str, float]] = {
+    "aosp": FONT_SCALES,
+    "hyperos": {
+        "small": 0.86,
+        "default": 1.0,
+        "medium": 1.15,
+        "large": 1.32,
+        "huge": 1.1,
+        "godzilla": 1.14,
+    },
+}
+"""The font sizes each skin offers (name → ``system.font_scale``), smallest first. A name is
+the size's meaning; each skin words it (HyperOS's ``default`` is *Standard*). HyperOS's are
+MIUI's six (``android.util.MiuiFontSizeUtils``), at the framework's defaults for a 440-dpi
+screen such as the Redmi's; a device may override them. Its *huge* and *godzilla* are bigger
+than *large* with a smaller ``font_scale`` because MIUI also forces 540 dpi for them, which
+the simulator does not model (it draws at the profile's density)."""
+
+UI_MODE_SCALES_BY_SKIN: dict[str, dict[str, int]] = {
+    "hyperos": {"small": 12, "default": 1, "medium": 13, "large": 14, "huge": 15, "godzilla": 11},
+}
+"""MIUI's ``system.ui_mode_scale`` for each font size of a skin that writes one with
+``font_scale`` (``android.content.res.MiuiConfiguration``); AOSP has none."""
+
+FONT_SCALE_TOLERANCE = 0.05
+"""How far a ``font_scale`` may sit from a size's and still be it, for a task: phones print
+float32 noise (``1.2999999523``), and skins differ by a hundredth (0.85, 0.86)."""
+
+FONT_SIZES_EVERY_SKIN: tuple[str, ...] = tuple(
+    name
+    for name, scale in FONT_SCALES_BY_SKIN[DEFAULT_SKIN].items()
+    if all(
+        name in sizes and math.isclose(sizes[name], scale, abs_tol=FONT_SCALE_TOLERANCE)
+        for sizes in FONT_SCALES_BY_SKIN.values()
+    )
+)
+"""The font sizes every skin offers with the same meaning (the name in every skin, the
+``font_scale`` values within :data:`FONT_SCALE_TOLERANCE`): what a task may ask for and mean
+the same everywhere. ``large`` is not one: 1.15 in AOSP, 1.32 in HyperOS."""
 
 RINGER_MODES: dict[str, int] = {"sound": 2, "vibrate": 1, "silent": 0}
 """Ringer-mode choices (name → ``global.mode_ringer``)."""
+
+VIBRATE_IN_SILENT_DEFAULT = 1
+"""``system.vibrate_in_silent`` when unset, as MIUI reads it."""
 
 LOCALES: tuple[str, ...] = ("en-US", "zh-CN")
 """The languages offered (``system.system_locales`` values)."""
@@ -124,8 +181,9 @@ def zen_mode_value(on: bool) -> int:
     return 1 if on else 0
 
 
-def font_scale_name(scale: Any) -> str | None:
-    """The :data:`FONT_SCALES` name of ``scale``, or None for a value not in the list.
+def font_scale_name(scale: Any, skin: str = DEFAULT_SKIN) -> str | None:
+    """The name of ``scale`` among ``skin``'s font sizes (:data:`FONT_SCALES_BY_SKIN`), or
+    None for a value not in its list.
 
     Phones store the float with float32 noise (``1.1500000357627869``), hence the tolerance.
     """
@@ -133,9 +191,44 @@ def font_scale_name(scale: Any) -> str | None:
         value = float(scale)
     except (TypeError, ValueError):
         return None
-    return next(
-        (name for name, s in FONT_SCALES.items() if math.isclose(s, value, abs_tol=1e-3)), None
-    )
+    sizes = FONT_SCALES_BY_SKIN[skin]
+    return next((name for name, s in sizes.items() if math.isclose(s, value, abs_tol=1e-3)), None)
+
+
+def font_size_name(system: Mapping[str, Any], skin: str = DEFAULT_SKIN) -> str | None:
+    """The font size ``skin``'s font page shows as chosen, from the ``system`` settings: by
+    ``ui_mode_scale`` in a skin that writes one (MIUI reads its size from it) when it holds
+    one of the skin's codes, else by ``font_scale`` (:func:`font_scale_name`)."""
+    codes = UI_MODE_SCALES_BY_SKIN.get(skin, {})
+    try:
+        code = int(system["ui_mode_scale"])
+    except (KeyError, TypeError, ValueError):
+        code = None
+    named = next((name for name, c in codes.items() if c == code), None)
+    return named or font_scale_name(system.get("font_scale", 1.0), skin)
+
+
+def vibrates_in_silent(system: Mapping[str, Any]) -> bool:
+    """Whether ``system.vibrate_in_silent`` is on (unset: :data:`VIBRATE_IN_SILENT_DEFAULT`)."""
+    value = system.get("vibrate_in_silent")
+    return is_on(VIBRATE_IN_SILENT_DEFAULT if value is None else value)
+
+
+def is_silent_mode(mode_ringer: Any) -> bool:
+    """MIUI's ``isSilenceModeOn``: the ringer is not normal (``mode_ringer`` != 2)."""
+    try:
+        return int(mode_ringer) != RINGER_MODES["sound"]
+    except (TypeError, ValueError):
+        return False
+
+
+def silent_mode_ringer(on: bool, vibrate_in_silent: bool) -> int:
+    """``global.mode_ringer`` after MIUI's ``setSilenceModeOn(on)``
+    (``android.provider.MiuiSettings$SoundMode``): on is vibrate (1) if the phone vibrates in
+    silent mode, else silent (0); off is normal (2)."""
+    if not on:
+        return RINGER_MODES["sound"]
+    return RINGER_MODES["vibrate"] if vibrate_in_silent else RINGER_MODES["silent"]
 
 
 def timeout_label(ms: Any) -> tuple[str, int]:

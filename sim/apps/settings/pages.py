@@ -131,7 +131,7 @@ def display_values(ctx: AppContext) -> Values:
     """Brightness slider, dark theme switch, timeout and font-size entries."""
     s = _system(ctx)
     brightness = int(s.get("screen_brightness", 128))
-    font = model.font_scale_name(s.get("font_scale", 1.0))
+    font = model.font_size_name(s, ctx.skin)
     return {
         "brightness": brightness,
         "brightness_shown": ctx.t("percent", n=round(brightness * 100 / model.BRIGHTNESS_MAX)),
@@ -181,12 +181,13 @@ def dnd_values(ctx: AppContext) -> Values:
 
 
 def font_values(ctx: AppContext) -> Values:
-    """The font-size choices, the current one checked."""
-    current = model.font_scale_name(_system(ctx).get("font_scale", 1.0))
+    """The font sizes the skin offers (AOSP's four, HyperOS's six), the current one checked
+    (:func:`~sim.apps.settings.model.font_size_name`)."""
+    current = model.font_size_name(_system(ctx), ctx.skin)
     return {
         "choices": [
             {"label": ctx.t(f"font_{name}"), "size": name, "checked": name == current}
-            for name in model.FONT_SCALES
+            for name in model.FONT_SCALES_BY_SKIN[ctx.skin]
         ]
     }
 
@@ -204,6 +205,23 @@ def sound_values(ctx: AppContext) -> Values:
             {"label": ctx.t(f"ringer_{name}"), "mode": name, "checked": value == ringer}
             for name, value in model.RINGER_MODES.items()
         ],
+    }
+
+
+def silent_mode_values(ctx: AppContext) -> Values:
+    """HyperOS's Sound & vibration: ring volume, the Do not disturb entry, and MIUI's silent
+    mode as two switches instead of a ringer-mode list: *Silent mode* (on while
+    ``global.mode_ringer`` is not 2) and *Vibrate in silent mode* (``system.vibrate_in_silent``,
+    unset on)."""
+    g, s = _global(ctx), _system(ctx)
+    silent = model.is_silent_mode(g.get("mode_ringer", 2))
+    vibrate = model.vibrates_in_silent(s)
+    return {
+        "ring_volume": int(s.get("volume_ring", 10)),
+        "ring_max": model.RING_VOLUME_MAX,
+        "dnd_summary": _on_off(ctx, g.get("zen_mode")),
+        "silent": silent,
+        "vibrate_in_silent": vibrate,
     }
 
 
@@ -304,10 +322,11 @@ SKIN_PAGES: dict[str, dict[str, Screen]] = {
         ),
         "/lock_screen": _sub_page("lock_screen.html", lock_screen_values),
         "/lock_screen/sleep": _sub_page("timeout.html", timeout_values),  # HyperOS choices
+        "/sound": _page("sound.html", silent_mode_values, ".sound.SoundSettings"),
         "/sound/dnd": _sub_page("dnd.html", dnd_values),
         "/about/specs": _sub_page("specs.html", about_values),
         "/additional": _sub_page("additional.html", main_values),
     }
 }
-"""The routes HyperOS adds (its templates in ``skins/hyperos/templates``) or hands to
-another package."""
+"""The routes HyperOS adds (its templates in ``skins/hyperos/templates``), hands to
+another package, or fills with values of its own (Sound & vibration's silent mode)."""

@@ -15,12 +15,12 @@ from functools import cache
 from typing import Annotated, Any, ClassVar, Literal
 
 from bridge.android_state import Namespace
-from bridge.plans import FinishStep, Plan, Selector, TapStep, TypeStep
+from bridge.plans import FinishStep, Plan, PlanStep, Selector, SwitchStep, TapStep, TypeStep
 from bridge.spec.base import Scalar, TruthRef
 from bridge.spec.settings import Compare, SettingCheck
 from bridge.taskspec import CheckRule, EnsureOp, Requirement
 from sim.apps.settings import SettingsApp, model
-from sim.apps.settings.plans import SettingsWalk, settings_plan
+from sim.apps.settings.plans import SettingsWalk, layout, settings_plan
 from sim.skins import plan_skin
 from sim.tasks.base import TaskTemplate, WrongPlan, option_before, put
 from sim.tasks.params import Boolean, Choice, Integer, TaskParams
@@ -36,6 +36,7 @@ __all__ = [
     "SetAirplaneMode",
     "SetBrightnessExtreme",
     "SetLanguage",
+    "SetRingerMode",
     "SetWifi",
     "Switch",
     "after",
@@ -43,6 +44,7 @@ __all__ = [
     "pick_radio",
     "settings_plan",
     "settings_text",
+    "silent_mode_steps",
     "timeout_text",
 ]
 
@@ -126,9 +128,9 @@ class RingerChoice(OptionChoice):
 
 
 class FontChoice(OptionChoice):
-    """A font size by name."""
+    """A font size by name, of those every skin offers with the same meaning."""
 
-    value: Annotated[str, Choice(tuple(model.FONT_SCALES))]
+    value: Annotated[str, Choice(model.FONT_SIZES_EVERY_SKIN)]
 
 
 class LocaleChoice(OptionChoice):
@@ -364,7 +366,9 @@ class RadioList(TaskTemplate[OptionChoice]):
 
     ``options`` are the list's options in screen order; ``rids`` the rows to tap to see the
     list (each found where the skin puts it);
-    ``tolerance`` how far a phone's printed value may sit from ours (font scales).
+    ``tolerance`` how far a phone's printed value may sit from ours (font scales);
+    ``also_changes`` the settings a skin's way of choosing writes besides (MIUI's
+    ``ui_mode_scale``).
     """
 
     apps = ("settings",)
@@ -382,11 +386,12 @@ class RadioList(TaskTemplate[OptionChoice]):
         rids: tuple[str, ...],
         namespace: Namespace = "system",
         tolerance: float = 0.0,
+        also_changes: tuple[str, ...] = (),
     ) -> None:
         self.id, self.__doc__, self.instructions, self.Params = id, summary, instructions, params
         self.namespace, self.key, self.rids, self.tolerance = namespace, key, rids, tolerance
         self.options = {option.value: option for option in options}
-        self.expected_settings = (f"{namespace}.{key}",)
+        self.expected_settings = (f"{namespace}.{key}", *also_changes)
 
     def label(self, value: Any, lang: str) -> str:
         """The option's text on screen in ``lang``."""
@@ -408,6 +413,60 @@ class RadioList(TaskTemplate[OptionChoice]):
         return [*settings_plan(*self.rids), pick_radio(self.label(p.value, lang)), FinishStep()]
 
 
+SILENT_MODE = "silent_mode"
+"""The resource id of MIUI's *Silent mode* switch (HyperOS's Sound & vibration)."""
+
+VIBRATE_IN_SILENT = "vibrate_in_silent"
+"""The resource id of MIUI's *Vibrate in silent mode* switch."""
+
+
+def has_silent_mode() -> bool:
+    """Whether Settings in the skin being planned for sets the ringer through MIUI's silent
+    mode switches rather than a ringer-mode list (read off its pages, as ways are)."""
+    return any(SILENT_MODE in rids for rids in layout(plan_skin()).rows.values())
+
+
+def silent_mode_steps(mode: str) -> list[PlanStep]:
+    """Open Settings and set the ringer to ``mode`` (``sound``, ``vibrate`` or ``silent``)
+    with MIUI's two switches, each read as the tree shows it (the task starts at another
+    mode, and ``vibrate_in_silent`` may hold anything): silent mode off for sound; else
+    silent mode off, *Vibrate in silent mode* as the mode wants, and silent mode on, which
+    is when MIUI reads that switch (a ringer put straight into 0 or 1 shows silent mode on
+    whatever the vibrate switch says)."""
+    walk = SettingsWalk().visit(SILENT_MODE)
+    walk.then(SwitchStep(on=Selector(resource_id=SILENT_MODE), to=False))
+    if mode != "sound":
+        walk.then(
+            SwitchStep(on=Selector(resource_id=VIBRATE_IN_SILENT), to=mode == "vibrate"),
+            SwitchStep(on=Selector(resource_id=SILENT_MODE), to=True),
+        )
+    return walk.steps
+
+
+class SetRingerMode(RadioList):
+    """Ringer mode sound / vibrate / silent (S8; ``global.mode_ringer`` 2 / 1 / 0). HyperOS
+    has no ringer-mode list: MIUI's *Silent mode* and *Vibrate in silent mode* switches set
+    it (:func:`silent_mode_steps`), which may write ``system.vibrate_in_silent``."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "settings/SetRingerMode-v1",
+            type(self).__doc__ or "",
+            {"en": "Set the ringer mode to {label}.", "zh": "把铃声模式设为“{label}”。"},
+            RingerChoice,
+            key="mode_ringer",
+            options=tuple(RadioOption(k, v, f"ringer_{k}") for k, v in model.RINGER_MODES.items()),
+            rids=("sound_settings",),
+            namespace="global",
+            also_changes=("system.vibrate_in_silent",),
+        )
+
+    def oracle(self, p: OptionChoice, lang: str) -> Plan:
+        if has_silent_mode():
+            return [*silent_mode_steps(p.value), FinishStep()]
+        return super().oracle(p, lang)
+
+
 RADIO_LISTS: tuple[RadioList, ...] = (
     RadioList(
         "settings/SetScreenTimeout-v1",
@@ -424,26 +483,21 @@ RADIO_LISTS: tuple[RadioList, ...] = (
         ),
         rids=("screen_timeout",),
     ),
-    RadioList(
-        "settings/SetRingerMode-v1",
-        "Ringer mode sound / vibrate / silent (S8; ``global.mode_ringer`` 2 / 1 / 0).",
-        {"en": "Set the ringer mode to {label}.", "zh": "把铃声模式设为“{label}”。"},
-        RingerChoice,
-        key="mode_ringer",
-        options=tuple(RadioOption(k, v, f"ringer_{k}") for k, v in model.RINGER_MODES.items()),
-        rids=("sound_settings",),
-        namespace="global",
-    ),
+    SetRingerMode(),
     RadioList(
         "settings/SetFontSize-v1",
-        "Font size by name (S10; ``system.font_scale`` 0.85 / 1.0 / 1.15 / 1.3; phones print "
-        "scales like 1.2999999523, so within 0.05).",
+        "Font size by name, of the sizes every skin offers with the same meaning (S10; "
+        "``system.font_scale`` small 0.85 / default 1.0, HyperOS's small 0.86; phones print "
+        "scales like 0.8500000238, so within 0.05). HyperOS also writes ``ui_mode_scale``.",
         {"en": "Change the font size to {label}.", "zh": "把字体大小改为“{label}”。"},
         FontChoice,
         key="font_scale",
-        options=tuple(RadioOption(k, v, f"font_{k}") for k, v in model.FONT_SCALES.items()),
+        options=tuple(
+            RadioOption(k, model.FONT_SCALES[k], f"font_{k}") for k in model.FONT_SIZES_EVERY_SKIN
+        ),
         rids=("font_size",),
-        tolerance=0.05,
+        tolerance=model.FONT_SCALE_TOLERANCE,
+        also_changes=("system.ui_mode_scale",),
     ),
 )
 """The one-list tasks of Settings, as data."""
@@ -537,6 +591,13 @@ TEMPLATES: tuple[TaskTemplate, ...] = (
 # The neighbouring control, the wrong value.
 
 
+def _wrong_ringer(mode: str, lang: str) -> list[PlanStep]:
+    """Set the ringer to ``mode`` (another mode) as the skin being planned for offers it."""
+    if has_silent_mode():
+        return silent_mode_steps(mode)
+    return [*settings_plan("sound_settings"), pick_radio(settings_text(f"ringer_{mode}", lang))]
+
+
 def _locale_label(code: str, lang: str) -> str:
     return settings_text("locale_" + code.lower().replace("-", "_"), lang)
 
@@ -563,8 +624,14 @@ WRONG: dict[str, WrongPlan] = {
         FinishStep(),
     ],
     "settings/SetDoNotDisturb-v1": lambda p, lang, w: [
-        *settings_plan("sound_settings"),
-        pick_radio(settings_text("ringer_silent", lang)),
+        *(
+            settings_plan(SILENT_MODE)  # HyperOS: MIUI's silent mode, a ringer switch
+            if has_silent_mode()
+            else [
+                *settings_plan("sound_settings"),
+                pick_radio(settings_text("ringer_silent", lang)),
+            ]
+        ),
         FinishStep(),
     ],
     "settings/MuteRingVolume-v1": lambda p, lang, w: [
@@ -586,16 +653,13 @@ WRONG: dict[str, WrongPlan] = {
         FinishStep(),
     ],
     "settings/SetRingerMode-v1": lambda p, lang, w: [
-        *settings_plan("sound_settings"),
-        pick_radio(
-            settings_text(f"ringer_{option_before(tuple(model.RINGER_MODES), p['value'])}", lang)
-        ),
+        *_wrong_ringer(option_before(tuple(model.RINGER_MODES), p["value"]), lang),
         FinishStep(),
     ],
     "settings/SetFontSize-v1": lambda p, lang, w: [
         *settings_plan("display_settings", "font_size"),
         pick_radio(
-            settings_text(f"font_{option_before(tuple(model.FONT_SCALES), p['value'])}", lang)
+            settings_text(f"font_{option_before(model.FONT_SIZES_EVERY_SKIN, p['value'])}", lang)
         ),
         FinishStep(),
     ],
