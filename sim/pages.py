@@ -237,10 +237,13 @@ def frame_cache() -> Recent[FrameKey, bytes]:
 
 
 class PagePool:
-    """``size`` pages, each in its own browser context, lent out one step at a time.
+    """Up to ``size`` pages, each in its own browser context, lent out one step at a time.
 
     One context per page: pages sharing a context are background tabs of one window, and
     Chromium produces their frames (which screenshots wait for) only about once a second.
+    The pool opens one page at start and another only when every open page is lent out
+    (each costs a renderer process and ~0.4 s of CPU): a simulator used one step at a time,
+    as most are, never pays for the rest.
     """
 
     def __init__(self, browser: Browser, base_url: str, profile: SimProfile, size: int) -> None:
@@ -248,16 +251,33 @@ class PagePool:
         self._base_url = base_url
         self._profile = profile
         self._size = size
+        self._opened = 0
+        self._opening = asyncio.Lock()
         self._free: asyncio.Queue[PooledPage] = asyncio.Queue()
         self._contexts: list[BrowserContext] = []
         self._trees = tree_cache()
         self._frames = frame_cache()
 
+    @property
+    def opened(self) -> int:
+        """How many pages the pool has opened so far (at most its size)."""
+        return self._opened
+
     async def start(self) -> None:
-        """Open the contexts and load the runtime into every page."""
-        pages = await asyncio.gather(*(self._open_page() for _ in range(self._size)))
-        for page in pages:
-            self._free.put_nowait(page)
+        """Open the first context and load the runtime into its page."""
+        await self._grow()
+
+    async def _grow(self) -> None:
+        """Open one more page into the free queue (below the pool's size)."""
+        async with self._opening:
+            if self._opened >= self._size or not self._free.empty():
+                return  # another borrower opened one meanwhile, or a page came back
+            self._opened += 1
+            try:
+                self._free.put_nowait(await self._open_page())
+            except BaseException:
+                self._opened -= 1
+                raise
 
     async def _open_page(self) -> PooledPage:
         width, height = self._profile.css_size
@@ -279,8 +299,17 @@ class PagePool:
 
     @asynccontextmanager
     async def page(self) -> AsyncIterator[PooledPage]:
-        """Borrow a page for one step; Playwright failures of the browser come out as
+        """Borrow a page for one step (opening another while every open one is lent out,
+        up to the pool's size); Playwright failures of the browser come out as
         ``EnvTimeout`` / ``EnvError`` (see the module docstring)."""
+        if self._free.empty() and self._opened < self._size:
+            try:
+                await self._grow()
+            except PlaywrightError as exc:
+                raise EnvError(
+                    f"the simulator's Chromium could not open another page ({_gist(exc)}); "
+                    "if this repeats, restart the simulator"
+                ) from exc
         pooled = await self._free.get()
         try:
             pooled.uses += 1

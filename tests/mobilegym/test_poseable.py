@@ -58,7 +58,7 @@ def test_every_template_is_answered() -> None:
     [
         "settings/SetWifi-v1",
         "settings/SetLanguage-v1",  # a retail phone's requirement: MobileGym holds the locale
-        "settings/SetFontSize-v1",  # 1.3 is fontSizePct 100
+        "settings/SetFontSize-v1",  # 0.85, 1.0: fontSizePct 0, 33
         "settings/QueryDeviceModel-v1",
         "settings/CountPairedDevices-v1",
         "clock/QueryNextAlarm-v1",  # time_12_24 24 is what MobileGym always shows

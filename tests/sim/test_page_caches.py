@@ -1,7 +1,10 @@
-"""The page pool's caches: what is kept, what is dropped, and that a kept frame is the frame
-Chromium would capture again (the purity the frame cache rests on)."""
+"""The page pool: its caches (what is kept, what is dropped, and that a kept frame is the
+frame Chromium would capture again: the purity the frame cache rests on), and pages opened
+as the load needs them."""
 
 from __future__ import annotations
+
+import asyncio
 
 import cv2
 import numpy as np
@@ -51,3 +54,27 @@ async def test_a_kept_frame_is_what_chromium_captures_again(sim: Simulator) -> N
         return cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR).astype(int)
 
     assert np.abs(pixels(kept) - pixels(fresh)).max() <= 2  # the same screen, re-rastered
+
+
+@pytest.mark.browser
+@pytest.mark.asyncio(loop_scope="module")
+async def test_the_pool_opens_a_page_only_when_every_open_one_is_lent(sim: Simulator) -> None:
+    assert sim.config.pages == 2 and sim.pool.opened == 1  # one page at start
+    for _ in range(3):  # one borrower at a time: the one page serves them all
+        async with sim.pool.page():
+            pass
+    assert sim.pool.opened == 1
+    both = asyncio.Event()
+    lent: list[int] = []
+
+    async def borrow() -> None:
+        async with sim.pool.page() as pooled:
+            lent.append(id(pooled))
+            if len(lent) == 2:
+                both.set()
+            await asyncio.wait_for(both.wait(), 30)  # held until the other has one too
+
+    await asyncio.gather(borrow(), borrow())
+    assert sim.pool.opened == 2 and len(set(lent)) == 2
+    await asyncio.gather(borrow(), borrow(), asyncio.sleep(0))  # never beyond its size
+    assert sim.pool.opened == 2
