@@ -24,10 +24,9 @@ from ray.cluster_utils import Cluster
 from typer.testing import CliRunner
 
 from bridge.env import ForkableEnv
-from bridge.errors import EnvError
 from bridge.records import TaskInstance
 from bridge.runner import run_episode
-from bridge.schema import KeyAction, Observation, PolicyContext, PolicyOutput
+from bridge.schema import Observation, PolicyContext, PolicyOutput
 from bridge.sync import LoopThread
 from bridge.trajectory import RunStore
 from policies.learned import LearnedPolicy
@@ -147,34 +146,13 @@ async def test_a_fork_group_spans_hosts_from_one_state_and_steps_in_parallel(
             await parent.fork(2)
 
 
-@pytest.mark.asyncio
-async def test_a_host_killed_mid_episode_is_an_infra_error_and_the_pool_recovers(
-    cluster: Cluster, task: TaskInstance
-) -> None:
-    async with await _pool(hosts=1, max_restarts=2) as pool:
-        env = await pool.env(screenshot=False)
-        await env.reset(task)
-        pid = (await pool.load())[0].pid
-        os.kill(pid, signal.SIGKILL)
-        with pytest.raises(EnvError, match=r"died|restarted"):
-            await env.step(KeyAction(key="home"))
-        assert (await pool.load())[0].pid != pid  # waits until Ray restarted the host
-        # the restarted host knows nothing of the env; it says so as an infra error
-        with pytest.raises(HostRestarted, match="restarted"):
-            await env.observe()
-        await env.close()  # closing a lost env is fine
-        fresh = await pool.env(screenshot=False)  # the pool recovers on the new incarnation
-        assert (await fresh.reset(task)).ui
-        info = (await pool.load())[0]
-        assert info.pid != pid and info.envs == 1
-
-
 class _KillsTheHostAtStep2:
     """The oracle, except that before its second action the host process is killed."""
 
     def __init__(self, task: TaskInstance, pool: EnvPool) -> None:
         self.inner, self.pool, self.steps = _oracle(task), pool, 0
         self.name = "kills-the-host"
+        self.killed: int | None = None
 
     async def reset(self, instruction: str, context: PolicyContext) -> None:
         await self.inner.reset(instruction, context)
@@ -182,14 +160,18 @@ class _KillsTheHostAtStep2:
     async def act(self, observation: Observation) -> PolicyOutput:
         self.steps += 1
         if self.steps == 2:
-            os.kill((await self.pool.load())[0].pid, signal.SIGKILL)
+            self.killed = (await self.pool.load())[0].pid
+            os.kill(self.killed, signal.SIGKILL)
         return await self.inner.act(observation)
 
 
 @pytest.mark.asyncio
-async def test_the_runner_records_a_dead_host_as_an_infra_error(
+async def test_a_host_killed_mid_episode_is_an_infra_error_and_the_pool_recovers(
     cluster: Cluster, task: TaskInstance
 ) -> None:
+    """The host killed under the runner mid-episode: the step fails as the env's infra
+    error (``died``), the episode is recorded so, and the pool goes on with the restarted
+    host."""
     async with await _pool(hosts=1, max_restarts=1) as pool:
         env = await pool.env(screenshot=False)
         policy = _KillsTheHostAtStep2(task, pool)
@@ -197,6 +179,15 @@ async def test_the_runner_records_a_dead_host_as_an_infra_error(
         assert record.outcome == "infra_error", record.outcome
         assert record.error_source == "env"
         assert "died" in (record.error or ""), record.error
+        assert (await pool.load())[0].pid != policy.killed  # waits until Ray restarted it
+        # the restarted host knows nothing of the env; it says so as an infra error
+        with pytest.raises(HostRestarted, match="restarted"):
+            await env.observe()
+        await env.close()  # closing a lost env is fine
+        fresh = await pool.env(screenshot=False)  # the pool recovers on the new incarnation
+        assert (await fresh.reset(task)).ui
+        info = (await pool.load())[0]
+        assert info.pid != policy.killed and info.envs == 1
 
 
 # ---------------------------------------------------------------- the commands, --ray
