@@ -12,46 +12,13 @@ from pathlib import Path
 import pytest
 
 from sim import radios
-from sim.app import AppContext, Event
 from sim.apps.settings import SettingsApp, model
 from sim.apps.settings.pages import DEVICE_NAME_FIELD, PAGES
 from sim.errors import SimError
-from sim.render import TemplateRenderer
-from sim.state import AppTask, InstanceState, Route
+from sim.state import Route
+from tests.sim.apps.settings_phone import Phone
 
 APP_DIR = Path(resources.files("sim.apps.settings"))  # type: ignore[arg-type]
-LANGS = {"en": "en-US", "zh": "zh-CN"}
-
-
-class Phone:
-    """One instance with Settings in the foreground, and shortcuts to drive it."""
-
-    def __init__(self) -> None:
-        self.app = SettingsApp()
-        self.state = InstanceState()
-        self.state.os.tasks = [AppTask(app="settings")]
-        self.state.os.foreground = "settings"
-        self.ctx = AppContext(self.app, self.state, TemplateRenderer([self.app]).render)
-
-    @property
-    def g(self) -> dict:
-        return self.state.os.settings["global"]
-
-    @property
-    def s(self) -> dict:
-        return self.state.os.settings["system"]
-
-    @property
-    def path(self) -> str:
-        return self.ctx.route.path
-
-    def tap(self, action: str, kind: str = "tap", **args: str) -> None:
-        self.app.handle(self.ctx, Event(kind, action, args))  # type: ignore[arg-type]
-
-    def show(self, path: str, lang: str = "en") -> str:
-        self.s["system_locales"] = LANGS[lang]
-        self.state.os.tasks[0].stack[-1] = Route(path=path)
-        return self.app.render(self.ctx)
 
 
 @pytest.fixture

@@ -11,18 +11,16 @@ import pytest
 
 from bridge.runner import run_episode
 from policies.scripted import PlanPolicy
-from sim.app import AppContext, Event
-from sim.apps.settings import SettingsApp, model
+from sim.apps.settings import model
 from sim.discovery import scan_wrong_plans
 from sim.errors import SimError
-from sim.render import TemplateRenderer
 from sim.simulator import Simulator
 from sim.skins import planning_for
-from sim.state import AppTask, InstanceState, Route
+from sim.state import InstanceState
 from sim.tasks.registry import default_registry
+from tests.sim.apps.settings_phone import Phone
 
 REGISTRY = default_registry()
-LOCALES = {"en": "en-US", "zh": "zh-CN"}
 HYPEROS_SIZES = {
     "en": ["Small", "Standard", "Medium", "Large", "Extra large", "Huge"],
     "zh": ["小", "标准", "中", "大", "超大", "巨无霸"],
@@ -35,34 +33,6 @@ HYPEROS_FONT = {  # name: (font_scale, ui_mode_scale), MIUI's framework defaults
     "huge": (1.1, 15),
     "godzilla": (1.14, 11),
 }
-
-
-class Phone:
-    """Settings in the foreground of a phone in one skin."""
-
-    def __init__(self, skin: str) -> None:
-        self.app = SettingsApp()
-        self.state = InstanceState()
-        self.state.os.skin = skin
-        self.state.os.tasks = [AppTask(app=self.app.id, stack=[Route(path="/")])]
-        self.state.os.foreground = self.app.id
-        self.ctx = AppContext(self.app, self.state, TemplateRenderer([self.app]).render)
-
-    @property
-    def g(self) -> dict:
-        return self.state.os.settings["global"]
-
-    @property
-    def s(self) -> dict:
-        return self.state.os.settings["system"]
-
-    def tap(self, action: str, **args: str) -> None:
-        self.app.handle(self.ctx, Event("tap", action, args))
-
-    def show(self, path: str, lang: str = "en") -> str:
-        self.s["system_locales"] = LOCALES[lang]
-        self.state.os.tasks[0].stack[-1] = Route(path=path)
-        return self.app.render(self.ctx)
 
 
 def radios(html: str) -> list[tuple[str, bool]]:
