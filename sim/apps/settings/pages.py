@@ -193,11 +193,13 @@ def font_values(ctx: AppContext) -> Values:
 
 
 def sound_values(ctx: AppContext) -> Values:
-    """Ring volume, Do not disturb and the ringer-mode choices."""
-    g = _global(ctx)
+    """Ring volume, Do not disturb, and the ringer as each skin offers it: AOSP's ringer-mode
+    choices, or MIUI's *Silent mode* (on while ``global.mode_ringer`` is not 2) and *Vibrate
+    in silent mode* (``system.vibrate_in_silent``, unset on) switches."""
+    g, s = _global(ctx), _system(ctx)
     ringer = int(g.get("mode_ringer", 2))
     return {
-        "ring_volume": int(_system(ctx).get("volume_ring", 10)),
+        "ring_volume": int(s.get("volume_ring", 10)),
         "ring_max": model.RING_VOLUME_MAX,
         "dnd": model.is_on(g.get("zen_mode")),
         "dnd_summary": _on_off(ctx, g.get("zen_mode")),
@@ -205,23 +207,8 @@ def sound_values(ctx: AppContext) -> Values:
             {"label": ctx.t(f"ringer_{name}"), "mode": name, "checked": value == ringer}
             for name, value in model.RINGER_MODES.items()
         ],
-    }
-
-
-def silent_mode_values(ctx: AppContext) -> Values:
-    """HyperOS's Sound & vibration: ring volume, the Do not disturb entry, and MIUI's silent
-    mode as two switches instead of a ringer-mode list: *Silent mode* (on while
-    ``global.mode_ringer`` is not 2) and *Vibrate in silent mode* (``system.vibrate_in_silent``,
-    unset on)."""
-    g, s = _global(ctx), _system(ctx)
-    silent = model.is_silent_mode(g.get("mode_ringer", 2))
-    vibrate = model.vibrates_in_silent(s)
-    return {
-        "ring_volume": int(s.get("volume_ring", 10)),
-        "ring_max": model.RING_VOLUME_MAX,
-        "dnd_summary": _on_off(ctx, g.get("zen_mode")),
-        "silent": silent,
-        "vibrate_in_silent": vibrate,
+        "silent": model.is_silent_mode(ringer),
+        "vibrate_in_silent": model.vibrates_in_silent(s),
     }
 
 
@@ -322,11 +309,10 @@ SKIN_PAGES: dict[str, dict[str, Screen]] = {
         ),
         "/lock_screen": _sub_page("lock_screen.html", lock_screen_values),
         "/lock_screen/sleep": _sub_page("timeout.html", timeout_values),  # HyperOS choices
-        "/sound": _page("sound.html", silent_mode_values, ".sound.SoundSettings"),
         "/sound/dnd": _sub_page("dnd.html", dnd_values),
         "/about/specs": _sub_page("specs.html", about_values),
         "/additional": _sub_page("additional.html", main_values),
     }
 }
-"""The routes HyperOS adds (its templates in ``skins/hyperos/templates``), hands to
-another package, or fills with values of its own (Sound & vibration's silent mode)."""
+"""The routes HyperOS adds (its templates in ``skins/hyperos/templates``) or hands to
+another package."""

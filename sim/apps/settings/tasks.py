@@ -42,6 +42,7 @@ __all__ = [
     "after",
     "is_setting",
     "pick_radio",
+    "ringer_steps",
     "settings_plan",
     "settings_text",
     "silent_mode_steps",
@@ -443,6 +444,14 @@ def silent_mode_steps(mode: str) -> list[PlanStep]:
     return walk.steps
 
 
+def ringer_steps(mode: str, lang: str) -> list[PlanStep]:
+    """Open Settings and set the ringer to ``mode`` as the skin being planned for offers it:
+    AOSP's ringer-mode list, or MIUI's switches (:func:`silent_mode_steps`)."""
+    if has_silent_mode():
+        return silent_mode_steps(mode)
+    return [*settings_plan("sound_settings"), pick_radio(settings_text(f"ringer_{mode}", lang))]
+
+
 class SetRingerMode(RadioList):
     """Ringer mode sound / vibrate / silent (S8; ``global.mode_ringer`` 2 / 1 / 0). HyperOS
     has no ringer-mode list: MIUI's *Silent mode* and *Vibrate in silent mode* switches set
@@ -462,9 +471,7 @@ class SetRingerMode(RadioList):
         )
 
     def oracle(self, p: OptionChoice, lang: str) -> Plan:
-        if has_silent_mode():
-            return [*silent_mode_steps(p.value), FinishStep()]
-        return super().oracle(p, lang)
+        return [*ringer_steps(p.value, lang), FinishStep()]
 
 
 RADIO_LISTS: tuple[RadioList, ...] = (
@@ -591,13 +598,6 @@ TEMPLATES: tuple[TaskTemplate, ...] = (
 # The neighbouring control, the wrong value.
 
 
-def _wrong_ringer(mode: str, lang: str) -> list[PlanStep]:
-    """Set the ringer to ``mode`` (another mode) as the skin being planned for offers it."""
-    if has_silent_mode():
-        return silent_mode_steps(mode)
-    return [*settings_plan("sound_settings"), pick_radio(settings_text(f"ringer_{mode}", lang))]
-
-
 def _locale_label(code: str, lang: str) -> str:
     return settings_text("locale_" + code.lower().replace("-", "_"), lang)
 
@@ -624,14 +624,7 @@ WRONG: dict[str, WrongPlan] = {
         FinishStep(),
     ],
     "settings/SetDoNotDisturb-v1": lambda p, lang, w: [
-        *(
-            settings_plan(SILENT_MODE)  # HyperOS: MIUI's silent mode, a ringer switch
-            if has_silent_mode()
-            else [
-                *settings_plan("sound_settings"),
-                pick_radio(settings_text("ringer_silent", lang)),
-            ]
-        ),
+        *ringer_steps("silent", lang),  # the ringer, not Do not disturb
         FinishStep(),
     ],
     "settings/MuteRingVolume-v1": lambda p, lang, w: [
@@ -653,7 +646,7 @@ WRONG: dict[str, WrongPlan] = {
         FinishStep(),
     ],
     "settings/SetRingerMode-v1": lambda p, lang, w: [
-        *_wrong_ringer(option_before(tuple(model.RINGER_MODES), p["value"]), lang),
+        *ringer_steps(option_before(tuple(model.RINGER_MODES), p["value"]), lang),
         FinishStep(),
     ],
     "settings/SetFontSize-v1": lambda p, lang, w: [
