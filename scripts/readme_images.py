@@ -5,12 +5,13 @@ adb server), side by side at half size.
     .venv/bin/python scripts/readme_images.py [OUT.png]
 
 Default ``docs/images/settings_aosp_hyperos.png``. Both phones are started ready, Settings is
-opened with ``am start`` of the launcher activity its profile names, and each is stopped
-before the script ends.
+started as the driver starts an app (its package as the profile names it), and each is
+stopped before the script ends.
 """
 
 from __future__ import annotations
 
+import asyncio
 import sys
 import time
 from pathlib import Path
@@ -21,6 +22,7 @@ import numpy as np
 
 from bridge.app_catalog import app_catalog
 from bridge.images import decode_image
+from device.app_shell import foreground_activity, start_app
 from device.profiles import VIRTUAL_PROFILE, load_profile
 from device.virtual.attach import attach_virtual_phone
 from device.virtual.perturb import Perturbations
@@ -30,20 +32,31 @@ GAP_PX = 24
 """White space between the two screens (at half size)."""
 
 
+async def _open(device: adbutils.AdbDevice, package: str) -> None:
+    """Start ``package`` and wait until it is in front, as the driver does
+    (:mod:`device.app_shell`)."""
+
+    async def shell(command: str) -> str:
+        return str(device.shell(command))
+
+    await start_app(shell, package)
+    deadline = time.monotonic() + 30
+    while (await foreground_activity(shell) or (None, None))[0] != package:
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"{package} did not come to the front")
+        await asyncio.sleep(0.1)  # polling for a condition with a deadline
+
+
 def settings_screen(profile: str) -> np.ndarray:
     """Settings' first page on a virtual phone playing ``profile``, as ``screencap`` gives it."""
     knobs = Perturbations(profile=profile)
     names = SKINS[load_profile(profile).skin].profile  # the profile its packages follow
-    settings = app_catalog().get("settings")
-    package, activity = settings.package(names), settings.launcher_activity(names)
+    package = app_catalog().get("settings").package(names)
+    if package is None:
+        raise RuntimeError(f"Settings has no package on {names}")
     with attach_virtual_phone(perturbations=knobs) as phone:
         device = adbutils.AdbClient(port=phone.adb_port).device(phone.serial)
-        device.shell(f"am start -n {package}/{activity}")
-        deadline = time.monotonic() + 30
-        while f"{package}/" not in device.shell("dumpsys window | grep mCurrentFocus"):
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"Settings did not come to the front on {profile}")
-            time.sleep(0.1)  # polling for a condition with a deadline
+        asyncio.run(_open(device, package))
         return decode_image(device.shell("screencap -p", encoding=None))
 
 
